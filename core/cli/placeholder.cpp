@@ -1,0 +1,2 @@
+// SPDX-License-Identifier: MIT
+namespace cl::cli { int placeholder() { return 0; } }

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Per-format loaders and writers. A loader receives a Transcript whose path and buffer are set and
+// fills records, messages, header and diagnostics; it must never throw and never stop at a bad line.
+// The shared post-processing (tool pairing, token estimates) is done by loader.cpp afterwards.
+// A writer rebuilds bytes from the neutral model (used for conversions and edited transcripts).
+
+#include "core/loader.h"
+#include "core/transcript.h"
+#include "core/writer.h"
+
+namespace cl::formats {
+
+struct LoadContext {
+    const LoadOptions &options;
+    bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
+    void progress(double fraction) const { if (options.progress) options.progress(fraction); }
+};
+
+void loadClaudeCode(Transcript &t, const LoadContext &ctx);
+void loadCodex(Transcript &t, const LoadContext &ctx);
+void loadGeminiCli(Transcript &t, const LoadContext &ctx);
+void loadOpenAIChat(Transcript &t, const LoadContext &ctx);
+void loadOpenAIResponses(Transcript &t, const LoadContext &ctx);
+void loadAnthropic(Transcript &t, const LoadContext &ctx);
+void loadGemini(Transcript &t, const LoadContext &ctx);
+
+WriteResult writeClaudeCode(const Transcript &t);
+WriteResult writeCodex(const Transcript &t);
+WriteResult writeGeminiCli(const Transcript &t);
+WriteResult writeOpenAIChat(const Transcript &t);
+WriteResult writeOpenAIResponses(const Transcript &t);
+WriteResult writeAnthropic(const Transcript &t);
+WriteResult writeGemini(const Transcript &t);
+
+} // namespace cl::formats

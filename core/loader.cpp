@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+#include "core/loader.h"
+
+#include "core/formats/formats.h"
+#include "core/jsonutil.h"
+#include "core/tokens.h"
+
+#include <cstdio>
+#include <set>
+
+namespace cl {
+
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+std::string_view trimStart(std::string_view s)
+{
+    if (s.substr(0, kBom.size()) == kBom)
+        s.remove_prefix(kBom.size());
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
+        s.remove_prefix(1);
+    return s;
+}
+
+bool looksBinary(std::string_view bytes)
+{
+    const std::string_view head = bytes.substr(0, 4096);
+    return head.find('\0') != std::string_view::npos;
+}
+
+const std::set<std::string, std::less<>> &claudeLineTypes()
+{
+    static const std::set<std::string, std::less<>> types{"user", "assistant", "system", "attachment", "summary",
+        "file-history-snapshot", "queue-operation", "progress", "last-prompt", "ai-title", "custom-title",
+        "agent-name", "pr-link", "mode", "permission-mode", "bridge-session", "worktree-state"};
+    return types;
+}
+
+// Classifies one JSONL line object; Unknown when it says nothing.
+Format classifyLine(const json::json &o)
+{
+    if (!o.is_object())
+        return Format::Unknown;
+    const std::string type = json::str(o, "type");
+    if (o.contains("payload") && !type.empty() && o.contains("timestamp"))
+        return Format::Codex;
+    if (o.contains("uuid") || o.contains("parentUuid") || o.contains("leafUuid")
+        || (o.contains("message") && claudeLineTypes().count(type))
+        || (o.contains("sessionId") && claudeLineTypes().count(type) && type != "user"))
+        return Format::ClaudeCode;
+    if ((o.contains("sessionId") && o.contains("projectHash")) || o.contains("$set") || o.contains("$rewindTo"))
+        return Format::GeminiCli;
+    if (o.contains("id") && (type == "gemini" || type == "info" || type == "warning" || type == "error"))
+        return Format::GeminiCli;
+    if (o.contains("id") && type == "user" && o.contains("content") && !o.contains("message"))
+        return Format::GeminiCli;
+    return Format::Unknown;
+}
+
+bool blocksMention(const json::json &messages, std::initializer_list<std::string_view> blockTypes)
+{
+    for (const auto &m : messages) {
+        const json::json *content = json::array(m, "content");
+        if (!content)
+            continue;
+        for (const auto &b : *content) {
+            const std::string t = json::str(b, "type");
+            for (auto bt : blockTypes)
+                if (t == bt)
+                    return true;
+        }
+    }
+    return false;
+}
+
+Format classifyMessageArray(const json::json &items)
+{
+    bool anyRole = false;
+    for (const auto &it : items) {
+        if (!it.is_object())
+            continue;
+        const std::string type = json::str(it, "type");
+        if (type == "function_call" || type == "function_call_output" || type == "reasoning"
+            || (type == "message" && it.contains("role")))
+            return Format::OpenAIResponses;
+        if (it.contains("parts"))
+            return Format::GeminiCli; // /chat save checkpoint, legacy bare Content[]
+        const std::string role = json::str(it, "role");
+        if (role == "tool" || role == "developer" || role == "system" || it.contains("tool_calls"))
+            return Format::OpenAIChat;
+        if (!role.empty())
+            anyRole = true;
+    }
+    if (blocksMention(items, {"tool_use", "tool_result", "thinking", "redacted_thinking"}))
+        return Format::Anthropic;
+    if (blocksMention(items, {"image_url", "input_audio"}))
+        return Format::OpenAIChat;
+    return anyRole ? Format::OpenAIChat : Format::Unknown;
+}
+
+Format classifyDocument(const json::json &doc)
+{
+    if (doc.is_array())
+        return classifyMessageArray(doc);
+    if (!doc.is_object())
+        return Format::Unknown;
+    if (const json::json *messages = json::array(doc, "messages")) {
+        for (const auto &m : *messages) {
+            const std::string type = json::str(m, "type");
+            if (type == "user" || type == "gemini" || type == "info")
+                return Format::GeminiCli; // legacy ConversationRecord
+        }
+        if (doc.contains("system") || doc.contains("max_tokens") || doc.contains("stop_sequences")
+            || json::str(doc, "model").rfind("claude", 0) == 0)
+            return Format::Anthropic;
+        const Format f = classifyMessageArray(*messages);
+        return f == Format::Unknown ? Format::OpenAIChat : f;
+    }
+    if (json::array(doc, "input") || doc.contains("previous_response_id") || doc.contains("instructions"))
+        return Format::OpenAIResponses;
+    if (json::array(doc, "history"))
+        return Format::GeminiCli;
+    if (json::array(doc, "contents") || doc.contains("systemInstruction") || doc.contains("system_instruction"))
+        return Format::Gemini;
+    return Format::Unknown;
+}
+
+} // namespace
+
+Format detectFormat(std::string_view bytes, std::string_view path)
+{
+    const std::string_view body = trimStart(bytes);
+    if (body.empty() || looksBinary(body))
+        return Format::Unknown;
+
+    // JSONL: look at the first few lines that parse as objects on their own.
+    const auto lines = json::splitLines(body);
+    int votes[8] = {};
+    int inspected = 0;
+    for (const auto &span : lines) {
+        if (inspected >= 8)
+            break;
+        const std::string_view text = body.substr(span.offset, span.contentLength);
+        if (text.empty() || text.front() != '{' || text.back() != '}')
+            continue;
+        json::json o;
+        std::string err;
+        if (json::parse(text, o, err) == json::ParseStatus::Failed)
+            continue;
+        ++inspected;
+        ++votes[static_cast<int>(classifyLine(o))];
+    }
+    const bool singleDocument = lines.size() <= 1 || inspected == 0;
+    if (!singleDocument || lines.size() > 1) {
+        int best = 0;
+        for (int f = 1; f < 8; ++f)
+            if (votes[f] > votes[best] || (best == 0 && votes[f] > 0))
+                best = f;
+        if (best != 0 && votes[best] > 0 && inspected > 1)
+            return static_cast<Format>(best);
+    }
+
+    // A single JSON document.
+    json::json doc;
+    std::string err;
+    if (json::parse(body, doc, err) != json::ParseStatus::Failed) {
+        const Format f = classifyDocument(doc);
+        if (f != Format::Unknown)
+            return f;
+    }
+    // One-line JSONL or a broken document: fall back to the votes, then to the file name.
+    for (int f = 1; f < 8; ++f)
+        if (votes[f] > 0)
+            return static_cast<Format>(f);
+    if (path.find("rollout-") != std::string_view::npos)
+        return Format::Codex;
+    if (path.find("/.claude/") != std::string_view::npos)
+        return Format::ClaudeCode;
+    if (path.find("/.gemini/") != std::string_view::npos)
+        return Format::GeminiCli;
+    return Format::Unknown;
+}
+
+LoadResult loadFile(const std::string &path, const LoadOptions &opts)
+{
+    LoadResult result;
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        result.error = path + ": cannot open file";
+        return result;
+    }
+    std::string bytes;
+    if (std::fseek(f, 0, SEEK_END) == 0) {
+        const long size = std::ftell(f);
+        if (size > 0) {
+            if (static_cast<unsigned long>(size) >= 0xFFFFFFF0ul) {
+                std::fclose(f);
+                result.error = path + ": file larger than 4 GiB is not supported";
+                return result;
+            }
+            bytes.resize(static_cast<std::size_t>(size));
+        }
+        std::fseek(f, 0, SEEK_SET);
+    }
+    const std::size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
+    const bool readError = std::ferror(f);
+    std::fclose(f);
+    if (readError) {
+        result.error = path + ": read error";
+        return result;
+    }
+    bytes.resize(got);
+    return loadBytes(std::move(bytes), path, opts);
+}
+
+LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opts)
+{
+    LoadResult result;
+    auto t = std::make_shared<Transcript>();
+    t->path = std::move(path);
+    t->buffer = std::make_shared<const std::string>(std::move(bytes));
+    const std::string_view body = *t->buffer;
+
+    if (trimStart(body).empty()) {
+        t->addDiagnostic(0, "file is empty", Diagnostic::Severity::Warning);
+        t->format = opts.format.value_or(Format::Unknown);
+        result.transcript = std::move(t);
+        return result;
+    }
+    if (looksBinary(body) && !opts.format) {
+        t->addDiagnostic(0, "binary file (NUL bytes), not a transcript", Diagnostic::Severity::Error);
+        result.transcript = std::move(t);
+        return result;
+    }
+    t->format = opts.format ? *opts.format : detectFormat(body, t->path);
+    const formats::LoadContext ctx{opts};
+    switch (t->format) {
+    case Format::ClaudeCode: formats::loadClaudeCode(*t, ctx); break;
+    case Format::Codex: formats::loadCodex(*t, ctx); break;
+    case Format::GeminiCli: formats::loadGeminiCli(*t, ctx); break;
+    case Format::OpenAIChat: formats::loadOpenAIChat(*t, ctx); break;
+    case Format::OpenAIResponses: formats::loadOpenAIResponses(*t, ctx); break;
+    case Format::Anthropic: formats::loadAnthropic(*t, ctx); break;
+    case Format::Gemini: formats::loadGemini(*t, ctx); break;
+    case Format::Unknown:
+        t->addDiagnostic(0, "cannot detect the transcript format (choose one explicitly)", Diagnostic::Severity::Error);
+        result.transcript = std::move(t);
+        return result;
+    }
+    if (ctx.cancelled()) {
+        result.cancelled = true;
+        result.error = "cancelled";
+        return result;
+    }
+    linkToolPairs(*t);
+    tokens::estimateAll(*t, opts.threads);
+    ctx.progress(1.0);
+    result.transcript = std::move(t);
+    return result;
+}
+
+} // namespace cl

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/transcript.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace cl {
+
+struct LoadOptions {
+    std::optional<Format> format;            // explicit override; auto-detect when empty
+    bool loadSubagents = true;               // Claude Code: <session>/subagents/*.jsonl
+    int threads = 2;                         // parsing and token estimation
+    std::function<void(double)> progress;    // 0..1, may be called from worker threads
+    const std::atomic_bool *cancel = nullptr;
+};
+
+struct LoadResult {
+    std::shared_ptr<Transcript> transcript;  // null only on failure (unreadable file, cancelled)
+    bool cancelled = false;
+    std::string error;                       // why it failed
+    bool ok() const { return transcript != nullptr; }
+};
+
+// Guesses the format from the content (and the file name as a hint). Unknown when nothing fits.
+Format detectFormat(std::string_view bytes, std::string_view path = {});
+
+LoadResult loadFile(const std::string &path, const LoadOptions &opts = {});
+LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opts = {});
+
+} // namespace cl

@@ -1,0 +1,2 @@
+// SPDX-License-Identifier: MIT
+namespace cl::gui { int modelsPlaceholder() { return 0; } }

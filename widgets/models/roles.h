@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <Qt>
+
+namespace cl::gui {
+
+// Custom item roles shared by all models and delegates.
+enum Roles {
+    TokensRole = Qt::UserRole + 1, // qint64 estimated tokens of the row
+    MaxTokensRole,                 // qint64 largest row token count, for bar scaling
+    MessageIndexRole,              // int index into Transcript::messages
+    BlockIndexRole,                // int block index, -1 for message rows
+    RoleNameRole,                  // QString role
+    KindRole,                      // QString message kind / block type
+    RawJsonRole,                   // QString source record(s) of the row
+    FilterTextRole,                // QString everything the filter matches against
+};
+
+} // namespace cl::gui
