@@ -80,9 +80,10 @@ struct Message {
     std::optional<Usage> usage; // measured usage reported with this message (once per API response)
     nlohmann::json meta;        // small metadata worth showing (compactMetadata, subtype fields, ...)
     std::vector<Block> blocks;
-    // Source position: records[firstRecord .. firstRecord+recordCount) of the owning transcript.
-    std::uint32_t firstRecord = 0;
-    std::uint32_t recordCount = 0;
+    // Source records this message was decoded from (indices into Transcript::records, ascending).
+    // Several for a Claude Code response split over lines; shared when one record yields several
+    // messages (a Gemini CLI turn with inline tool results); empty for synthesized messages.
+    std::vector<std::uint32_t> records;
     std::uint32_t line = 0;     // 1-based source line (or item index + 1 for JSON documents)
     bool edited = false;        // set when a strategy changed it; writers then re-serialize it
     // Cached seed-001 estimate; -1 = not computed. See tokens.h.
@@ -99,7 +100,7 @@ struct Record {
     std::uint32_t offset = 0;    // byte range in Transcript::buffer, including the line terminator
     std::uint32_t length = 0;
     std::uint32_t line = 0;      // 1-based line number of its first byte
-    std::int32_t message = -1;   // index into Transcript::messages, -1 if none (metadata, raw, off-branch)
+    std::int32_t message = -1;   // first index into Transcript::messages decoded from it; -1 if none (raw, off-branch)
     std::string type;            // line type as read ("user", "summary", "$set", ...), "" if unparseable
     bool parsed = false;         // false: kept as an opaque raw record
 };

@@ -26,6 +26,13 @@ void loadOpenAIResponses(Transcript &t, const LoadContext &ctx);
 void loadAnthropic(Transcript &t, const LoadContext &ctx);
 void loadGemini(Transcript &t, const LoadContext &ctx);
 
+// Gemini API Content[] shared by the gemini loader and Gemini CLI /chat checkpoints ({history: [...]}
+// or a bare array): decodes the array value that starts at byte arrayBegin of *t.buffer into one
+// record and one message per Content item. Implemented in gemini.cpp.
+void loadGeminiContentArray(Transcript &t, std::size_t arrayBegin, const LoadContext &ctx);
+// Encodes conversation messages as Gemini Content[] (roles user/model, merged so they alternate).
+nlohmann::json encodeGeminiContents(const Transcript &t, std::vector<std::string> &notes);
+
 WriteResult writeClaudeCode(const Transcript &t);
 WriteResult writeCodex(const Transcript &t);
 WriteResult writeGeminiCli(const Transcript &t);

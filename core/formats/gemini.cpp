@@ -18,3 +18,11 @@ WriteResult writeGemini(const Transcript &)
 }
 
 } // namespace cl::formats
+
+namespace cl::formats {
+void loadGeminiContentArray(Transcript &t, std::size_t, const LoadContext &)
+{
+    t.addDiagnostic(0, "Gemini content loader not implemented yet", Diagnostic::Severity::Error);
+}
+nlohmann::json encodeGeminiContents(const Transcript &, std::vector<std::string> &) { return nlohmann::json::array(); }
+} // namespace cl::formats
