@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Internals of the Claude Code session JSONL loader and writer, shared by the claudecode_*.cpp files.
+// Loading runs in three stages: parallel per-line decoding into a compact LineInfo (the JSON DOM is
+// dropped right after), a serial branch selection over the uuid/parentUuid graph, and a serial
+// assembly of messages (grouping the lines of one API response by message.id).
+
+#include "core/formats/formats.h"
+#include "core/jsonutil.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cl::formats::claudecode {
+
+enum class LineKind : std::uint8_t {
+    Raw,        // unparseable (or not an object): kept as opaque bytes
+    Blank,      // empty / whitespace only
+    User,
+    Assistant,
+    System,
+    Attachment,
+    Meta,       // any other type: summary, progress, file-history-snapshot, unknown new types
+};
+
+inline bool isConversationKind(LineKind k)
+{
+    return k == LineKind::User || k == LineKind::Assistant || k == LineKind::System || k == LineKind::Attachment;
+}
+
+struct Problem {
+    Diagnostic::Severity severity = Diagnostic::Severity::Warning;
+    std::string text;
+};
+
+// Everything the serial passes need from one line; no DOM survives the parallel stage.
+struct LineInfo {
+    LineKind kind = LineKind::Raw;
+    bool sidechain = false;
+    bool isMeta = false;
+    bool compactSummary = false;
+    bool toolResultsOnly = false;  // user line whose content is only tool_result blocks
+    bool hasParentKey = false;     // "parentUuid" present (even null): the line takes part in the tree
+    std::string type;
+    std::string subtype;
+    std::string uuid;
+    std::string parentUuid;
+    std::string logicalParentUuid;
+    std::string agentId;
+    std::string timestamp;
+    std::string apiId;             // message.id (assistant)
+    std::string model;
+    std::vector<Block> blocks;
+    std::optional<Usage> usage;
+    nlohmann::json meta;           // small metadata (null when none)
+    std::vector<Problem> problems;
+};
+
+// Decodes one line (text without its terminator). lastLine: the file's last line without newline.
+void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &out);
+
+// Decodes a message.content value into blocks; problems get what was wrong. The value is consumed
+// (strings are moved out).
+void decodeContent(nlohmann::json &content, std::vector<Block> &blocks, std::vector<Problem> &problems);
+void decodeBlock(nlohmann::json &block, std::vector<Block> &blocks, std::vector<Problem> &problems);
+
+// Blocks to Anthropic content JSON. Image blocks carrying the toolId of the tool_result just before
+// them were nested in that result and go back inside it. notes collects what could not be kept.
+nlohmann::ordered_json encodeBlocks(const std::vector<Block> &blocks, std::vector<std::string> *notes);
+bool sameBlock(const Block &a, const Block &b);
+
+// Keeps small values only, so Message::meta never holds a whole file snapshot.
+nlohmann::json smallMeta(const nlohmann::json &obj, std::initializer_list<std::string_view> skip);
+
+// Active-branch selection over all lines. onBranch[i] is true for conversation lines of the active
+// chain (and their parallel-tool-call siblings), and for lines without any parentUuid key (legacy
+// or drifted lines that cannot be placed in the tree: shown rather than lost). Problems go to t.
+std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> &lines);
+
+// Loads subagent transcripts of t (current and older layouts) into t.subagents.
+void loadSubagents(Transcript &t, const LoadContext &ctx);
+
+// Envelope values shared by every line a writer creates.
+struct Envelope {
+    std::string sessionId;
+    std::string cwd;
+    std::string version = "contextlens";
+    std::string gitBranch;
+};
+Envelope envelopeFrom(const Transcript &t);
+std::string formatTimestamp(std::int64_t ms);
+std::string newUuid();
+// A new line for message m (user / assistant / compact boundary / summary / system event), or an
+// empty object when Claude Code sessions cannot carry it (a system prompt): then notes says why.
+nlohmann::ordered_json buildLine(const Message &m, const Envelope &env, const std::string &uuid,
+                                 const std::string &parentUuid, const std::string &timestamp,
+                                 std::vector<std::string> &notes);
+
+WriteResult writeSameFormat(const Transcript &t);
+WriteResult writeConversion(const Transcript &t);
+
+} // namespace cl::formats::claudecode
