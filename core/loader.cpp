@@ -219,6 +219,8 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     LoadResult result;
     auto t = std::make_shared<Transcript>();
     t->path = std::move(path);
+    // Readable slack after the last byte, so SIMD parsers may read a line in place.
+    bytes.reserve(bytes.size() + kBufferPadding);
     t->buffer = std::make_shared<const std::string>(std::move(bytes));
     const std::string_view body = *t->buffer;
 

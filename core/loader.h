@@ -11,6 +11,9 @@
 
 namespace cl {
 
+// Transcript::buffer always has at least this many readable bytes of capacity after its end.
+constexpr std::size_t kBufferPadding = 64;
+
 struct LoadOptions {
     std::optional<Format> format;            // explicit override; auto-detect when empty
     bool loadSubagents = true;               // Claude Code: <session>/subagents/*.jsonl
