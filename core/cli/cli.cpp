@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+// Command dispatch, help, and the helpers every command shares.
+#include "core/cli/cli.h"
+
+#include "core/cli/cli_common.h"
+
+#include <sys/stat.h>
+
+namespace cl::cli {
+
+std::optional<std::string> Args::value(const std::string &name) const
+{
+    const auto it = values.find(name);
+    if (it == values.end())
+        return std::nullopt;
+    return it->second;
+}
+
+Args parseArgs(const std::vector<std::string> &args, const std::vector<OptionSpec> &specs)
+{
+    Args a;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string arg = args[i];
+        if (arg.size() < 2 || arg[0] != '-' || arg == "--") {
+            a.positional.push_back(arg);
+            continue;
+        }
+        std::optional<std::string> inlineValue;
+        if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            inlineValue = arg.substr(eq + 1);
+            arg.resize(eq);
+        }
+        if (arg == "--json" || arg == "--help" || arg == "-h") {
+            a.flags.insert(arg == "-h" ? "--help" : arg);
+            continue;
+        }
+        const OptionSpec *spec = nullptr;
+        for (const auto &s : specs)
+            if (arg == s.name || (!s.alias.empty() && arg == s.alias))
+                spec = &s;
+        if (!spec) {
+            a.error = "unknown option " + arg;
+            return a;
+        }
+        if (!spec->takesValue) {
+            a.flags.insert(spec->name);
+            continue;
+        }
+        if (inlineValue) {
+            a.values[spec->name] = *inlineValue;
+        } else if (i + 1 < args.size()) {
+            a.values[spec->name] = args[++i];
+        } else {
+            a.error = "option " + arg + " needs a value";
+            return a;
+        }
+    }
+    return a;
+}
+
+int Output::fail(const std::string &message)
+{
+    if (json)
+        print(ojson{{"error", message}});
+    err += "contextlens-cli: " + message + "\n";
+    return Exit::Failure;
+}
+
+std::string formatList()
+{
+    std::string s;
+    for (Format f : allFormats()) {
+        if (!s.empty())
+            s += ", ";
+        s += formatName(f);
+    }
+    return s;
+}
+
+std::optional<Format> parseFormat(const std::string &name, std::string &error)
+{
+    const auto f = formatFromName(name);
+    if (!f || *f == Format::Unknown) {
+        error = "unknown format '" + name + "' (one of: " + formatList() + ")";
+        return std::nullopt;
+    }
+    return f;
+}
+
+std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
+{
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0) {
+        error = path + ": no such file";
+        return nullptr;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        error = path + ": is a directory";
+        return nullptr;
+    }
+    LoadOptions opts;
+    opts.format = as;
+    LoadResult r = loadFile(path, opts);
+    if (!r.ok()) {
+        error = r.error.empty() ? path + ": cannot load" : r.error;
+        return nullptr;
+    }
+    if (r.transcript->format == Format::Unknown) {
+        error = path + ": cannot detect the transcript format (use --as FORMAT; one of: " + formatList() + ")";
+        return nullptr;
+    }
+    return r.transcript;
+}
+
+std::string severityName(Diagnostic::Severity s)
+{
+    switch (s) {
+    case Diagnostic::Severity::Info: return "info";
+    case Diagnostic::Severity::Warning: return "warning";
+    case Diagnostic::Severity::Error: return "error";
+    }
+    return "warning";
+}
+
+namespace {
+
+template <typename F>
+void forEachDiagnostic(const Transcript &t, F f)
+{
+    for (const auto &d : t.diagnostics)
+        f(d);
+    for (const auto &sub : t.subagents)
+        if (sub)
+            for (const auto &d : sub->diagnostics)
+                f(d);
+}
+
+} // namespace
+
+std::size_t countIssues(const Transcript &t)
+{
+    std::size_t n = 0;
+    forEachDiagnostic(t, [&n](const Diagnostic &d) { n += d.severity != Diagnostic::Severity::Info; });
+    return n;
+}
+
+ojson diagnosticsJson(const Transcript &t)
+{
+    ojson list = ojson::array();
+    forEachDiagnostic(t, [&list](const Diagnostic &d) {
+        list.push_back(ojson{{"file", d.file}, {"line", d.line}, {"severity", severityName(d.severity)},
+            {"message", d.message}, {"text", d.toString()}});
+    });
+    return list;
+}
+
+std::string helpText()
+{
+    return "contextlens-cli " + std::string(kVersion) + ": inspect LLM agent transcripts\n"
+        "\n"
+        "Usage: contextlens-cli COMMAND [OPTIONS]\n"
+        "\n"
+        "Commands:\n"
+        "  info FILE [--as FORMAT] [--json]\n"
+        "      Format, size, line types, messages by role and kind, tool calls and rounds, estimated and\n"
+        "      measured tokens, subagents, compactions and diagnostics.\n"
+        "  validate FILE [--as FORMAT] [--json]\n"
+        "      Check the file against the rules of FORMAT (default: the detected format).\n"
+        "  convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
+        "      Write FILE in another format; never overwrites FILE or an existing OUT without --force.\n"
+        "      API-format output is validated after writing.\n"
+        "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
+        "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
+        "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
+        "  --version            Print the version.\n"
+        "\n"
+        "Formats: " + formatList() + "\n"
+        "Every command accepts --json for machine-readable output.\n"
+        "\n"
+        "Exit codes:\n"
+        "  0  success\n"
+        "  1  loaded or validated, but with diagnostics (warnings, errors) or violations\n"
+        "  2  failure: unreadable file, unknown format, bad usage, write error\n";
+}
+
+std::string commandHelp(const std::string &command)
+{
+    if (command == "info")
+        return "Usage: contextlens-cli info FILE [--as FORMAT] [--json]\n"
+               "Summarises a transcript. --as forces the format instead of detecting it.\n"
+               "Exit: 0 clean, 1 with diagnostics, 2 unreadable or unknown format.\n";
+    if (command == "validate")
+        return "Usage: contextlens-cli validate FILE [--as FORMAT] [--json]\n"
+               "Loads FILE (as FORMAT when given) and checks it against FORMAT's rules; prints every\n"
+               "violation with its message index. Exit: 0 valid, 1 violations or diagnostics, 2 failure.\n";
+    if (command == "convert")
+        return "Usage: contextlens-cli convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
+               "Writes FILE as FORMAT to OUT atomically and prints what could not be carried over.\n"
+               "Refuses to overwrite FILE or an existing OUT unless --force. API formats are validated\n"
+               "after writing. Exit: 0 written and valid, 1 written with violations or input diagnostics,\n"
+               "2 failure.\n";
+    if (command == "generate")
+        return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"
+               "                                [--max-read-lines L] -o OUT [--json]\n"
+               "Writes a deterministic synthetic agent session (same seed, same bytes), replacing OUT\n"
+               "atomically if it exists. OUT '-' is stdout.\n"
+               "--max-read-lines caps file reads (default 2000, as Claude Code) for small demo files.\n"
+               "Exit: 0 written, 2 failure.\n";
+    return helpText();
+}
+
+int run(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    if (args.empty()) {
+        err += helpText();
+        return Exit::Failure;
+    }
+    const std::string &cmd = args.front();
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    bool json = false;
+    for (const auto &a : rest)
+        json = json || a == "--json";
+    if (cmd == "--version" || cmd == "version") {
+        if (json)
+            out += ojson{{"version", kVersion}}.dump() + "\n";
+        else
+            out += "contextlens-cli " + std::string(kVersion) + "\n";
+        return Exit::Success;
+    }
+    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+        std::string topic;
+        for (const auto &a : rest)
+            if (a != "--json")
+                topic = a;
+        const std::string text = topic.empty() ? helpText() : commandHelp(topic);
+        if (json) {
+            ojson codes{{"0", "success"}, {"1", "loaded or validated, but with diagnostics or violations"},
+                {"2", "failure: unreadable file, unknown format, bad usage, write error"}};
+            ojson formats = ojson::array();
+            for (Format f : allFormats())
+                formats.push_back(std::string(formatName(f)));
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "help"}},
+                {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
+        } else {
+            out += text;
+        }
+        return Exit::Success;
+    }
+    if (cmd == "info")
+        return info(rest, out, err);
+    if (cmd == "validate")
+        return validate(rest, out, err);
+    if (cmd == "convert")
+        return convert(rest, out, err);
+    if (cmd == "generate")
+        return generate(rest, out, err);
+    Output o{out, err, json};
+    return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
+}
+
+int run(int argc, char **argv, std::FILE *out, std::FILE *err)
+{
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i)
+        args.emplace_back(argv[i]);
+    std::string o, e;
+    const int code = run(args, o, e);
+    std::fwrite(o.data(), 1, o.size(), out);
+    std::fwrite(e.data(), 1, e.size(), err);
+    std::fflush(out);
+    std::fflush(err);
+    return code;
+}
+
+} // namespace cl::cli

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Argument parsing and output helpers shared by the CLI commands.
+
+#include "core/format.h"
+#include "core/loader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cl::cli {
+
+using ojson = nlohmann::ordered_json;
+
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> values; // options that take a value, by their long name
+    std::set<std::string> flags;
+    std::string error;                          // set on bad usage
+    bool has(const std::string &flag) const { return flags.count(flag) != 0; }
+    std::optional<std::string> value(const std::string &name) const;
+};
+
+struct OptionSpec {
+    std::string name;  // "--to"
+    std::string alias; // "-o" or ""
+    bool takesValue = false;
+};
+
+// "--opt value", "--opt=value", "-o value"; "--json" and "--help" are always accepted.
+Args parseArgs(const std::vector<std::string> &args, const std::vector<OptionSpec> &specs);
+
+// Where a command writes: text or JSON on out, messages on err.
+struct Output {
+    std::string &out;
+    std::string &err;
+    bool json = false;
+    // Reports a failure (as {"error": ...} on out in JSON mode) and returns Exit::Failure.
+    int fail(const std::string &message);
+    void print(const ojson &j) { out += j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"; }
+};
+
+std::string formatList(); // "claude-code, codex, ..."
+// Parses a --as / --to / --format value; sets error when the name is unknown.
+std::optional<Format> parseFormat(const std::string &name, std::string &error);
+
+// Loads a file for a command; on failure returns null with error naming the file.
+std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error);
+
+std::size_t countIssues(const Transcript &t); // diagnostics of severity warning or error
+ojson diagnosticsJson(const Transcript &t);
+std::string severityName(Diagnostic::Severity s);
+
+std::string commandHelp(const std::string &command);
+
+} // namespace cl::cli

@@ -1,2 +1,0 @@
-// SPDX-License-Identifier: MIT
-namespace cl::cli { int placeholder() { return 0; } }
