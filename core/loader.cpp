@@ -99,6 +99,18 @@ Format classifyMessageArray(const json::json &items)
     return anyRole ? Format::OpenAIChat : Format::Unknown;
 }
 
+// Roles and fields that exist only in OpenAI Chat Completions messages.
+bool hasOpenAIShapes(const json::json &items)
+{
+    for (const auto &it : items) {
+        const std::string role = json::str(it, "role");
+        if (role == "tool" || role == "developer" || role == "system" || role == "function" || it.contains("tool_calls")
+            || it.contains("tool_call_id"))
+            return true;
+    }
+    return blocksMention(items, {"image_url", "input_audio"});
+}
+
 Format classifyDocument(const json::json &doc)
 {
     if (doc.is_array())
@@ -111,10 +123,14 @@ Format classifyDocument(const json::json &doc)
             if (type == "user" || type == "gemini" || type == "info")
                 return Format::GeminiCli; // legacy ConversationRecord
         }
+        // Message shapes decide first: an OpenAI export keeps a "claude-..." model name when it was
+        // converted from an Anthropic source, and OpenAI requests may carry max_tokens too.
+        const Format f = classifyMessageArray(*messages);
+        if (f == Format::OpenAIChat && hasOpenAIShapes(*messages))
+            return f;
         if (doc.contains("system") || doc.contains("max_tokens") || doc.contains("stop_sequences")
             || json::str(doc, "model").rfind("claude", 0) == 0)
             return Format::Anthropic;
-        const Format f = classifyMessageArray(*messages);
         return f == Format::Unknown ? Format::OpenAIChat : f;
     }
     if (json::array(doc, "input") || doc.contains("previous_response_id") || doc.contains("instructions"))

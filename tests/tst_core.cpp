@@ -228,6 +228,9 @@ private Q_SLOTS:
         QTest::newRow("anthropic blocks") << QStringLiteral(
             R"({"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}]})")
                                           << "anthropic";
+        QTest::newRow("openai-chat from a claude source") << QStringLiteral(
+            R"({"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"}]})")
+                                                         << "openai-chat";
         QTest::newRow("gemini") << QStringLiteral(R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}]})") << "gemini";
         QTest::newRow("garbage") << QStringLiteral("hello, world\nnot json") << "unknown";
     }
