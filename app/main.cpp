@@ -1,7 +1,42 @@
 // SPDX-License-Identifier: MIT
+#include "widgets/commandline.h"
+#include "widgets/mainwindow.h"
+#include "widgets/screenshot.h"
+#include "widgets/theme.h"
+
+#include "config-contextlens.h"
+
 #include <QApplication>
+#include <QIcon>
+#include <QStyleFactory>
+#include <QTextStream>
+
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
-    return 0;
+    QApplication::setOrganizationName(QStringLiteral("ContextLens"));
+    QApplication::setApplicationName(QStringLiteral("contextlens"));
+    QApplication::setApplicationDisplayName(QStringLiteral("ContextLens"));
+    QApplication::setApplicationVersion(QStringLiteral(CONTEXTLENS_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("contextlens"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/contextlens/contextlens.svg")));
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+
+    const cl::gui::CommandLine cmd = cl::gui::parseCommandLine(QApplication::arguments());
+    if (!cmd.error.isEmpty()) {
+        QTextStream(stderr) << "contextlens: " << cmd.error << Qt::endl;
+        return 2;
+    }
+    cl::gui::theme::apply(cmd.theme.value_or(cl::gui::theme::saved()));
+    if (!cmd.screenshot.isEmpty())
+        return cl::gui::takeScreenshot(cmd);
+
+    cl::gui::MainWindow window;
+    if (cmd.theme)
+        window.setTheme(*cmd.theme, false); // checks the menu entry without remembering it
+    window.resize(1400, 860);
+    window.show();
+    if (!cmd.file.isEmpty())
+        window.openFile(cmd.file, cmd.format);
+    return QApplication::exec();
 }

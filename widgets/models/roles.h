@@ -15,6 +15,12 @@ enum Roles {
     KindRole,                      // QString message kind / block type
     RawJsonRole,                   // QString source record(s) of the row
     FilterTextRole,                // QString everything the filter matches against
+    ToolNameRole,                  // QString tool name of a tool_use / tool_result block, "" otherwise
+    SourceLineRole,                // int 1-based source line (0 = none / whole file)
+    IsSecondaryRole,               // bool sidechain, meta or event row (drawn greyed)
+    IsBoundaryRole,                // bool compact / microcompact boundary row
+    IsMetaOrEventRole,             // bool the row is (or belongs to) a Meta / Event message
+    SeverityRole,                  // int cl::Diagnostic::Severity (diagnostics model)
 };
 
 } // namespace cl::gui

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/format.h"
+#include "widgets/theme.h"
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace cl::gui {
+
+struct CommandLine {
+    QString file;                  // transcript to open, "" for none
+    std::optional<Format> format;  // --format override
+    std::optional<theme::Choice> theme;
+    QString screenshot;            // --screenshot OUT.png
+    QSize size{1400, 860};         // --size WxH (screenshot window size)
+    QString error;                 // non-empty when the arguments are wrong
+};
+
+// Parses the GUI's arguments (arguments.first() is the program name).
+CommandLine parseCommandLine(const QStringList &arguments);
+
+} // namespace cl::gui

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/mainwindow.h"
+
+#include "widgets/detailpane.h"
+#include "widgets/diagnosticspanel.h"
+#include "widgets/loadcontroller.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/recentfiles.h"
+#include "widgets/statuspanel.h"
+#include "widgets/transcriptpanel.h"
+
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSplitter>
+#include <QStatusBar>
+
+namespace cl::gui {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_loader(new LoadController(this))
+    , m_transcriptPanel(new TranscriptPanel(this))
+    , m_detail(new DetailPane(this))
+    , m_diagnostics(new DiagnosticsPanel(this))
+    , m_status(new StatusPanel(this))
+{
+    setWindowTitle(tr("ContextLens"));
+    setAcceptDrops(true);
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(m_transcriptPanel);
+    splitter->addWidget(m_detail);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    setCentralWidget(splitter);
+    addDockWidget(Qt::BottomDockWidgetArea, m_diagnostics);
+    resizeDocks({m_diagnostics}, {130}, Qt::Vertical); // the transcript is the point; diagnostics are a footnote
+    statusBar()->addPermanentWidget(m_status, 1);
+    m_status->showSummary(nullptr);
+    createMenus();
+
+    connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this,
+            [this](int message, int block) { m_detail->showRow(m_transcript, message, block); });
+    connect(m_diagnostics, &DiagnosticsPanel::lineActivated, this, &MainWindow::jumpToSourceLine);
+    connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
+    connect(m_loader, &LoadController::progress, m_status, &StatusPanel::setProgress);
+    connect(m_loader, &LoadController::finished, this, &MainWindow::applyResult);
+    connect(m_status, &StatusPanel::cancelRequested, this, &MainWindow::cancelLoad);
+}
+
+MainWindow::~MainWindow() = default;
+
+bool MainWindow::isLoading() const
+{
+    return m_loader->isLoading();
+}
+
+void MainWindow::openFile(const QString &path, std::optional<Format> format)
+{
+    m_format = format;
+    m_loader->start(path, format);
+}
+
+bool MainWindow::openFileNow(const QString &path, std::optional<Format> format)
+{
+    m_loader->cancel();
+    m_format = format;
+    return applyResult(path, LoadController::loadNow(path, format));
+}
+
+void MainWindow::reload()
+{
+    if (!m_path.isEmpty())
+        openFile(m_path, m_format);
+}
+
+void MainWindow::cancelLoad()
+{
+    m_loader->cancel();
+    m_status->setLoading(false);
+    statusBar()->showMessage(tr("Loading cancelled"), 5000);
+}
+
+void MainWindow::onLoadStarted(const QString &path)
+{
+    m_status->setLoading(true);
+    statusBar()->showMessage(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
+}
+
+QString MainWindow::failureReason(const LoadResult &result)
+{
+    if (result.cancelled)
+        return tr("loading was cancelled");
+    if (!result.ok())
+        return QString::fromStdString(result.error);
+    if (result.transcript->messages.empty())
+        for (const Diagnostic &d : result.transcript->diagnostics)
+            if (d.severity == Diagnostic::Severity::Error)
+                return QString::fromStdString(d.message);
+    return {};
+}
+
+bool MainWindow::applyResult(const QString &path, const LoadResult &result)
+{
+    m_status->setLoading(false);
+    statusBar()->clearMessage();
+    const QString reason = failureReason(result);
+    m_lastError = reason;
+    if (result.cancelled) {
+        statusBar()->showMessage(tr("Loading cancelled"), 5000);
+        Q_EMIT loadFinished(false);
+        return false;
+    }
+    if (result.ok()) {
+        // Even a failed decode is shown: its diagnostics say what went wrong.
+        m_transcript = result.transcript;
+        m_path = path;
+        m_transcriptPanel->setTranscript(m_transcript);
+        m_diagnostics->setTranscript(m_transcript.get());
+        m_status->showSummary(m_transcript.get());
+        setWindowTitle(tr("%1 — ContextLens").arg(QFileInfo(path).fileName()));
+        if (m_recent)
+            m_recent->add(path);
+    }
+    if (!reason.isEmpty() && m_showErrorDialogs) {
+        auto *box = new QMessageBox(QMessageBox::Critical, tr("Cannot open transcript"),
+                                    tr("Could not open %1:\n%2").arg(QDir::toNativeSeparators(path), reason),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // window-modal without a nested event loop
+    }
+    Q_EMIT loadFinished(reason.isEmpty());
+    return reason.isEmpty();
+}
+
+void MainWindow::selectRepresentativeRow()
+{
+    m_transcriptPanel->selectSourceIndex(m_transcriptPanel->model()->representativeIndex());
+}
+
+void MainWindow::jumpToSourceLine(quint32 line)
+{
+    const QModelIndex idx = m_transcriptPanel->model()->indexForSourceLine(line);
+    if (idx.isValid())
+        m_transcriptPanel->selectSourceIndex(idx);
+    else
+        statusBar()->showMessage(tr("No message comes from line %1").arg(line), 5000);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    for (const QUrl &url : urls)
+        if (url.isLocalFile()) {
+            openFile(url.toLocalFile()); // one transcript at a time: the first local file
+            event->acceptProposedAction();
+            return;
+        }
+}
+
+} // namespace cl::gui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/loader.h"
+#include "widgets/theme.h"
+
+#include <QMainWindow>
+
+#include <memory>
+#include <optional>
+
+class QActionGroup;
+
+namespace cl::gui {
+
+class DetailPane;
+class DiagnosticsPanel;
+class LoadController;
+class RecentFiles;
+class StatusPanel;
+class TranscriptPanel;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads in the background; loadFinished() reports the outcome.
+    void openFile(const QString &path, std::optional<Format> format = std::nullopt);
+    // Loads on this thread (screenshots, scripted use). Returns whether the load succeeded.
+    bool openFileNow(const QString &path, std::optional<Format> format = std::nullopt);
+    // Selects the first tool result (or the first block) so the detail pane has content.
+    void selectRepresentativeRow();
+    // Applies a theme; remember=false for a one-off choice (the --theme option).
+    void setTheme(theme::Choice choice, bool remember = true);
+    // Error dialogs are window-modal and non-blocking; scripted runs can turn them off.
+    void setShowErrorDialogs(bool show) { m_showErrorDialogs = show; }
+
+    std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
+    TranscriptPanel *transcriptPanel() const { return m_transcriptPanel; }
+    DetailPane *detailPane() const { return m_detail; }
+    DiagnosticsPanel *diagnosticsPanel() const { return m_diagnostics; }
+    StatusPanel *statusPanel() const { return m_status; }
+    bool isLoading() const;
+    QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
+
+    // A transcript "failed" when the file could not be read, or nothing decoded and there is an error.
+    static QString failureReason(const LoadResult &result);
+
+Q_SIGNALS:
+    void loadFinished(bool ok);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createMenus();
+    void showOpenDialog();
+    void reload();
+    void cancelLoad();
+    void onLoadStarted(const QString &path);
+    bool applyResult(const QString &path, const LoadResult &result);
+    void jumpToSourceLine(quint32 line);
+
+    LoadController *m_loader;
+    TranscriptPanel *m_transcriptPanel;
+    DetailPane *m_detail;
+    DiagnosticsPanel *m_diagnostics;
+    StatusPanel *m_status;
+    RecentFiles *m_recent = nullptr;
+    QActionGroup *m_themeGroup = nullptr;
+    std::shared_ptr<const Transcript> m_transcript;
+    QString m_path;
+    QString m_lastError;
+    std::optional<Format> m_format;
+    bool m_showErrorDialogs = true;
+};
+
+} // namespace cl::gui

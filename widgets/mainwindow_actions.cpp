@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// Menus, shortcuts and the open dialog of the main window.
+#include "widgets/mainwindow.h"
+
+#include "config-contextlens.h"
+#include "widgets/detailpane.h"
+#include "widgets/diagnosticspanel.h"
+#include "widgets/recentfiles.h"
+#include "widgets/transcriptpanel.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+
+namespace cl::gui {
+
+namespace {
+const QString kAutoDetect = QStringLiteral("Auto-detect (*)");
+
+QString filterFor(Format f)
+{
+    const std::string_view n = formatName(f);
+    return QString::fromLatin1(n.data(), qsizetype(n.size())) + QStringLiteral(" (*.jsonl *.json)");
+}
+} // namespace
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::showOpenDialog);
+    QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recent = new RecentFiles(recentMenu, this);
+    connect(m_recent, &RecentFiles::fileChosen, this, [this](const QString &path) { openFile(path); });
+    file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(tr("&Filter…"), QKeySequence(Qt::CTRL | Qt::Key_F), m_transcriptPanel, &TranscriptPanel::focusFilter);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *raw = view->addAction(tr("&Raw JSON"));
+    raw->setCheckable(true);
+    raw->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    connect(raw, &QAction::toggled, m_detail, &DetailPane::setRawMode);
+    QAction *diag = m_diagnostics->toggleViewAction();
+    diag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    view->addAction(diag);
+    QMenu *themeMenu = view->addMenu(tr("&Theme"));
+    m_themeGroup = new QActionGroup(this);
+    const struct { theme::Choice choice; QString label; QKeySequence key; } themes[] = {
+        {theme::Choice::Light, tr("&Light"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)},
+        {theme::Choice::Dark, tr("&Dark"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D)},
+        {theme::Choice::System, tr("&System"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)},
+    };
+    const theme::Choice current = theme::saved();
+    for (const auto &t : themes) {
+        QAction *a = themeMenu->addAction(t.label);
+        a->setShortcut(t.key);
+        a->setCheckable(true);
+        a->setChecked(t.choice == current);
+        a->setData(int(t.choice));
+        m_themeGroup->addAction(a);
+        const theme::Choice choice = t.choice;
+        connect(a, &QAction::triggered, this, [this, choice] { setTheme(choice); });
+    }
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About ContextLens"), QKeySequence(Qt::Key_F1), this, [this] {
+        QMessageBox::about(this, tr("About ContextLens"),
+                           tr("ContextLens %1\nSee where an agent's context goes.").arg(QStringLiteral(CONTEXTLENS_VERSION)));
+    });
+}
+
+void MainWindow::setTheme(theme::Choice choice, bool remember)
+{
+    theme::apply(choice);
+    if (remember)
+        theme::save(choice);
+    for (QAction *a : m_themeGroup->actions())
+        a->setChecked(a->data().toInt() == int(choice));
+}
+
+void MainWindow::showOpenDialog()
+{
+    // The name filter doubles as the format override: "Auto-detect" or one format name.
+    QStringList filters{kAutoDetect};
+    for (Format f : allFormats())
+        filters << filterFor(f);
+    QString selected = kAutoDetect;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open transcript"), {},
+                                                      filters.join(QStringLiteral(";;")), &selected);
+    if (path.isEmpty())
+        return;
+    std::optional<Format> format;
+    for (Format f : allFormats())
+        if (selected == filterFor(f))
+            format = f;
+    openFile(path, format);
+}
+
+} // namespace cl::gui

@@ -1,2 +1,0 @@
-// SPDX-License-Identifier: MIT
-namespace cl::gui { int modelsPlaceholder() { return 0; } }

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/models/transcriptmodel.h"
+
+#include "widgets/models/roles.h"
+#include "widgets/models/transcriptmodel_text.h"
+
+#include "core/jsonutil.h"
+#include "core/tokens.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+
+namespace cl::gui {
+
+namespace {
+constexpr quintptr kMessageRow = 0;
+}
+
+TranscriptModel::TranscriptModel(QObject *parent)
+    : QAbstractItemModel(parent)
+{
+}
+
+TranscriptModel::~TranscriptModel() = default;
+
+void TranscriptModel::setTranscript(std::shared_ptr<const Transcript> transcript)
+{
+    beginResetModel();
+    m_transcript = std::move(transcript);
+    m_maxTokens = 0;
+    if (m_transcript)
+        for (const Message &m : m_transcript->messages)
+            m_maxTokens = std::max(m_maxTokens, qint64(tokens::estimateMessage(m)));
+    endResetModel();
+}
+
+QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!m_transcript || row < 0 || column < 0 || column >= Count)
+        return {};
+    if (!parent.isValid())
+        return row < int(m_transcript->messages.size()) ? createIndex(row, column, kMessageRow) : QModelIndex();
+    if (parent.internalId() != kMessageRow || parent.row() >= int(m_transcript->messages.size()))
+        return {};
+    const Message &m = m_transcript->messages[std::size_t(parent.row())];
+    if (row >= int(m.blocks.size()))
+        return {};
+    return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex TranscriptModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == kMessageRow)
+        return {};
+    return createIndex(int(child.internalId() - 1), 0, kMessageRow);
+}
+
+int TranscriptModel::rowCount(const QModelIndex &parent) const
+{
+    if (!m_transcript)
+        return 0;
+    if (!parent.isValid())
+        return int(m_transcript->messages.size());
+    if (parent.internalId() != kMessageRow || parent.column() != 0)
+        return 0; // blocks have no children; only column 0 carries children (tree convention)
+    return int(m_transcript->messages[std::size_t(parent.row())].blocks.size());
+}
+
+int TranscriptModel::columnCount(const QModelIndex &) const
+{
+    return Count;
+}
+
+QVariant TranscriptModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Index: return tr("#");
+    case Time: return tr("Time");
+    case Role: return tr("Role / kind");
+    case Preview: return tr("Preview");
+    case Tokens: return tr("Tokens (est.)");
+    default: return {};
+    }
+}
+
+QVariant TranscriptModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    if (index.internalId() == kMessageRow)
+        return messageData(index.row(), index.column(), role);
+    return blockData(int(index.internalId() - 1), index.row(), index.column(), role);
+}
+
+QVariant TranscriptModel::messageData(int row, int column, int role) const
+{
+    const Message &m = m_transcript->messages[std::size_t(row)];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case Index: return row;
+        case Time: return text::timeLabel(m.timeMs);
+        case Role: return text::roleLabel(m);
+        case Preview: return text::messagePreview(m);
+        case Tokens: return qint64(tokens::estimateMessage(m));
+        }
+        return {};
+    case Qt::ToolTipRole: return text::messageToolTip(m);
+    case Qt::TextAlignmentRole:
+        return column == Index || column == Tokens ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case Qt::ForegroundRole:
+        if (text::isSecondary(m))
+            return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        return {};
+    case Qt::BackgroundRole:
+        // Translucent amber reads on both light and dark palettes.
+        return text::isBoundary(m) ? QVariant(QBrush(QColor(255, 170, 0, 70))) : QVariant();
+    case Qt::FontRole:
+        if (text::isBoundary(m)) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case TokensRole: return qint64(tokens::estimateMessage(m));
+    case MaxTokensRole: return m_maxTokens;
+    case MessageIndexRole: return row;
+    case BlockIndexRole: return -1;
+    case RoleNameRole: return text::fromUtf8(roleName(m.role));
+    case KindRole: return text::fromUtf8(messageKindName(m.kind));
+    case RawJsonRole: return rawJson(*m_transcript, m);
+    case FilterTextRole: return text::messageFilterText(m);
+    case ToolNameRole: return QString();
+    case SourceLineRole: return int(m.line);
+    case IsSecondaryRole: return text::isSecondary(m);
+    case IsBoundaryRole: return text::isBoundary(m);
+    case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    }
+    return {};
+}
+
+QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, int role) const
+{
+    const Message &m = m_transcript->messages[std::size_t(messageRow)];
+    const Block &b = m.blocks[std::size_t(blockRow)];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case Index: return QStringLiteral("%1.%2").arg(messageRow).arg(blockRow);
+        case Time: return QString();
+        case Role: return text::fromUtf8(blockTypeName(b.type));
+        case Preview: return text::blockPreview(b);
+        case Tokens: return qint64(tokens::estimateBlock(b));
+        }
+        return {};
+    case Qt::ToolTipRole: return text::blockToolTip(b);
+    case Qt::TextAlignmentRole:
+        return column == Index || column == Tokens ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case Qt::ForegroundRole:
+        if (b.isError)
+            return QBrush(QColor(220, 50, 47));
+        if (text::isSecondary(m))
+            return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        return {};
+    case TokensRole: return qint64(tokens::estimateBlock(b));
+    case MaxTokensRole: return m_maxTokens;
+    case MessageIndexRole: return messageRow;
+    case BlockIndexRole: return blockRow;
+    case RoleNameRole: return text::fromUtf8(roleName(m.role));
+    case KindRole: return text::fromUtf8(blockTypeName(b.type));
+    case RawJsonRole: return rawJson(*m_transcript, m);
+    case FilterTextRole: return text::blockFilterText(b);
+    case ToolNameRole: return text::fromUtf8(b.toolName);
+    case SourceLineRole: return int(m.line);
+    case IsSecondaryRole: return text::isSecondary(m);
+    case IsBoundaryRole: return false;
+    case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    }
+    return {};
+}
+
+QString TranscriptModel::rawJson(const Transcript &t, const Message &m)
+{
+    QString out;
+    for (std::uint32_t r : m.records) {
+        if (r >= t.records.size() || !t.buffer)
+            continue;
+        const std::string_view bytes = t.recordBytes(t.records[r]);
+        json::json value;
+        std::string error;
+        if (!out.isEmpty())
+            out += u'\n';
+        // Unparseable records are shown as they are: the point is to see the source.
+        if (json::parse(bytes, value, error) == json::ParseStatus::Failed)
+            out += text::fromUtf8(bytes);
+        else
+            out += text::fromUtf8(json::dump(value, 2)) + u'\n';
+    }
+    return out;
+}
+
+QModelIndex TranscriptModel::indexForSourceLine(std::uint32_t line) const
+{
+    if (!m_transcript || line == 0)
+        return {};
+    const auto &msgs = m_transcript->messages;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        if (msgs[i].line == line)
+            return index(int(i), 0);
+        for (std::uint32_t r : msgs[i].records)
+            if (r < m_transcript->records.size() && m_transcript->records[r].line == line)
+                return index(int(i), 0);
+    }
+    return {};
+}
+
+QModelIndex TranscriptModel::indexForMessage(int message, int block) const
+{
+    const QModelIndex msg = index(message, 0);
+    return block < 0 || !msg.isValid() ? msg : index(block, 0, msg);
+}
+
+QModelIndex TranscriptModel::representativeIndex() const
+{
+    if (!m_transcript)
+        return {};
+    // The largest tool result fills the detail pane best; ties go to the earliest.
+    const auto &msgs = m_transcript->messages;
+    QModelIndex best;
+    std::size_t bestSize = 0;
+    for (std::size_t i = 0; i < msgs.size(); ++i)
+        for (std::size_t b = 0; b < msgs[i].blocks.size(); ++b) {
+            const Block &blk = msgs[i].blocks[b];
+            if (blk.type == BlockType::ToolResult && blk.text.size() > bestSize) {
+                bestSize = blk.text.size();
+                best = indexForMessage(int(i), int(b));
+            }
+        }
+    if (best.isValid())
+        return best;
+    for (std::size_t i = 0; i < msgs.size(); ++i)
+        if (!msgs[i].blocks.empty())
+            return indexForMessage(int(i), 0);
+    return index(0, 0);
+}
+
+QString TranscriptModel::flattenPreview(std::string_view textIn, int maxChars)
+{
+    // Cut the UTF-8 early: previews of multi-megabyte tool results must stay cheap.
+    const bool longer = textIn.size() > std::size_t(maxChars) * 4;
+    QString s = text::fromUtf8(textIn.substr(0, std::size_t(maxChars) * 4));
+    QString out;
+    out.reserve(std::min<qsizetype>(s.size(), maxChars + 1));
+    bool lastSpace = false;
+    for (QChar c : std::as_const(s)) {
+        const bool space = c.isSpace();
+        if (space && (lastSpace || out.isEmpty()))
+            continue; // collapse runs of whitespace, newlines included
+        out += space ? QChar(u' ') : c;
+        lastSpace = space;
+        if (out.size() >= maxChars)
+            break;
+    }
+    while (out.endsWith(u' '))
+        out.chop(1);
+    if (out.size() >= maxChars || longer)
+        out += u'…';
+    return out;
+}
+
+} // namespace cl::gui

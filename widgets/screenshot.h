@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "widgets/commandline.h"
+
+namespace cl::gui {
+
+// --screenshot: loads cmd.file synchronously into a MainWindow of cmd.size, selects a
+// representative row, grabs the window to cmd.screenshot. Returns the process exit code
+// (0 on success; 1 when loading or saving failed). Needs a QApplication.
+int takeScreenshot(const CommandLine &cmd);
+
+} // namespace cl::gui
