@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow.h"
 
+#include "widgets/contextgauge.h"
 #include "widgets/detailpane.h"
 #include "widgets/diagnosticspanel.h"
 #include "widgets/loadcontroller.h"
@@ -8,8 +9,10 @@
 #include "widgets/recentfiles.h"
 #include "widgets/statuspanel.h"
 #include "widgets/transcriptpanel.h"
+#include "widgets/usagechart.h"
 
 #include <QDir>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
@@ -17,6 +20,7 @@
 #include <QMimeData>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QVBoxLayout>
 
 namespace cl::gui {
 
@@ -27,6 +31,9 @@ MainWindow::MainWindow(QWidget *parent)
     , m_detail(new DetailPane(this))
     , m_diagnostics(new DiagnosticsPanel(this))
     , m_status(new StatusPanel(this))
+    , m_gauge(new ContextGauge(this))
+    , m_chart(new UsageChart(this))
+    , m_usageDock(new QDockWidget(tr("Usage"), this))
 {
     setWindowTitle(tr("ContextLens"));
     setAcceptDrops(true);
@@ -36,9 +43,22 @@ MainWindow::MainWindow(QWidget *parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
-    setCentralWidget(splitter);
+    // The gauge sits in a strip above tree and detail: how full the context is frames everything below.
+    auto *central = new QWidget(this);
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(m_gauge);
+    column->addWidget(splitter, 1);
+    setCentralWidget(central);
     addDockWidget(Qt::BottomDockWidgetArea, m_diagnostics);
-    resizeDocks({m_diagnostics}, {130}, Qt::Vertical); // the transcript is the point; diagnostics are a footnote
+    m_usageDock->setObjectName(QStringLiteral("usageDock"));
+    m_usageDock->setWidget(m_chart);
+    addDockWidget(Qt::BottomDockWidgetArea, m_usageDock);
+    tabifyDockWidget(m_diagnostics, m_usageDock);
+    m_usageDock->raise(); // the chart is the more telling view; diagnostics stay one tab away
+    resizeDocks({m_usageDock}, {210}, Qt::Vertical);
+    m_chart->setContextWindow(m_gauge->contextWindow());
     statusBar()->addPermanentWidget(m_status, 1);
     m_status->showSummary(nullptr);
     createMenus();
@@ -46,6 +66,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this,
             [this](int message, int block) { m_detail->showRow(m_transcript, message, block); });
     connect(m_diagnostics, &DiagnosticsPanel::lineActivated, this, &MainWindow::jumpToSourceLine);
+    connect(m_chart, &UsageChart::messageActivated, this, &MainWindow::jumpToMessage);
+    connect(m_gauge, &ContextGauge::contextWindowChanged, m_chart, &UsageChart::setContextWindow);
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, m_status, &StatusPanel::setProgress);
     connect(m_loader, &LoadController::finished, this, &MainWindow::applyResult);
@@ -121,6 +143,8 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result)
         m_path = path;
         m_transcriptPanel->setTranscript(m_transcript);
         m_diagnostics->setTranscript(m_transcript.get());
+        m_chart->setTranscript(m_transcript.get());
+        m_gauge->setTranscript(m_transcript.get()); // after the chart: it announces the window to it
         m_status->showSummary(m_transcript.get());
         setWindowTitle(tr("%1 — ContextLens").arg(QFileInfo(path).fileName()));
         if (m_recent)
@@ -149,6 +173,13 @@ void MainWindow::jumpToSourceLine(quint32 line)
         m_transcriptPanel->selectSourceIndex(idx);
     else
         statusBar()->showMessage(tr("No message comes from line %1").arg(line), 5000);
+}
+
+void MainWindow::jumpToMessage(int message)
+{
+    const QModelIndex idx = m_transcriptPanel->model()->indexForMessage(message);
+    if (idx.isValid())
+        m_transcriptPanel->selectSourceIndex(idx);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

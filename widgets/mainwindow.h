@@ -10,15 +10,18 @@
 #include <optional>
 
 class QActionGroup;
+class QDockWidget;
 
 namespace cl::gui {
 
+class ContextGauge;
 class DetailPane;
 class DiagnosticsPanel;
 class LoadController;
 class RecentFiles;
 class StatusPanel;
 class TranscriptPanel;
+class UsageChart;
 
 class MainWindow : public QMainWindow
 {
@@ -43,6 +46,9 @@ public:
     DetailPane *detailPane() const { return m_detail; }
     DiagnosticsPanel *diagnosticsPanel() const { return m_diagnostics; }
     StatusPanel *statusPanel() const { return m_status; }
+    ContextGauge *contextGauge() const { return m_gauge; }
+    UsageChart *usageChart() const { return m_chart; }
+    QDockWidget *usageDock() const { return m_usageDock; }
     bool isLoading() const;
     QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
 
@@ -64,12 +70,16 @@ private:
     void onLoadStarted(const QString &path);
     bool applyResult(const QString &path, const LoadResult &result);
     void jumpToSourceLine(quint32 line);
+    void jumpToMessage(int message);
 
     LoadController *m_loader;
     TranscriptPanel *m_transcriptPanel;
     DetailPane *m_detail;
     DiagnosticsPanel *m_diagnostics;
     StatusPanel *m_status;
+    ContextGauge *m_gauge;
+    UsageChart *m_chart;
+    QDockWidget *m_usageDock;
     RecentFiles *m_recent = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     std::shared_ptr<const Transcript> m_transcript;

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+// Usage chart and context gauge: geometry maths by hand, the widgets fed a hand-built transcript,
+// click -> messageActivated, and real window screenshots of the demo and a compaction sample.
+#include "core/tokens.h"
+#include "widgets/commandline.h"
+#include "widgets/contextgauge.h"
+#include "widgets/mainwindow.h"
+#include "widgets/models/chartgeometry.h"
+#include "widgets/screenshot.h"
+#include "widgets/theme.h"
+#include "widgets/transcriptpanel.h"
+#include "widgets/usagechart.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QLocale>
+#include <QSettings>
+#include <QStyleFactory>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace cl;
+using namespace cl::gui;
+
+namespace {
+
+const bool kEnvironment = [] {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
+    return true;
+}();
+
+Message textMessage(Role role, const std::string &text, MessageKind kind = MessageKind::Conversation)
+{
+    Message m;
+    m.role = role;
+    m.kind = kind;
+    Block b;
+    b.text = text;
+    m.blocks.push_back(b);
+    return m;
+}
+
+Usage usage(qint64 input, qint64 creation, qint64 read, qint64 window = 0)
+{
+    return Usage{input, 10, creation, read, 0, window};
+}
+
+// 0 user, 1 assistant (context 1000), 2 user, 3 compact boundary (preTokens 120000), 4 summary,
+// 5 assistant (context 500), 6 event, 7 sidechain assistant (ignored).
+Transcript handBuilt(qint64 recordedWindow = 0)
+{
+    Transcript t;
+    t.messages.push_back(textMessage(Role::User, "Please look at the parser and tell me what is wrong with it."));
+    t.messages.push_back(textMessage(Role::Assistant, "The parser drops the last line when the file has no newline."));
+    t.messages.back().usage = usage(100, 200, 700);
+    t.messages.push_back(textMessage(Role::User, "Fix it, and add a test for a file without a trailing newline."));
+    t.messages.push_back(textMessage(Role::System, "compacted", MessageKind::CompactBoundary));
+    t.messages.back().meta = nlohmann::json{{"trigger", "auto"}, {"preTokens", 120000}};
+    t.messages.push_back(textMessage(Role::User, "Summary: parser fix requested, test to add.", MessageKind::CompactSummary));
+    t.messages.push_back(textMessage(Role::Assistant, "Done: the last line is kept, and a test covers it."));
+    t.messages.back().usage = usage(50, 50, 400, recordedWindow);
+    t.messages.push_back(textMessage(Role::System, "hook ran", MessageKind::Event));
+    t.messages.push_back(textMessage(Role::Assistant, "side work"));
+    t.messages.back().sidechain = true;
+    t.messages.back().usage = usage(9000, 0, 0);
+    return t;
+}
+
+QList<int> messagesOf(const QList<UsagePoint> &series)
+{
+    QList<int> out;
+    std::transform(series.begin(), series.end(), std::back_inserter(out), [](const UsagePoint &p) { return p.message; });
+    return out;
+}
+
+// Pixels in a column (or row) of the plot whose colour passes `match`.
+template <typename Match>
+int countPixels(const QImage &img, QPoint from, QPoint step, int n, Match match)
+{
+    int hits = 0;
+    for (int i = 0; i < n; ++i, from += step)
+        if (img.rect().contains(from) && match(img.pixelColor(from)))
+            ++hits;
+    return hits;
+}
+
+} // namespace
+
+class TestCharts : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        QCoreApplication::setOrganizationName(QStringLiteral("ContextLensTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_charts"));
+        QSettings().clear();
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        theme::apply(theme::Choice::Light);
+        QVERIFY(m_dir.isValid());
+    }
+
+    void cleanupTestCase() { QSettings().clear(); }
+
+    void mapping()
+    {
+        ChartGeometry g{QRectF(10, 20, 100, 50), 0, 10, 1000};
+        QCOMPARE(g.xToPixel(0), 10.0);
+        QCOMPARE(g.xToPixel(10), 110.0);
+        QCOMPARE(g.xToPixel(5), 60.0);
+        QCOMPARE(g.yToPixel(0), 70.0);
+        QCOMPARE(g.yToPixel(1000), 20.0);
+        QCOMPARE(g.yToPixel(500), 45.0);
+        QCOMPARE(g.pixelToX(60), 5.0);
+        QCOMPARE(g.pixelToX(g.xToPixel(7.5)), 7.5);
+        ChartGeometry single{QRectF(0, 0, 100, 10), 3, 3, 10};
+        QCOMPARE(single.xToPixel(3), 50.0); // one message sits in the middle
+    }
+
+    void niceTicks_data()
+    {
+        QTest::addColumn<qint64>("max");
+        QTest::addColumn<QList<qint64>>("ticks");
+        QTest::newRow("200k") << qint64(200000) << QList<qint64>{0, 50000, 100000, 150000, 200000};
+        // 120000 / 5 = 24000 -> 2.5 × 10^4
+        QTest::newRow("120k") << qint64(120000) << QList<qint64>{0, 25000, 50000, 75000, 100000, 125000};
+        QTest::newRow("1M") << qint64(1000000) << QList<qint64>{0, 200000, 400000, 600000, 800000, 1000000};
+        QTest::newRow("7") << qint64(7) << QList<qint64>{0, 2, 4, 6, 8};
+        QTest::newRow("45") << qint64(45) << QList<qint64>{0, 10, 20, 30, 40, 50};
+        QTest::newRow("3") << qint64(3) << QList<qint64>{0, 1, 2, 3};
+        QTest::newRow("1") << qint64(1) << QList<qint64>{0, 1};
+        QTest::newRow("0") << qint64(0) << QList<qint64>{0, 1};
+        QTest::newRow("62412") << qint64(62412) << QList<qint64>{0, 20000, 40000, 60000, 80000};
+    }
+
+    void niceTicks()
+    {
+        QFETCH(qint64, max);
+        QFETCH(QList<qint64>, ticks);
+        QCOMPARE(cl::gui::niceTicks(max), ticks);
+    }
+
+    void bands()
+    {
+        QCOMPARE(bandForRatio(0.0), Band::None);
+        QCOMPARE(bandForRatio(0.39), Band::None);
+        QCOMPARE(bandForRatio(0.40), Band::Snip);
+        QCOMPARE(bandForRatio(0.5999), Band::Snip);
+        QCOMPARE(bandForRatio(0.6), Band::Microcompact);
+        QCOMPARE(bandForRatio(0.8), Band::AutoCompact);
+        QCOMPARE(bandForRatio(0.95), Band::HardTruncate);
+        QCOMPARE(bandForRatio(1.2), Band::HardTruncate);
+        QCOMPARE(bandName(Band::AutoCompact), QStringLiteral("auto-compact"));
+
+        GaugeGeometry g{QRectF(0, 0, 200, 10)};
+        QCOMPARE(g.xForRatio(0.4), 80.0);
+        QCOMPARE(g.xForRatio(1.2), 200.0); // over the window clamps to the end
+        QCOMPARE(g.xForRatio(-1), 0.0);
+        QCOMPARE(g.bandRect(Band::None), QRectF(0, 0, 80, 10));
+        QCOMPARE(g.bandRect(Band::Snip), QRectF(80, 0, 40, 10));
+        QCOMPARE(g.bandRect(Band::HardTruncate), QRectF(190, 0, 10, 10));
+    }
+
+    void nearest()
+    {
+        const QList<int> xs{2, 5, 9};
+        QCOMPARE(nearestIndex({}, 3), -1);
+        QCOMPARE(nearestIndex(xs, 0), 0);
+        QCOMPARE(nearestIndex(xs, 3.4), 0);
+        QCOMPARE(nearestIndex(xs, 3.5), 0); // a tie goes to the earlier point
+        QCOMPARE(nearestIndex(xs, 3.6), 1);
+        QCOMPARE(nearestIndex(xs, 5), 1);
+        QCOMPARE(nearestIndex(xs, 8), 2);
+        QCOMPARE(nearestIndex(xs, 20), 2);
+    }
+
+    void labels()
+    {
+        QCOMPARE(shortTokens(0), QStringLiteral("0"));
+        QCOMPARE(shortTokens(500), QStringLiteral("500"));
+        QCOMPARE(shortTokens(1500), QStringLiteral("1.5k"));
+        QCOMPARE(shortTokens(50000), QStringLiteral("50k"));
+        QCOMPARE(shortTokens(125000), QStringLiteral("125k"));
+        QCOMPARE(shortTokens(2500000), QStringLiteral("2.5M"));
+        QCOMPARE(gaugeLabel(62412, 39485, 200000), QStringLiteral("62,412 / 200,000 (31 %) measured \u00B7 39,485 estimated"));
+        // 39485 / 200000 = 19.7 % -> 20
+        QCOMPARE(gaugeLabel(-1, 39485, 200000), QStringLiteral("39,485 / 200,000 (20 %) estimated"));
+    }
+
+    void usageSeries()
+    {
+        const Transcript t = handBuilt();
+        const UsageData d = usageData(t);
+        QCOMPARE(d.messageCount, 8);
+        QCOMPARE(messagesOf(d.measured), (QList<int>{1, 5}));
+        QCOMPARE(d.measured[0].tokens, 1000); // 100 + 200 + 700
+        QCOMPARE(d.measured[1].tokens, 500);  // 50 + 50 + 400
+        QCOMPARE(d.lastMeasured, 500);
+        // Every conversation message (summary included), none of boundary / event / sidechain.
+        QCOMPARE(messagesOf(d.estimated), (QList<int>{0, 1, 2, 4, 5}));
+        const qint64 e0 = tokens::estimateMessage(t.messages[0]), e1 = tokens::estimateMessage(t.messages[1]);
+        const qint64 e4 = tokens::estimateMessage(t.messages[4]), e5 = tokens::estimateMessage(t.messages[5]);
+        QVERIFY(e0 > 0 && e4 > 0);
+        QCOMPARE(d.estimated[0].tokens, 0);
+        QCOMPARE(d.estimated[1].tokens, e0);
+        QCOMPARE(d.estimated[2].tokens, e0 + e1);
+        QCOMPARE(d.estimated[3].tokens, 0); // restarts after the compaction
+        QVERIFY(d.estimated[3].restart);
+        QVERIFY(!d.estimated[2].restart && !d.estimated[4].restart);
+        QCOMPARE(d.estimated[4].tokens, e4);
+        QCOMPARE(d.estimateNow, e4 + e5);
+        // The dashed line passes through measuredContext's own estimates.
+        const auto points = tokens::measuredContext(t);
+        QCOMPARE(points.size(), std::size_t(2));
+        QCOMPARE(d.estimated[1].tokens, points[0].estimated);
+        QCOMPARE(d.estimated[4].tokens, points[1].estimated);
+        QCOMPARE(d.compactions.size(), 1);
+        QCOMPARE(d.compactions[0].message, 3);
+        QCOMPARE(d.compactions[0].preTokens, 120000);
+        QCOMPARE(d.recordedWindow, 0);
+        QCOMPARE(usageData(handBuilt(128000)).recordedWindow, 128000);
+    }
+
+    void chart()
+    {
+        const Transcript t = handBuilt();
+        UsageChart chart;
+        chart.resize(600, 240);
+        chart.setTranscript(&t);
+        chart.setContextWindow(120000); // ticks 0..125000, so the line sits just below the top
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QCOMPARE(chart.data().measured.size(), 2);
+        QCOMPARE(chart.yTicks().back(), 125000);
+        const ChartGeometry g = chart.chartGeometry();
+        QCOMPARE(g.xMax, 7.0);
+        QCOMPARE(g.xToPixel(3), g.plot.left() + g.plot.width() * 3 / 7);
+        QCOMPARE(g.yToPixel(120000), g.plot.bottom() - g.plot.height() * 0.96);
+
+        const QImage img = chart.grab().toImage();
+        // Compact marker: an orange vertical line at message 3 (light palette colour 200,115,0).
+        const auto orange = [](const QColor &c) { return c.red() > 150 && c.green() > 80 && c.green() < 160 && c.blue() < 80; };
+        const int mx = int(std::round(g.xToPixel(3)));
+        const int midTop = int(g.plot.center().y()), n = int(g.plot.bottom()) - 2 - midTop;
+        QVERIFY(countPixels(img, {mx, midTop}, {0, 1}, n, orange) + countPixels(img, {mx - 1, midTop}, {0, 1}, n, orange) > n / 3);
+        QCOMPARE(countPixels(img, {int(g.xToPixel(6)), midTop}, {0, 1}, n, orange), 0);
+        // Window line: red pixels along its row.
+        const auto red = [](const QColor &c) { return c.red() > 150 && c.green() < 100 && c.blue() < 100; };
+        const int wy = int(g.yToPixel(120000));
+        const int left = int(g.plot.left()) + 5, w = int(g.plot.width()) / 2;
+        QVERIFY(countPixels(img, {left, wy}, {1, 0}, w, red) + countPixels(img, {left, wy - 1}, {1, 0}, w, red)
+                + countPixels(img, {left, wy + 1}, {1, 0}, w, red) > w / 3);
+
+        // Hover follows the nearest point (the tooltip shows its numbers).
+        QTest::mouseMove(&chart, g.map(1.3, 0).toPoint());
+        QTRY_COMPARE(chart.hoveredMessage(), 1);
+        QTest::mouseMove(&chart, g.map(6, 0).toPoint());
+        QTRY_COMPARE(chart.hoveredMessage(), -1);
+
+        // Clicks pick the nearest point; nothing far from every point.
+        QSignalSpy spy(&chart, &UsageChart::messageActivated);
+        QTest::mouseClick(&chart, Qt::LeftButton, {}, g.map(5, 500).toPoint());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst().at(0).toInt(), 5);
+        QTest::mouseClick(&chart, Qt::LeftButton, {}, g.map(2.2, 60000).toPoint()); // near message 2 (estimate only)
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.takeFirst().at(0).toInt(), 2);
+        QCOMPARE(chart.messageAt(g.map(6, 0)), -1); // the event and the sidechain have no point
+        QTest::mouseClick(&chart, Qt::LeftButton, {}, QPoint(1, 1));
+        QCOMPARE(spy.count(), 0);
+    }
+
+    void gauge()
+    {
+        QSettings().remove(QStringLiteral("view/contextWindow"));
+        const Transcript t = handBuilt();
+        const qint64 now = usageData(t).estimateNow;
+        ContextGauge gauge;
+        QCOMPARE(gauge.contextWindow(), 200000);
+        gauge.setTranscript(&t);
+        QCOMPARE(gauge.measured(), 500);
+        QCOMPARE(gauge.estimated(), now);
+        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 200,000 (0 %) measured \u00B7 %1 estimated").arg(now));
+
+        QSignalSpy spy(&gauge, &ContextGauge::contextWindowChanged);
+        gauge.setContextWindow(1000);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 1,000 (50 %) measured \u00B7 %1 estimated").arg(now));
+        QCOMPARE(QSettings().value(QStringLiteral("view/contextWindow")).toLongLong(), 1000); // remembered
+        QCOMPARE(ContextGauge().contextWindow(), 1000);
+
+        // A window the source records wins, and does not overwrite the remembered choice.
+        const Transcript codexLike = handBuilt(128000);
+        gauge.setTranscript(&codexLike);
+        QCOMPARE(gauge.contextWindow(), 128000);
+        QCOMPARE(QSettings().value(QStringLiteral("view/contextWindow")).toLongLong(), 1000);
+        gauge.setTranscript(nullptr);
+        QCOMPARE(gauge.contextWindow(), 1000);
+        QCOMPARE(gauge.labelText(), QStringLiteral("0 / 1,000 (0 %) estimated"));
+        QSettings().remove(QStringLiteral("view/contextWindow"));
+    }
+
+    void mainWindowJump()
+    {
+        const QString path = writeSession();
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(w.openFileNow(path));
+        if (w.transcript()->messages.empty())
+            QSKIP("Claude Code loader not implemented yet");
+        QVERIFY(w.usageChart()->isVisible() && w.contextGauge()->isVisible());
+        QCOMPARE(w.usageChart()->data().compactions.size(), 1);
+        QCOMPARE(w.usageChart()->data().measured.size(), 2);
+        QCOMPARE(w.contextGauge()->measured(), 1200);
+        QVERIFY(w.contextGauge()->labelText().startsWith(QStringLiteral("1,200 / 200,000 (1 %) measured")));
+        QCOMPARE(w.usageChart()->contextWindow(), w.contextGauge()->contextWindow());
+        w.contextGauge()->setContextWindow(150000);
+        QCOMPARE(w.usageChart()->contextWindow(), 150000); // the chart's window line follows the gauge
+
+        const int target = w.usageChart()->data().measured.front().message;
+        QSignalSpy spy(w.transcriptPanel(), &TranscriptPanel::rowSelected);
+        const ChartGeometry g = w.usageChart()->chartGeometry();
+        QTest::mouseClick(w.usageChart(), Qt::LeftButton, {}, g.map(target, 100).toPoint());
+        QVERIFY(spy.count() >= 1);
+        QCOMPARE(spy.last().at(0).toInt(), target);
+        QSettings().remove(QStringLiteral("view/contextWindow"));
+    }
+
+    void screenshots_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("themeName");
+        const QString demo = QStringLiteral(CL_SOURCE_DIR "/resources/demo/demo-session.jsonl");
+        const QString compaction = QStringLiteral(CL_SAMPLES_DIR "/claude-code/fixture-compaction.jsonl");
+        for (const QString &themeName : {QStringLiteral("light"), QStringLiteral("dark")}) {
+            QTest::newRow(qPrintable(QStringLiteral("demo-") + themeName)) << demo << themeName;
+            QTest::newRow(qPrintable(QStringLiteral("compaction-") + themeName)) << compaction << themeName;
+        }
+    }
+
+    void screenshots()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, themeName);
+        if (!QFileInfo::exists(file))
+            QSKIP("sample not present");
+        theme::Choice choice;
+        QVERIFY(theme::fromName(themeName, &choice));
+        theme::apply(choice);
+        CommandLine cmd;
+        cmd.file = file;
+        cmd.screenshot = m_dir.filePath(QFileInfo(file).baseName() + u'-' + themeName + QStringLiteral(".png"));
+        QCOMPARE(takeScreenshot(cmd), 0);
+        const QImage image(cmd.screenshot);
+        QCOMPARE(image.size(), cmd.size);
+        if (qEnvironmentVariableIsSet("CL_KEEP_SCREENSHOTS"))
+            QFile::copy(cmd.screenshot, QStringLiteral("/tmp/tst_charts-") + QFileInfo(cmd.screenshot).fileName());
+
+        // The same window the screenshot lays out: chart and gauge are shown with real size and data.
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(cmd.size);
+        w.show();
+        QVERIFY(w.openFileNow(file));
+        QApplication::processEvents();
+        QVERIFY(w.usageChart()->isVisible() && w.contextGauge()->isVisible());
+        QVERIFY(w.usageChart()->height() >= 150 && !w.usageChart()->visibleRegion().isEmpty());
+        QVERIFY(!w.usageChart()->data().estimated.isEmpty());
+        QVERIFY(!file.contains(QStringLiteral("compaction")) || !w.usageChart()->data().compactions.isEmpty());
+        theme::apply(theme::Choice::Light);
+    }
+
+private:
+    QString writeSession()
+    {
+        // Claude Code: user, assistant (context 1000), compact boundary, summary, assistant (context 1200).
+        const char *const lines[] = {
+            R"({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-09-03T00:47:19.293Z","message":{"role":"user","content":"Show me main.py"}})",
+            R"({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2025-09-03T00:47:20.000Z","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4","content":[{"type":"text","text":"Here it is."}],"usage":{"input_tokens":5,"cache_creation_input_tokens":95,"cache_read_input_tokens":900,"output_tokens":20}}})",
+            R"({"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"a1","sessionId":"s","timestamp":"2025-09-03T00:48:00.000Z","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":150000}})",
+            R"({"type":"user","uuid":"u2","parentUuid":"c1","isCompactSummary":true,"sessionId":"s","timestamp":"2025-09-03T00:48:01.000Z","message":{"role":"user","content":"Summary: the user asked for main.py."}})",
+            R"({"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s","timestamp":"2025-09-03T00:48:02.000Z","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4","content":[{"type":"text","text":"Anything else?"}],"usage":{"input_tokens":10,"cache_creation_input_tokens":190,"cache_read_input_tokens":1000,"output_tokens":8}}})"};
+        const QString path = m_dir.filePath(QStringLiteral("session.jsonl"));
+        QFile f(path);
+        if (f.open(QIODevice::WriteOnly))
+            for (const char *line : lines)
+                f.write(QByteArray(line) + '\n');
+        return path;
+    }
+
+    QTemporaryDir m_dir;
+};
+
+QTEST_MAIN(TestCharts)
+#include "tst_charts.moc"

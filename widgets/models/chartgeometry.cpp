@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/models/chartgeometry.h"
+
+#include "core/tokens.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cl::gui {
+
+qint64 UsageData::maxTokens() const
+{
+    qint64 m = 0;
+    for (const UsagePoint &p : measured)
+        m = std::max(m, p.tokens);
+    for (const UsagePoint &p : estimated)
+        m = std::max(m, p.tokens);
+    return std::max(m, estimateNow);
+}
+
+UsageData usageData(const Transcript &t)
+{
+    UsageData d;
+    d.messageCount = int(t.messages.size());
+    for (const tokens::MeasuredPoint &p : tokens::measuredContext(t)) {
+        d.measured.push_back({int(p.message), p.measured, false});
+        d.lastMeasured = p.measured;
+    }
+    // Same walk as measuredContext, but one point per conversation message so the estimate line
+    // exists for sources without usage data; it restarts at every compaction like the model's context.
+    qint64 cumulative = 0;
+    bool restart = false;
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (m.usage && m.usage->contextWindow > 0)
+            d.recordedWindow = m.usage->contextWindow;
+        if (m.sidechain)
+            continue;
+        if (m.kind == MessageKind::CompactBoundary) {
+            CompactMarker marker{int(i), -1};
+            if (m.meta.is_object())
+                if (auto it = m.meta.find("preTokens"); it != m.meta.end() && it->is_number() && it->get<double>() > 0)
+                    marker.preTokens = qint64(it->get<double>());
+            d.compactions.push_back(marker);
+            cumulative = 0;
+            restart = true;
+            continue;
+        }
+        if (!m.isConversation())
+            continue;
+        d.estimated.push_back({int(i), cumulative, restart});
+        restart = false;
+        cumulative += tokens::estimateMessage(m);
+    }
+    d.estimateNow = cumulative;
+    return d;
+}
+
+qint64 niceStep(qint64 max, int targetCount)
+{
+    if (max <= 0 || targetCount <= 0)
+        return 1;
+    const double rough = double(max) / targetCount;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+    const double residual = rough / magnitude;
+    double factor = 10;
+    for (double f : {1.0, 2.0, 2.5, 5.0}) {
+        if (f == 2.5 && magnitude < 10)
+            continue; // 2.5 × 1 is not an integer step
+        if (residual <= f) {
+            factor = f;
+            break;
+        }
+    }
+    return std::max<qint64>(1, std::llround(factor * magnitude));
+}
+
+QList<qint64> niceTicks(qint64 max, int targetCount)
+{
+    const qint64 step = niceStep(max, targetCount);
+    QList<qint64> ticks{0};
+    do
+        ticks.push_back(ticks.back() + step);
+    while (ticks.back() < max);
+    return ticks;
+}
+
+QString shortTokens(qint64 v)
+{
+    const auto scaled = [v](double unit, QChar suffix) -> QString {
+        // One decimal at most, and none when it is zero: 1.5k, 50k.
+        QString s = QString::number(double(v) / unit, 'f', 1);
+        if (s.endsWith(QLatin1String(".0")))
+            s.chop(2);
+        return s + suffix;
+    };
+    const qint64 a = v < 0 ? -v : v;
+    if (a >= 1000000)
+        return scaled(1e6, u'M');
+    if (a >= 1000)
+        return scaled(1e3, u'k');
+    return QString::number(v);
+}
+
+double ChartGeometry::xToPixel(double x) const
+{
+    const double span = xMax - xMin;
+    if (span <= 0)
+        return plot.center().x();
+    return plot.left() + (x - xMin) / span * plot.width();
+}
+
+double ChartGeometry::yToPixel(double y) const
+{
+    if (yMax <= 0)
+        return plot.bottom();
+    return plot.bottom() - y / yMax * plot.height();
+}
+
+double ChartGeometry::pixelToX(double px) const
+{
+    if (plot.width() <= 0)
+        return xMin;
+    return xMin + (px - plot.left()) / plot.width() * (xMax - xMin);
+}
+
+int nearestIndex(const QList<int> &messages, double x)
+{
+    if (messages.isEmpty())
+        return -1;
+    const auto it = std::lower_bound(messages.begin(), messages.end(), x,
+                                     [](int m, double v) { return double(m) < v; });
+    if (it == messages.begin())
+        return 0;
+    if (it == messages.end())
+        return int(messages.size()) - 1;
+    const int after = int(it - messages.begin());
+    return (double(*it) - x) < (x - double(*(it - 1))) ? after : after - 1;
+}
+
+namespace {
+constexpr double kStarts[kBandCount] = {0.0, 0.40, 0.60, 0.80, 0.95};
+}
+
+Band bandForRatio(double ratio)
+{
+    for (int b = kBandCount - 1; b > 0; --b)
+        if (ratio >= kStarts[b])
+            return Band(b);
+    return Band::None;
+}
+
+double bandStart(Band b)
+{
+    return kStarts[int(b)];
+}
+
+double bandEnd(Band b)
+{
+    return int(b) + 1 < kBandCount ? kStarts[int(b) + 1] : 1.0;
+}
+
+QString bandName(Band b)
+{
+    switch (b) {
+    case Band::None: return QStringLiteral("none");
+    case Band::Snip: return QStringLiteral("snip");
+    case Band::Microcompact: return QStringLiteral("microcompact");
+    case Band::AutoCompact: return QStringLiteral("auto-compact");
+    case Band::HardTruncate: return QStringLiteral("hard truncate");
+    }
+    return {};
+}
+
+double GaugeGeometry::xForRatio(double ratio) const
+{
+    return bar.left() + std::clamp(ratio, 0.0, 1.0) * bar.width();
+}
+
+QRectF GaugeGeometry::bandRect(Band b) const
+{
+    const double l = xForRatio(bandStart(b));
+    return QRectF(l, bar.top(), xForRatio(bandEnd(b)) - l, bar.height());
+}
+
+QString gaugeLabel(qint64 measured, qint64 estimated, qint64 window)
+{
+    const QLocale loc;
+    const qint64 used = measured >= 0 ? measured : estimated;
+    const int percent = window > 0 ? int(std::lround(100.0 * double(used) / double(window))) : 0;
+    const QString head = QStringLiteral("%1 / %2 (%3 %)").arg(loc.toString(used), loc.toString(window)).arg(percent);
+    if (measured < 0)
+        return head + QStringLiteral(" estimated");
+    return head + QStringLiteral(" measured \u00B7 ") + loc.toString(estimated) + QStringLiteral(" estimated");
+}
+
+} // namespace cl::gui

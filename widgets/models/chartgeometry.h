@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Data and geometry behind the usage chart and the context gauge: plain structs and functions,
+// tested without painting. The widgets only draw what these compute.
+
+#include "core/transcript.h"
+
+#include <QList>
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+
+namespace cl::gui {
+
+// ---- Data -------------------------------------------------------------------------------------
+
+struct UsagePoint {
+    int message = 0;       // index into Transcript::messages
+    qint64 tokens = 0;
+    bool restart = false;  // first point after a compaction: the line does not join the previous one
+};
+
+struct CompactMarker {
+    int message = 0;
+    qint64 preTokens = -1; // from Message::meta "preTokens"; -1 when not recorded (or 0)
+};
+
+// Everything the chart and gauge show, derived once per transcript.
+struct UsageData {
+    QList<UsagePoint> measured;   // one per assistant response with usage (tokens::measuredContext)
+    QList<UsagePoint> estimated;  // one per conversation message: the estimate of the context before it
+    QList<CompactMarker> compactions;
+    int messageCount = 0;
+    qint64 recordedWindow = 0;    // Usage::contextWindow of the last response recording it, 0 if none
+    qint64 lastMeasured = -1;     // last measured point, -1 when the source has no usage data
+    qint64 estimateNow = 0;       // estimate of the whole context after the last compaction
+
+    qint64 maxTokens() const;     // largest value of either series (0 when empty)
+};
+
+UsageData usageData(const Transcript &t);
+
+// ---- Axes -------------------------------------------------------------------------------------
+
+// A "nice" step (1, 2, 2.5 or 5 times a power of ten) giving about targetCount intervals over [0, max].
+qint64 niceStep(qint64 max, int targetCount = 5);
+// Ticks 0, step, 2*step, ... up to the first tick >= max (at least two ticks: 0 and one step).
+QList<qint64> niceTicks(qint64 max, int targetCount = 5);
+// Short tick label: 0, 500, 50k, 1.5M.
+QString shortTokens(qint64 v);
+
+// Data -> pixel mapping of a chart: x = message index in [xMin, xMax], y = tokens in [0, yMax].
+struct ChartGeometry {
+    QRectF plot;       // plot area in widget pixels
+    double xMin = 0;
+    double xMax = 1;
+    double yMax = 1;
+
+    double xToPixel(double x) const;
+    double yToPixel(double y) const;
+    QPointF map(double x, double y) const { return {xToPixel(x), yToPixel(y)}; }
+    double pixelToX(double px) const;
+};
+
+// Index into `messages` (ascending) of the entry whose x is nearest to `x`; -1 when empty.
+// Ties go to the earlier entry.
+int nearestIndex(const QList<int> &messages, double x);
+
+// ---- Gauge bands (seed 003) ----------------------------------------------------------------------
+
+enum class Band { None, Snip, Microcompact, AutoCompact, HardTruncate };
+constexpr int kBandCount = 5;
+
+Band bandForRatio(double ratio);        // used / window
+double bandStart(Band b);               // 0, 0.40, 0.60, 0.80, 0.95
+double bandEnd(Band b);                 // the next band's start, 1.0 for HardTruncate
+QString bandName(Band b);               // "none", "snip", "microcompact", "auto-compact", "hard truncate"
+
+// Horizontal bar from 0 to 100 % of the window; values beyond the window clamp to the right edge.
+struct GaugeGeometry {
+    QRectF bar;
+
+    double xForRatio(double ratio) const;
+    QRectF bandRect(Band b) const;
+};
+
+// "62,412 / 200,000 (31 %) measured · 39,485 estimated"; without a measurement the estimate leads.
+// Numbers use the default QLocale's group separator.
+QString gaugeLabel(qint64 measured, qint64 estimated, qint64 window);
+
+} // namespace cl::gui
