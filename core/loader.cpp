@@ -215,6 +215,8 @@ LoadResult loadFile(const std::string &path, const LoadOptions &opts)
                 result.error = path + ": file larger than 4 GiB is not supported";
                 return result;
             }
+            // With the padding reserved here, loadBytes' reserve() needs no second copy of the file.
+            bytes.reserve(static_cast<std::size_t>(size) + kBufferPadding);
             bytes.resize(static_cast<std::size_t>(size));
         }
         std::fseek(f, 0, SEEK_SET);

@@ -4,24 +4,64 @@
 #include "core/jsonutil.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <thread>
-#include <unordered_set>
 
 namespace cl::tokens {
 
 namespace {
 
-// JavaScript's String.length: UTF-16 code units (the seed is JavaScript).
-std::size_t utf16Length(std::string_view s)
+constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+
+// Number of bytes flagged in a mask with only bit 7 of each byte possibly set (no popcnt needed).
+unsigned countFlags(std::uint64_t mask) { return unsigned(((mask >> 7) * 0x0101010101010101ull) >> 56); }
+
+// Bit 7 set in each byte of w equal to c (exact: no false positives from borrows).
+std::uint64_t bytesEqual(std::uint64_t w, unsigned char c)
 {
+    const std::uint64_t x = w ^ (0x0101010101010101ull * c);
+    return ~(((x & kLow7) + kLow7) | x) & kHigh;
+}
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// One pass over the text: JavaScript's String.length (UTF-16 code units; the seed is JavaScript)
+// and the positions of "://" for the URL count. Eight bytes at a time: every byte but a
+// continuation byte (10xxxxxx) starts a code point, and a byte >= 0xF0 (a 4-byte lead, as the
+// byte loop counted it) adds the second unit of a surrogate pair.
+std::size_t scan(std::string_view s, std::vector<std::size_t> &schemeEnds)
+{
+    schemeEnds.clear();
+    auto colonAt = [&s, &schemeEnds](std::size_t i) {
+        if (i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/')
+            schemeEnds.push_back(i);
+    };
     std::size_t n = 0;
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        for (std::uint64_t colons = bytesEqual(w, ':'); colons; colons &= colons - 1)
+            colonAt(i + std::size_t(std::countr_zero(colons)) / 8);
+        if (!(w & kHigh)) {
+            n += 8;
+            continue;
+        }
+        const std::uint64_t continuation = w & ~(w << 1) & kHigh;
+        const std::uint64_t lead4 = w & (w << 1) & (w << 2) & (w << 3) & kHigh;
+        n += 8 - countFlags(continuation) + countFlags(lead4);
+    }
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
         if ((c & 0xC0) != 0x80)
-            ++n;          // every lead or ASCII byte starts one code point
+            ++n;
         if (c >= 0xF0)
-            ++n;          // 4-byte sequences are surrogate pairs in UTF-16
+            ++n;
+        if (c == ':')
+            colonAt(i);
     }
     return n;
 }
@@ -34,26 +74,27 @@ std::size_t countSubstr(std::string_view s, std::string_view needle)
     return n;
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-// Matches of /https?:\/\/\S+/g: each "http://" or "https://" followed by at least one non-space.
-std::size_t countUrls(std::string_view s)
+// Matches of /https?:\/\/\S+/g: each "http://" or "https://" followed by at least one non-space,
+// found from the "://" positions (ascending) by looking back for the scheme.
+std::size_t countUrls(std::string_view s, const std::vector<std::size_t> &schemeEnds)
 {
     std::size_t n = 0;
-    std::size_t p = 0;
-    while ((p = s.find("http", p)) != std::string_view::npos) {
-        std::size_t q = p + 4;
-        if (q < s.size() && s[q] == 's')
+    std::size_t consumed = 0; // a match takes the URL up to the next space: nothing in it counts again
+    for (const std::size_t c : schemeEnds) {
+        if (c < consumed)
+            continue;
+        std::size_t start = std::string_view::npos;
+        if (c >= 5 && s.substr(c - 5, 5) == "https")
+            start = c - 5;
+        else if (c >= 4 && s.substr(c - 4, 4) == "http")
+            start = c - 4;
+        if (start == std::string_view::npos || start < consumed || c + 3 >= s.size() || isSpace(s[c + 3]))
+            continue;
+        ++n;
+        std::size_t q = c + 3;
+        while (q < s.size() && !isSpace(s[q]))
             ++q;
-        if (s.substr(q, 3) == "://" && q + 3 < s.size() && !isSpace(s[q + 3])) {
-            ++n;
-            q += 3;
-            while (q < s.size() && !isSpace(s[q]))
-                ++q;        // the match consumes the URL, so "http" inside it is not counted again
-            p = q;
-        } else {
-            p += 4;
-        }
+        consumed = q;
     }
     return n;
 }
@@ -67,29 +108,140 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
+std::uint64_t mix(std::uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return h;
+}
+
+// Hash of a byte string, eight bytes at a time. Only speed depends on its quality: every hit is
+// confirmed by comparing the bytes.
+std::uint64_t hashBytes(const char *p, std::size_t n)
+{
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (std::uint64_t(n) * 0xC2B2AE3D27D4EB4Full);
+    for (; n >= 8; p += 8, n -= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    if (n) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    }
+    return mix(h);
+}
+
+// The lines (or 8-byte shingles) seen so far in one text: open addressing, reused by the thread
+// for every text (a generation number empties it without touching the slots), instead of a
+// node-allocating std::unordered_set per text.
+class SeenSet {
+public:
+    void clear()
+    {
+        if (++m_gen == 0) { // wrapped: stale slots could look current
+            for (auto &s : m_slots)
+                s.gen = 0;
+            m_gen = 1;
+        }
+        m_count = 0;
+    }
+    // True when the bytes were not in the set yet.
+    bool insert(std::string_view bytes) { return insert(hashBytes(bytes.data(), bytes.size()), bytes.data(), bytes.size(), 0); }
+    // A shingle: its 8 bytes as one word, compared as such.
+    bool insertWord(std::uint64_t word) { return insert(mix(word ^ 0x2545F4914F6CDD1Dull), nullptr, 8, word); }
+    // Drops a large table after a huge text, so an idle thread does not keep it.
+    void trim()
+    {
+        if (m_slots.size() > (std::size_t(1) << 12)) {
+            std::vector<Slot>().swap(m_slots);
+            m_count = 0;
+        }
+    }
+
+private:
+    struct Slot {
+        std::uint64_t hash = 0;
+        const char *data = nullptr; // nullptr for a shingle
+        std::uint64_t word = 0;
+        std::uint32_t size = 0;
+        std::uint32_t gen = 0;
+    };
+
+    bool insert(std::uint64_t h, const char *data, std::size_t size, std::uint64_t word)
+    {
+        if ((m_count + 1) * 2 > m_slots.size())
+            grow();
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::size_t i = std::size_t(h) & mask;; i = (i + 1) & mask) {
+            Slot &s = m_slots[i];
+            if (s.gen != m_gen) {
+                s = {h, data, word, std::uint32_t(size), m_gen};
+                ++m_count;
+                return true;
+            }
+            if (s.hash == h && s.size == size && s.word == word
+                && (!data || (s.data && std::memcmp(s.data, data, size) == 0)))
+                return false;
+        }
+    }
+
+    void grow()
+    {
+        std::vector<Slot> old;
+        old.swap(m_slots);
+        m_slots.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+        const std::size_t mask = m_slots.size() - 1;
+        for (const Slot &s : old) {
+            if (s.gen != m_gen)
+                continue;
+            std::size_t i = std::size_t(s.hash) & mask;
+            while (m_slots[i].gen == m_gen)
+                i = (i + 1) & mask;
+            m_slots[i] = s;
+        }
+    }
+
+    std::vector<Slot> m_slots;
+    std::size_t m_count = 0;
+    std::uint32_t m_gen = 1;
+};
+
 } // namespace
 
 double repetition(std::string_view text)
 {
     constexpr std::size_t kMinLine = 8;
-    std::unordered_set<std::string_view> seen;
+    thread_local SeenSet seen;
     std::size_t lines = 0;
     std::size_t repeated = 0;
+    std::string_view first; // the set is only built once a second line shows up
     std::size_t pos = 0;
     while (pos < text.size()) {
-        std::size_t nl = text.find('\n', pos);
-        if (nl == std::string_view::npos)
-            nl = text.size();
+        const void *nlp = std::memchr(text.data() + pos, '\n', text.size() - pos);
+        const std::size_t nl = nlp ? std::size_t(static_cast<const char *>(nlp) - text.data()) : text.size();
         const std::string_view line = trim(text.substr(pos, nl - pos));
         pos = nl + 1;
         if (line.size() < kMinLine)
             continue;
-        ++lines;
-        if (!seen.insert(line).second)
+        if (++lines == 1) {
+            first = line;
+            continue;
+        }
+        if (lines == 2) {
+            seen.clear();
+            seen.insert(first);
+        }
+        if (!seen.insert(line))
             ++repeated;
     }
-    if (lines >= 2)
+    if (lines >= 2) {
+        seen.trim();
         return double(repeated) / double(lines);
+    }
     // One long line: 8-byte shingles taken every 8 bytes.
     constexpr std::size_t kShingle = 8;
     if (text.size() < 32 * kShingle)
@@ -99,9 +251,12 @@ double repetition(std::string_view text)
     repeated = 0;
     for (std::size_t p = 0; p + kShingle <= text.size(); p += kShingle) {
         ++total;
-        if (!seen.insert(text.substr(p, kShingle)).second)
+        std::uint64_t w;
+        std::memcpy(&w, text.data() + p, kShingle);
+        if (!seen.insertWord(w))
             ++repeated;
     }
+    seen.trim();
     return total ? double(repeated) / double(total) : 0.0;
 }
 
@@ -109,9 +264,12 @@ std::int64_t estimateText(std::string_view text)
 {
     if (text.empty())
         return 0;
-    const auto base = static_cast<std::int64_t>((utf16Length(text) + 3) / 4);
+    thread_local std::vector<std::size_t> schemeEnds;
+    const auto base = static_cast<std::int64_t>((scan(text, schemeEnds) + 3) / 4);
     const auto codeBlocks = static_cast<std::int64_t>(countSubstr(text, "```") / 2);
-    const auto urls = static_cast<std::int64_t>(countUrls(text));
+    const auto urls = static_cast<std::int64_t>(countUrls(text, schemeEnds));
+    if (schemeEnds.capacity() > 4096)
+        std::vector<std::size_t>().swap(schemeEnds);
     const auto repeatDiscount = static_cast<std::int64_t>(std::floor(double(base) * repetition(text) * 0.1));
     return std::max<std::int64_t>(0, base + codeBlocks * kCodeBlockTokens - urls * kUrlDiscount - repeatDiscount);
 }

@@ -15,55 +15,6 @@ namespace {
 
 constexpr std::size_t kCheckEvery = 2048;
 
-// Decodes all lines on ctx.options.threads threads, each taking a contiguous run of about the
-// same number of bytes (line sizes vary wildly: one tool result can be megabytes).
-bool decodeAll(const Transcript &t, const std::vector<json::LineSpan> &spans, std::vector<cc::LineInfo> &lines,
-               const LoadContext &ctx)
-{
-    const std::string_view buffer = *t.buffer;
-    const std::size_t n = spans.size();
-    const int threads = std::max(1, std::min<int>(ctx.options.threads, int(n / 64) + 1));
-    std::atomic<std::size_t> done{0};
-    std::atomic_bool stop{false};
-    const bool lastHasNewline = !buffer.empty() && buffer.back() == '\n';
-
-    auto work = [&](std::size_t begin, std::size_t end, bool reporter) {
-        for (std::size_t i = begin; i < end; ++i) {
-            if ((i - begin) % kCheckEvery == kCheckEvery - 1) {
-                const std::size_t total = done.fetch_add(kCheckEvery) + kCheckEvery;
-                if (ctx.cancelled()) {
-                    stop = true;
-                    return;
-                }
-                if (reporter)
-                    ctx.progress(0.8 * double(total) / double(n));
-            }
-            if (stop.load(std::memory_order_relaxed))
-                return;
-            const auto &s = spans[i];
-            cc::decodeLine(buffer.substr(s.offset, s.contentLength), i + 1 == n && !lastHasNewline, lines[i]);
-        }
-    };
-
-    if (threads == 1) {
-        work(0, n, true);
-    } else {
-        std::vector<std::size_t> bounds{0};
-        const std::size_t bytesPerThread = buffer.size() / std::size_t(threads) + 1;
-        for (std::size_t i = 0; i < n && bounds.size() < std::size_t(threads); ++i)
-            if (spans[i].offset >= bytesPerThread * bounds.size())
-                bounds.push_back(i);
-        bounds.push_back(n);
-        std::vector<std::thread> pool;
-        for (std::size_t k = 1; k + 1 < bounds.size(); ++k)
-            pool.emplace_back(work, bounds[k], bounds[k + 1], false);
-        work(bounds[0], bounds[1], true);
-        for (auto &th : pool)
-            th.join();
-    }
-    return !stop && !ctx.cancelled();
-}
-
 MessageKind kindFor(const cc::LineInfo &l)
 {
     switch (l.kind) {
@@ -120,11 +71,17 @@ void fillHeader(Transcript &t, const std::vector<cc::LineInfo> &lines)
         if (!cc::isConversationKind(lines[i].kind))
             continue;
         // Re-read this one line: cheaper than carrying four strings for every line.
+        const std::initializer_list<const char *> keys = {"sessionId", "cwd", "version", "gitBranch"};
+        const Record &r = t.records[i];
+        cc::LineDecoder decoder;
+        if (decoder.headerFields(t.recordBytes(r), t.buffer->size() - (std::size_t(r.offset) + r.length), keys,
+                                 t.header))
+            break;
         nlohmann::json obj;
         std::string err;
-        if (json::parse(t.recordBytes(t.records[i]), obj, err) == json::ParseStatus::Failed)
+        if (json::parse(t.recordBytes(r), obj, err) == json::ParseStatus::Failed)
             continue;
-        for (const char *k : {"sessionId", "cwd", "version", "gitBranch"})
+        for (const char *k : keys)
             if (const auto *v = json::child(obj, k); v && v->is_string())
                 t.header[k] = *v;
         break;
@@ -150,15 +107,78 @@ void fillHeader(Transcript &t, const std::vector<cc::LineInfo> &lines)
 
 } // namespace
 
-void loadClaudeCode(Transcript &t, const LoadContext &ctx)
+// Decodes all lines on ctx.options.threads threads, each taking a contiguous run of about the
+// same number of bytes (line sizes vary wildly: one tool result can be megabytes).
+bool cc::decodeLines(const Transcript &t, const std::vector<json::LineSpan> &spans, std::vector<cc::LineInfo> &lines,
+                     const LoadContext &ctx)
 {
     const std::string_view buffer = *t.buffer;
-    const auto spans = json::splitLines(buffer);
+    // simdjson reads up to SIMDJSON_PADDING bytes past a line's end: the following lines' bytes are
+    // there to read. The last line(s) near the end of the buffer get a padded copy instead of relying
+    // on the buffer's spare capacity, whose bytes are uninitialized (no effect on the result, but
+    // memory checkers flag it and the copy costs one short line per file).
+    const std::size_t readable = buffer.size();
     const std::size_t n = spans.size();
-    std::vector<cc::LineInfo> lines(n);
-    if (!decodeAll(t, spans, lines, ctx))
-        return;
+    const int threads = std::max(1, std::min<int>(ctx.options.threads, int(n / 64) + 1));
+    std::atomic<std::size_t> done{0};
+    std::atomic_bool stop{false};
+    const bool lastHasNewline = !buffer.empty() && buffer.back() == '\n';
 
+    auto work = [&](std::size_t begin, std::size_t end, bool reporter) {
+        cc::LineDecoder decoder; // one simdjson parser per worker, reused for every line
+        for (std::size_t i = begin; i < end; ++i) {
+            if ((i - begin) % kCheckEvery == kCheckEvery - 1) {
+                const std::size_t total = done.fetch_add(kCheckEvery) + kCheckEvery;
+                if (ctx.cancelled()) {
+                    stop = true;
+                    return;
+                }
+                if (reporter)
+                    ctx.progress(0.8 * double(total) / double(n));
+            }
+            if (stop.load(std::memory_order_relaxed))
+                return;
+            const auto &s = spans[i];
+            const std::size_t lineEnd = std::size_t(s.offset) + s.contentLength;
+            decoder.decode(buffer.substr(s.offset, s.contentLength), readable - lineEnd,
+                           i + 1 == n && !lastHasNewline, lines[i]);
+        }
+    };
+
+    if (threads == 1) {
+        work(0, n, true);
+    } else {
+        std::vector<std::size_t> bounds{0};
+        const std::size_t bytesPerThread = buffer.size() / std::size_t(threads) + 1;
+        for (std::size_t i = 0; i < n && bounds.size() < std::size_t(threads); ++i)
+            if (spans[i].offset >= bytesPerThread * bounds.size())
+                bounds.push_back(i);
+        bounds.push_back(n);
+        std::vector<std::thread> pool;
+        for (std::size_t k = 1; k + 1 < bounds.size(); ++k)
+            pool.emplace_back(work, bounds[k], bounds[k + 1], false);
+        work(bounds[0], bounds[1], true);
+        for (auto &th : pool)
+            th.join();
+    }
+    return !stop && !ctx.cancelled();
+}
+
+void loadClaudeCode(Transcript &t, const LoadContext &ctx)
+{
+    const auto spans = json::splitLines(*t.buffer);
+    std::vector<cc::LineInfo> lines(spans.size());
+    if (!cc::decodeLines(t, spans, lines, ctx))
+        return;
+    cc::assemble(t, spans, lines, ctx);
+    if (ctx.options.loadSubagents && !t.path.empty() && !ctx.cancelled())
+        cc::loadSubagents(t, ctx);
+}
+
+void cc::assemble(Transcript &t, const std::vector<json::LineSpan> &spans, std::vector<cc::LineInfo> &lines,
+                  const LoadContext &ctx)
+{
+    const std::size_t n = spans.size();
     t.records.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         Record r;
@@ -246,8 +266,6 @@ void loadClaudeCode(Transcript &t, const LoadContext &ctx)
         t.messages.push_back(std::move(m));
     }
     ctx.progress(0.9);
-    if (ctx.options.loadSubagents && !t.path.empty())
-        cc::loadSubagents(t, ctx);
 }
 
 WriteResult writeClaudeCode(const Transcript &t)

@@ -2,18 +2,24 @@
 #pragma once
 
 // Internals of the Claude Code session JSONL loader and writer, shared by the claudecode_*.cpp files.
-// Loading runs in three stages: parallel per-line decoding into a compact LineInfo (the JSON DOM is
-// dropped right after), a serial branch selection over the uuid/parentUuid graph, and a serial
+// Loading runs in three stages: parallel per-line decoding into a compact LineInfo (simdjson, one
+// reused parser per thread; nothing of the parse survives the line), a serial branch selection over the uuid/parentUuid graph, and a serial
 // assembly of messages (grouping the lines of one API response by message.id).
 
 #include "core/formats/formats.h"
 #include "core/jsonutil.h"
 
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace simdjson::dom {
+class element;
+}
 
 namespace cl::formats::claudecode {
 
@@ -61,12 +67,60 @@ struct LineInfo {
 };
 
 // Decodes one line (text without its terminator). lastLine: the file's last line without newline.
+// This is the reference path on a nlohmann DOM; LineDecoder uses it for every line it cannot take.
 void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &out);
+
+// decodeLine on a line simdjson parsed (claudecode_parse.cpp). False when the line must take the
+// DOM path instead (out is then untouched).
+bool decodeFast(const simdjson::dom::element &root, std::string_view text, LineInfo &out);
+
+// The hot path: one simdjson parser, reused for every line one worker thread decodes. Lines that
+// simdjson rejects (invalid JSON or UTF-8, too deep, huge integers) and a few rare shapes go to
+// decodeLine above, so results and diagnostics are exactly those of the DOM path.
+class LineDecoder {
+public:
+    LineDecoder();
+    ~LineDecoder();
+    LineDecoder(const LineDecoder &) = delete;
+    LineDecoder &operator=(const LineDecoder &) = delete;
+    // paddedBytes: how many bytes after text's end may be read (simdjson reads ahead in blocks).
+    void decode(std::string_view text, std::size_t paddedBytes, bool lastLineWithoutNewline, LineInfo &out);
+    // Sets header[key] for each key whose (last) value in the line's object is a string. False when
+    // simdjson does not take the line: the caller then uses the DOM path.
+    bool headerFields(std::string_view text, std::size_t paddedBytes, std::initializer_list<const char *> keys,
+                      nlohmann::json &header);
+
+private:
+    bool parse(std::string_view text, std::size_t paddedBytes, simdjson::dom::element &root);
+
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
 
 // Decodes a message.content value into blocks; problems get what was wrong. The value is consumed
 // (strings are moved out).
 void decodeContent(nlohmann::json &content, std::vector<Block> &blocks, std::vector<Problem> &problems);
 void decodeBlock(nlohmann::json &block, std::vector<Block> &blocks, std::vector<Problem> &problems);
+
+// Decodes all lines of t.buffer on ctx.options.threads threads; false when cancelled.
+bool decodeLines(const Transcript &t, const std::vector<cl::json::LineSpan> &spans, std::vector<LineInfo> &lines,
+                 const LoadContext &ctx);
+// Everything after decoding: records, diagnostics, header, active branch, messages (moves out of lines).
+void assemble(Transcript &t, const std::vector<cl::json::LineSpan> &spans, std::vector<LineInfo> &lines,
+              const LoadContext &ctx);
+
+// The same on a simdjson element (the hot path). Results are identical to the nlohmann overloads,
+// including duplicate keys (the last one wins, as in nlohmann's DOM) and type tolerance.
+void decodeContent(const simdjson::dom::element &content, std::vector<Block> &blocks, std::vector<Problem> &problems);
+// nlohmann's type_name() for the element's type.
+const char *typeName(const simdjson::dom::element &e);
+// Exactly cl::json::dump(nlohmann DOM of e): sorted keys, last duplicate wins, nlohmann's escaping.
+void dumpElement(const simdjson::dom::element &e, std::string &out);
+std::string dumpElement(const simdjson::dom::element &e);
+// The nlohmann DOM of e, for the small values that are kept (tool_use input, metadata).
+nlohmann::json toJson(const simdjson::dom::element &e);
+// smallMeta's test (at most 64 nodes, strings up to 2 KB) on the nlohmann DOM e would become.
+bool isSmall(const simdjson::dom::element &e);
 
 // Blocks to Anthropic content JSON. Image blocks carrying the toolId of the tool_result just before
 // them were nested in that result and go back inside it. notes collects what could not be kept.
