@@ -13,6 +13,7 @@ namespace cl {
 namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
+constexpr std::size_t kMaxDetectLine = std::size_t(1) << 20;
 
 std::string_view trimStart(std::string_view s)
 {
@@ -159,6 +160,9 @@ Format detectFormat(std::string_view bytes, std::string_view path)
             break;
         const std::string_view text = body.substr(span.offset, span.contentLength);
         if (text.empty() || text.front() != '{' || text.back() != '}')
+            continue;
+        // Huge lines (a 30 MB tool result) would dominate the load time; the small ones decide.
+        if (text.size() > kMaxDetectLine)
             continue;
         json::json o;
         std::string err;
