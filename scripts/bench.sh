@@ -13,7 +13,8 @@ runs=${1:-3}
 data=${BENCH_DATA:-"$build/bench-data"}
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$build" -j2 contextlens-cli bench_load bench_tokens >/dev/null
+ninja -C "$build" -j2 contextlens-cli bench_load bench_tokens bench_bpe >/dev/null
+"$root/scripts/fetch-vocab.sh" "$build/vocab" >/dev/null || echo "warning: no BPE vocabularies, skipping bench_bpe" >&2
 mkdir -p "$data"
 
 gen_times=""
@@ -30,6 +31,7 @@ load10=$("$build/bench/bench_load" --runs "$runs" --threads 2 --markdown "$data/
 load100=$("$build/bench/bench_load" --runs "$runs" --threads 2 --markdown "$data/session-100mb.jsonl" | tail -n 1)
 split=$("$build/bench/bench_load" --runs 1 --threads 2 --split "$data/session-100mb.jsonl" | grep '^split' || true)
 tokens=$("$build/bench/bench_tokens" --markdown)
+bpe=$(CONTEXTLENS_VOCAB_DIR="$build/vocab" "$build/bench/bench_bpe" 20 2>&1 || echo "bench_bpe failed")
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 ram=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -60,6 +62,12 @@ out="$root/bench/results.md"
     echo "## Token estimator (cl::tokens::estimateText, 1 thread)"
     echo
     echo "$tokens"
+    echo
+    echo "## Exact BPE counting (cl::bpe, 20 MB of prose, code, JSON, CJK and base64)"
+    echo
+    echo '```'
+    echo "$bpe"
+    echo '```'
     echo
     echo "## Generation (contextlens-cli generate, for reference)"
     echo

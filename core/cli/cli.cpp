@@ -171,6 +171,12 @@ std::string helpText()
         "      API-format output is validated after writing.\n"
         "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
         "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
+        "  tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--json]\n"
+        "      Exact BPE token count of a text file or stdin; --report on a transcript adds the\n"
+        "      per-model-family count (exact / measured / estimated) and the estimator error table.\n"
+        "  analyze FILE [--as FORMAT] [--json]\n"
+        "      Tool rounds, boundary scores, priority classes, importance, features, recommendation,\n"
+        "      zones and trigger decisions, usage band and facts.\n"
         "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
         "  --version            Print the version.\n"
         "\n"
@@ -199,6 +205,15 @@ std::string commandHelp(const std::string &command)
                "Refuses to overwrite FILE or an existing OUT unless --force. API formats are validated\n"
                "after writing. Exit: 0 written and valid, 1 written with violations or input diagnostics,\n"
                "2 failure.\n";
+    if (command == "tokens")
+        return "Usage: contextlens-cli tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--vocab-dir DIR] [--json]\n"
+               "Counts FILE (or stdin for '-') exactly with the BPE vocabulary (installed by scripts/fetch-vocab.sh).\n"
+               "--report on a transcript: per-message-family count and the estimator's error by content type.\n"
+               "Exit: 0 counted, 1 transcript with diagnostics, 2 failure (missing file or vocabulary).\n";
+    if (command == "analyze")
+        return "Usage: contextlens-cli analyze FILE [--as FORMAT] [--json]\n"
+               "Runs the analysis engine (seed mechanics 3-8) and prints its results with their reasons.\n"
+               "Exit: 0 analysed, 1 with diagnostics, 2 failure.\n";
     if (command == "generate")
         return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"
                "                                [--max-read-lines L] -o OUT [--json]\n"
@@ -239,7 +254,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             ojson formats = ojson::array();
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
         } else {
             out += text;
@@ -254,6 +269,10 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return convert(rest, out, err);
     if (cmd == "generate")
         return generate(rest, out, err);
+    if (cmd == "analyze")
+        return analyze(rest, out, err);
+    if (cmd == "tokens")
+        return tokens(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

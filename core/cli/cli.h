@@ -25,6 +25,8 @@ int info(const std::vector<std::string> &args, std::string &out, std::string &er
 int validate(const std::vector<std::string> &args, std::string &out, std::string &err);
 int convert(const std::vector<std::string> &args, std::string &out, std::string &err);
 int generate(const std::vector<std::string> &args, std::string &out, std::string &err);
+int analyze(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli_analyze.cpp
+int tokens(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli_tokens.cpp
 
 std::string helpText();
 
