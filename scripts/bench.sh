@@ -5,15 +5,15 @@
 # runs bench_load (2 threads) and bench_tokens, and writes bench/results.md.
 # Targets: a 100 MB session parsed, indexed and token-counted in <= 1.0 s wall on 2 threads, with a
 # peak RSS <= 3x the file size.
-# Usage: scripts/bench.sh [RUNS]   (env BENCH_DATA: where the generated files go)
+# Usage: scripts/bench.sh [RUNS]   (env BENCH_DATA: where the generated files go; BENCH_BUILD: build dir)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build="$root/build-bench"
+build=${BENCH_BUILD:-"$root/build-bench"}
 runs=${1:-3}
 data=${BENCH_DATA:-"$build/bench-data"}
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$build" -j2 contextlens-cli bench_load bench_tokens bench_bpe >/dev/null
+ninja -C "$build" -j2 contextlens-cli bench_load bench_tokens bench_bpe bench_analysis >/dev/null
 "$root/scripts/fetch-vocab.sh" "$build/vocab" >/dev/null || echo "warning: no BPE vocabularies, skipping bench_bpe" >&2
 mkdir -p "$data"
 
@@ -31,6 +31,7 @@ load10=$("$build/bench/bench_load" --runs "$runs" --threads 2 --markdown "$data/
 load100=$("$build/bench/bench_load" --runs "$runs" --threads 2 --markdown "$data/session-100mb.jsonl" | tail -n 1)
 split=$("$build/bench/bench_load" --runs 1 --threads 2 --split "$data/session-100mb.jsonl" | grep '^split' || true)
 tokens=$("$build/bench/bench_tokens" --markdown)
+analysis=$("$build/bench/bench_analysis" 100000 2>&1 || echo "bench_analysis failed")
 bpe=$(CONTEXTLENS_VOCAB_DIR="$build/vocab" "$build/bench/bench_bpe" 20 2>&1 || echo "bench_bpe failed")
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -62,6 +63,12 @@ out="$root/bench/results.md"
     echo "## Token estimator (cl::tokens::estimateText, 1 thread)"
     echo
     echo "$tokens"
+    echo
+    echo "## Analysis engine (analyze() on a generated 100 000-message session; target <= 50 ms)"
+    echo
+    echo '```'
+    echo "$analysis"
+    echo '```'
     echo
     echo "## Exact BPE counting (cl::bpe, 20 MB of prose, code, JSON, CJK and base64)"
     echo
