@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // analyze() on a generated 100 000-message session, after loading (tool pairs linked, tokens
 // estimated, as the loader leaves a transcript). Target: <= 50 ms. Prints the best of 5 runs and
-// the time of each part.
+// the time of each part; each time includes freeing the part's result.
 #include "core/analysis.h"
+#include "core/analysis_internal.h"
 #include "core/generator.h"
 #include "core/tokens.h"
 
@@ -50,6 +51,9 @@ int main(int argc, char **argv)
     std::printf("messages: %zu (conversation %zu)\n", t.messages.size(), v.size());
     std::size_t sink = 0;
     std::printf("  view        %8.2f ms\n", timeMs([&] { sink += analysis::conversationView(t).size(); }));
+    // The one-pass summary analyze() shares between boundaries and importance (also inside those two
+    // standalone parts below, which build their own).
+    std::printf("  summary     %8.2f ms\n", timeMs([&] { sink += analysis::detail::summarize(t, v, o).words.size(); }));
     std::printf("  rounds      %8.2f ms\n", timeMs([&] { sink += analysis::toolRounds(t, v).size(); }));
     std::printf("  critical    %8.2f ms\n", timeMs([&] { sink += analysis::criticalTools(t, analysis::toolRounds(t, v), o).size(); }));
     std::printf("  boundaries  %8.2f ms\n", timeMs([&] { sink += analysis::scoreBoundaries(t, v, o).size(); }));

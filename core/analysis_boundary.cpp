@@ -7,61 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 
 namespace cl::analysis {
 
 namespace {
 
 using Words = std::vector<std::uint64_t>;
-
-// Word hashes of a message's text blocks: ASCII [a-z0-9_] runs of >= 3 chars (lower-cased) and every
-// non-ASCII code point, first scanBytes of each block, at most maxWords distinct; sorted.
-Words wordsOf(const Message &m, std::size_t scanBytes, std::size_t maxWords)
-{
-    Words w;
-    for (const auto &b : m.blocks) {
-        if (b.type != BlockType::Text)
-            continue;
-        const std::string_view s = std::string_view(b.text).substr(0, scanBytes);
-        std::size_t i = 0;
-        while (i < s.size() && w.size() < maxWords * 2) {
-            const unsigned char c = static_cast<unsigned char>(s[i]);
-            const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-            if (alnum) {
-                std::uint64_t h = 1469598103934665603ull;
-                std::size_t len = 0;
-                while (i < s.size()) {
-                    char ch = s[i];
-                    const bool a = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-                    if (!a)
-                        break;
-                    if (ch >= 'A' && ch <= 'Z')
-                        ch = char(ch - 'A' + 'a');
-                    h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-                    ++len;
-                    ++i;
-                }
-                if (len >= 3)
-                    w.push_back(h);
-            } else if (c >= 0x80) {
-                // One UTF-8 code point: lead byte plus continuation bytes.
-                std::uint64_t h = 0x9e3779b97f4a7c15ull;
-                do {
-                    h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
-                    ++i;
-                } while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80);
-                w.push_back(h);
-            } else {
-                ++i;
-            }
-        }
-    }
-    std::sort(w.begin(), w.end());
-    w.erase(std::unique(w.begin(), w.end()), w.end());
-    if (w.size() > maxWords)
-        w.resize(maxWords);
-    return w;
-}
 
 // Jaccard similarity of two unions of word sets; -1 when a side is empty.
 double jaccard(const std::vector<const Words *> &before, const std::vector<const Words *> &after, Words &a, Words &b)
@@ -100,73 +53,170 @@ std::string fmt(double v)
     return buf;
 }
 
+// Words of the topicWindow messages before and after a cut, kept as counts per word while the cut
+// slides: each step moves one message into "before", one out of it, one out of "after" and one into
+// it, so the Jaccard index costs O(words of 4 messages) per cut instead of sorting both unions.
+class SlidingWords {
+public:
+    explicit SlidingWords(std::size_t maxLive)
+    {
+        std::size_t cap = 64;
+        while (cap < maxLive * 2)
+            cap *= 2;
+        slots_.assign(cap, Slot{});
+        mask_ = cap - 1;
+    }
+    void add(const std::uint64_t *w, const std::uint64_t *end, bool before)
+    {
+        for (; w != end; ++w) {
+            Slot &e = slots_[findOrInsert(*w)];
+            std::uint32_t &mine = before ? e.a : e.b;
+            const std::uint32_t other = before ? e.b : e.a;
+            if (mine++ == 0) {
+                ++(before ? sizeA_ : sizeB_);
+                if (other)
+                    ++inter_;
+            }
+        }
+    }
+    void remove(const std::uint64_t *w, const std::uint64_t *end, bool before)
+    {
+        for (; w != end; ++w) {
+            const std::size_t k = find(*w);
+            Slot &e = slots_[k];
+            std::uint32_t &mine = before ? e.a : e.b;
+            const std::uint32_t other = before ? e.b : e.a;
+            if (--mine == 0) {
+                --(before ? sizeA_ : sizeB_);
+                if (other)
+                    --inter_;
+                else
+                    erase(k);
+            }
+        }
+    }
+    // Jaccard of the two sides; -1 when a side is empty.
+    double jaccard() const
+    {
+        if (sizeA_ == 0 || sizeB_ == 0)
+            return -1;
+        return double(inter_) / double(sizeA_ + sizeB_ - inter_);
+    }
+
+private:
+    struct Slot {
+        std::uint64_t key = 0;
+        std::uint32_t a = 0, b = 0;  // both 0: empty
+    };
+    std::size_t home(std::uint64_t key) const { return std::size_t((key * 0x9e3779b97f4a7c15ull) >> 20) & mask_; }
+    std::size_t find(std::uint64_t key) const
+    {
+        std::size_t k = home(key);
+        while (slots_[k].key != key || (slots_[k].a == 0 && slots_[k].b == 0))
+            k = (k + 1) & mask_;
+        return k;
+    }
+    std::size_t findOrInsert(std::uint64_t key)
+    {
+        std::size_t k = home(key);
+        while (slots_[k].a != 0 || slots_[k].b != 0) {
+            if (slots_[k].key == key)
+                return k;
+            k = (k + 1) & mask_;
+        }
+        slots_[k].key = key;
+        return k;
+    }
+    // Linear probing deletion by backward shift: no tombstones, probes stay short.
+    void erase(std::size_t k)
+    {
+        std::size_t j = k;
+        for (;;) {
+            slots_[k] = Slot{};
+            for (;;) {
+                j = (j + 1) & mask_;
+                if (slots_[j].a == 0 && slots_[j].b == 0)
+                    return;
+                const std::size_t h = home(slots_[j].key);
+                // Move j back to k unless its home lies cyclically in (k, j].
+                if (k <= j ? (k < h && h <= j) : (k < h || h <= j))
+                    continue;
+                break;
+            }
+            slots_[k] = slots_[j];
+            k = j;
+        }
+    }
+    std::vector<Slot> slots_;
+    std::size_t mask_ = 0;
+    std::size_t sizeA_ = 0, sizeB_ = 0, inter_ = 0;
+};
+
 } // namespace
 
 std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const ConversationView &v, const AnalysisOptions &o)
+{
+    return detail::scoreBoundaries(t, v, o, detail::summarize(t, v, o));
+}
+
+namespace detail {
+
+std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
+                                           const Summary &sum)
 {
     const std::size_t n = v.size();
     std::vector<BoundaryScore> out;
     if (n < 2)
         return out;
-    auto msg = [&](std::size_t p) -> const Message & { return t.messages[v.index[p]]; };
+    const std::vector<MsgInfo> &info = sum.msgs;
+    auto words = [&sum](std::size_t p) {
+        const MsgInfo &m = sum.msgs[p];
+        return std::pair(sum.words.data() + m.wordBegin, sum.words.data() + m.wordEnd);
+    };
 
     // Failed results by position (prefix sums) for "error near".
     std::vector<std::uint32_t> errPrefix(n + 1, 0);
     for (std::size_t p = 0; p < n; ++p)
-        errPrefix[p + 1] = errPrefix[p] + (detail::hasFailedResult(msg(p)) ? 1u : 0u);
-    // Rule (c): a call at position u answered at r > u splits every cut u+1..r.
-    std::vector<std::int32_t> spans(n + 1, 0);
-    for (std::size_t p = 0; p < n; ++p)
-        for (const auto &b : msg(p).blocks) {
-            if (b.type != BlockType::ToolUse || b.pairMessage < 0 || std::size_t(b.pairMessage) >= v.position.size())
-                continue;
-            const std::int32_t r = v.position[std::size_t(b.pairMessage)];
-            if (r > std::int32_t(p)) {
-                ++spans[p + 1];
-                --spans[std::size_t(r) + 1];
-            }
-        }
-    std::vector<Words> words(n);
-    for (std::size_t p = 0; p < n; ++p)
-        words[p] = wordsOf(msg(p), o.topicScanBytes, o.topicMaxWords);
+        errPrefix[p + 1] = errPrefix[p] + (info[p].has(kFailed) ? 1u : 0u);
+    const std::string errorDetail = "within " + std::to_string(o.errorDistance) + " messages";
+    std::optional<Scanner> breaks;   // built on first use: most cuts are decided before the phrases
 
-    out.reserve(n - 1);
-    std::int32_t spanCount = spans[0];
+    // Topic windows: before = [i - W, i), after = [i, i + W), slid from i = 1.
+    const std::size_t W = o.topicWindow > 0 ? std::size_t(o.topicWindow) : 0;
+    std::optional<SlidingWords> sliding;
+    if (o.topicWindow >= 0) {
+        sliding.emplace(2 * std::min(W, n) * sum.maxWords);
+        if (W > 0) {
+            sliding->add(words(0).first, words(0).second, true);
+            for (std::size_t p = 1; p < std::min(n, 1 + W); ++p)
+                sliding->add(words(p).first, words(p).second, false);
+        }
+    }
+    std::vector<Words> legacy;       // negative topicWindow: the unbounded ranges of the generic code
+    if (!sliding) {
+        legacy.resize(n);
+        for (std::size_t p = 0; p < n; ++p)
+            legacy[p].assign(words(p).first, words(p).second);
+    }
+
+    out.resize(n - 1);
+    std::int32_t spanCount = sum.spans[0];
     Words scratchA, scratchB;
     std::vector<const Words *> before, after;
     for (std::size_t i = 1; i < n; ++i) {
-        spanCount += spans[i];
-        const Message &prev = msg(i - 1);
-        const Message &cur = msg(i);
-        BoundaryScore s;
-        s.position = i;
-        s.index = v.index[i];
-        s.score = 100;
-        s.reasons.reserve(4);
-        s.reasons.push_back({"base", 100, "base score", {}});
-        if (prev.hasToolResult()) {
-            s.score += 50;
-            s.reasons.push_back({"after_tool_result", 50, "previous message holds a tool result", {}});
-        }
-        if (prev.role == Role::Assistant) {
-            s.score += 30;
-            s.reasons.push_back({"after_assistant", 30, "previous message is an assistant message", {}});
-        }
+        spanCount += sum.spans[i];
+        const MsgInfo &prev = info[i - 1];
+        const MsgInfo &cur = info[i];
         // Tool sequence.
         std::string_view seqRule, seqText;
         std::string seqDetail;
-        if (prev.role == Role::Assistant && prev.hasToolUse() && cur.hasToolResult()) {
+        if (prev.role == Role::Assistant && prev.has(kToolUse) && cur.has(kToolResult)) {
             seqRule = "tool_sequence_call_result";
             seqText = "would separate a tool call from its result";
-        } else if (prev.hasToolResult() && cur.role == Role::Assistant && cur.hasToolUse()) {
-            std::string firstId;
-            for (const auto &b : prev.blocks)
-                if (b.type == BlockType::ToolResult) {
-                    firstId = b.toolId;
-                    break;
-                }
+        } else if (prev.has(kToolResult) && cur.role == Role::Assistant && cur.has(kToolUse)) {
+            const std::string &firstId = t.messages[v.index[i - 1]].blocks[std::size_t(prev.firstResult)].toolId;
             if (!firstId.empty())
-                for (const auto &b : cur.blocks)
+                for (const auto &b : t.messages[v.index[i]].blocks)
                     if (b.type == BlockType::Text && b.text.find(firstId) != std::string::npos) {
                         seqRule = "tool_sequence_chained";
                         seqText = "next call's text references the previous result's id";
@@ -178,56 +228,90 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
             seqRule = "pair_spans_cut";
             seqText = "a tool call before the cut is answered after it";
         }
-        if (!seqRule.empty()) {
-            s.inToolSequence = true;
-            s.score -= 100;
-            s.reasons.push_back({seqRule, -100, seqText, std::move(seqDetail)});
-        }
         // Conversation break.
         std::string_view breakText;
         std::string breakDetail;
-        if (isUserRequest(prev) && isUserRequest(cur)) {
+        if (prev.has(kUserRequest) && cur.has(kUserRequest)) {
             breakText = "conversation break: user message follows a user message";
         } else if (prev.timeMs != kNoTime && cur.timeMs != kNoTime && cur.timeMs - prev.timeMs > o.breakGapMs) {
             breakText = "conversation break: long pause";
             breakDetail = std::to_string((cur.timeMs - prev.timeMs) / 1000) + " s";
-        } else if (isUserRequest(cur)) {
-            if (const int k = detail::textContainsAny(cur, o.breakPhrases, o.scanBytes); k >= 0) {
+        } else if (cur.has(kUserRequest)) {
+            if (!breaks)
+                breaks.emplace(o.breakPhrases);
+            if (const int k = breaks->findInText(t.messages[v.index[i]], o.scanBytes); k >= 0) {
                 breakText = "conversation break: break phrase";
                 breakDetail = o.breakPhrases[std::size_t(k)];
             }
+        }
+        // Error near the cut.
+        const std::size_t lo = i >= std::size_t(o.errorDistance) ? i - std::size_t(o.errorDistance) : 0;
+        const std::size_t hi = std::min(n, i + std::size_t(std::max(0, o.errorDistance)));
+        const bool errorNear = o.errorDistance > 0 && errPrefix[hi] > errPrefix[lo];
+        // Topic change.
+        double similarity;
+        if (sliding) {
+            similarity = sliding->jaccard();
+            if (W > 0) {   // slide to i + 1
+                sliding->add(words(i).first, words(i).second, true);
+                if (i >= W)
+                    sliding->remove(words(i - W).first, words(i - W).second, true);
+                sliding->remove(words(i).first, words(i).second, false);
+                if (i + W < n)
+                    sliding->add(words(i + W).first, words(i + W).second, false);
+            }
+        } else {
+            before.clear();
+            after.clear();
+            for (std::size_t p = i >= std::size_t(o.topicWindow) ? i - std::size_t(o.topicWindow) : 0; p < i; ++p)
+                before.push_back(&legacy[p]);
+            for (std::size_t p = i; p < std::min(n, i + std::size_t(o.topicWindow)); ++p)
+                after.push_back(&legacy[p]);
+            similarity = jaccard(before, after, scratchA, scratchB);
+        }
+        const bool topicChange = similarity >= 0 && similarity < o.topicThreshold;
+
+        BoundaryScore &s = out[i - 1];
+        s.position = i;
+        s.index = v.index[i];
+        s.topicSimilarity = similarity;
+        s.reasons.reserve(1 + prev.has(kToolResult) + (prev.role == Role::Assistant) + !seqRule.empty()
+                          + !breakText.empty() + errorNear + topicChange);
+        s.score = 100;
+        s.reasons.push_back({"base", 100, "base score", {}});
+        if (prev.has(kToolResult)) {
+            s.score += 50;
+            s.reasons.push_back({"after_tool_result", 50, "previous message holds a tool result", {}});
+        }
+        if (prev.role == Role::Assistant) {
+            s.score += 30;
+            s.reasons.push_back({"after_assistant", 30, "previous message is an assistant message", {}});
+        }
+        if (!seqRule.empty()) {
+            s.inToolSequence = true;
+            s.score -= 100;
+            s.reasons.push_back({seqRule, -100, seqText, std::move(seqDetail)});
         }
         if (!breakText.empty()) {
             s.conversationBreak = true;
             s.score += 20;
             s.reasons.push_back({"conversation_break", 20, breakText, std::move(breakDetail)});
         }
-        // Error near the cut.
-        const std::size_t lo = i >= std::size_t(o.errorDistance) ? i - std::size_t(o.errorDistance) : 0;
-        const std::size_t hi = std::min(n, i + std::size_t(std::max(0, o.errorDistance)));
-        if (o.errorDistance > 0 && errPrefix[hi] > errPrefix[lo]) {
+        if (errorNear) {
             s.errorNear = true;
             s.score -= 30;
-            s.reasons.push_back({"error_near", -30, "failed tool result near the cut",
-                "within " + std::to_string(o.errorDistance) + " messages"});
+            s.reasons.push_back({"error_near", -30, "failed tool result near the cut", errorDetail});
         }
-        // Topic change.
-        before.clear();
-        after.clear();
-        for (std::size_t p = i >= std::size_t(o.topicWindow) ? i - std::size_t(o.topicWindow) : 0; p < i; ++p)
-            before.push_back(&words[p]);
-        for (std::size_t p = i; p < std::min(n, i + std::size_t(o.topicWindow)); ++p)
-            after.push_back(&words[p]);
-        s.topicSimilarity = jaccard(before, after, scratchA, scratchB);
-        if (s.topicSimilarity >= 0 && s.topicSimilarity < o.topicThreshold) {
+        if (topicChange) {
             s.topicChange = true;
             s.score += 25;
-            s.reasons.push_back({"topic_change", 25, "topic change (low word overlap)", "Jaccard " + fmt(s.topicSimilarity)});
+            s.reasons.push_back({"topic_change", 25, "topic change (low word overlap)", "Jaccard " + fmt(similarity)});
         }
-        out.push_back(std::move(s));
     }
     return out;
 }
+
+} // namespace detail
 
 std::optional<std::size_t> findCompactionBoundary(const std::vector<BoundaryScore> &scores, std::size_t n,
                                                   const AnalysisOptions &o)

@@ -2,6 +2,7 @@
 // Seed 000 features and strategy choice, seed 002 zones, seed 001 needsCompaction, seed 003 usage
 // bands, the editable model tables, and analyze() tying everything together.
 #include "core/analysis.h"
+#include "core/analysis_internal.h"
 #include "core/tokens.h"
 
 #include <algorithm>
@@ -256,10 +257,14 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
     a.view = conversationView(t);
     a.rounds = toolRounds(t, a.view);
     a.critical = criticalTools(t, a.rounds, o);
-    a.boundaries = scoreBoundaries(t, a.view, o);
+    {
+        // One pass over the messages feeds the boundary and importance rules.
+        const detail::Summary summary = detail::summarize(t, a.view, o);
+        a.boundaries = detail::scoreBoundaries(t, a.view, o, summary);
+        a.importance = detail::importance(t, a.view, o, summary);
+    }
     a.boundary = findCompactionBoundary(a.boundaries, a.view.size(), o);
     a.priority = priorities(t, a.view, o);
-    a.importance = importance(t, a.view, o);
 
     std::string model = o.model;
     for (std::size_t p = a.view.size(); model.empty() && p-- > 0;)

@@ -40,53 +40,52 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
 {
     std::vector<PriorityInfo> out(t.messages.size());
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        if (v.position[i] >= 0)
+            continue;    // conversation messages are filled below, once
+        out[i].rule = "not_conversation";
         out[i].blocks.assign(t.messages[i].blocks.size(), Priority::Excluded);
         out[i].blockRules.assign(t.messages[i].blocks.size(), "not_conversation");
-        out[i].rule = "not_conversation";
     }
     // The recent sets, counted from the end.
-    std::vector<char> criticalUser(t.messages.size(), 0);
+    std::vector<char> criticalUser(v.size(), 0);
     int users = 0;
     std::int64_t lastAssistant = -1;
-    for (std::size_t p = v.size(); p-- > 0;) {
-        const std::size_t i = v.index[p];
-        const Message &m = t.messages[i];
-        if (isUserRequest(m) && users < o.criticalUserMessages) {
-            criticalUser[i] = 1;
+    for (std::size_t p = v.size(); p-- > 0 && (users < o.criticalUserMessages || lastAssistant < 0);) {
+        const Message &m = t.messages[v.index[p]];
+        if (users < o.criticalUserMessages && isUserRequest(m)) {
+            criticalUser[p] = 1;
             ++users;
         }
         if (m.role == Role::Assistant && lastAssistant < 0)
-            lastAssistant = std::int64_t(i);
+            lastAssistant = std::int64_t(v.index[p]);
     }
     // Last N tool result blocks (blocks, so a Gemini message with several results counts each).
-    std::vector<std::vector<char>> recentResult(t.messages.size());
-    int results = 0;
-    for (std::size_t p = v.size(); p-- > 0 && results < o.highToolResults;) {
+    std::vector<std::pair<std::size_t, std::size_t>> recentResults; // (message, block)
+    for (std::size_t p = v.size(); p-- > 0 && std::int64_t(recentResults.size()) < o.highToolResults;) {
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
-        for (std::size_t b = m.blocks.size(); b-- > 0 && results < o.highToolResults;)
-            if (m.blocks[b].type == BlockType::ToolResult) {
-                if (recentResult[i].empty())
-                    recentResult[i].assign(m.blocks.size(), 0);
-                recentResult[i][b] = 1;
-                ++results;
-            }
+        for (std::size_t b = m.blocks.size(); b-- > 0 && std::int64_t(recentResults.size()) < o.highToolResults;)
+            if (m.blocks[b].type == BlockType::ToolResult)
+                recentResults.emplace_back(i, b);
     }
+    auto isRecent = [&recentResults](std::size_t i, std::size_t b) {
+        return std::find(recentResults.begin(), recentResults.end(), std::pair(i, b)) != recentResults.end();
+    };
     for (std::size_t p = 0; p < v.size(); ++p) {
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
         PriorityInfo &info = out[i];
-        auto whole = [&info](Priority pr, const char *rule) {
+        auto whole = [&info, &m](Priority pr, std::string_view rule) {
             info.priority = pr;
             info.rule = rule;
-            std::fill(info.blocks.begin(), info.blocks.end(), pr);
-            std::fill(info.blockRules.begin(), info.blockRules.end(), rule);
+            info.blocks.assign(m.blocks.size(), pr);
+            info.blockRules.assign(m.blocks.size(), rule);
         };
         if (m.role == Role::System) {
             whole(Priority::Sacred, "system_prompt");
             continue;
         }
-        if (criticalUser[i]) {
+        if (criticalUser[p]) {
             whole(Priority::Critical, "last_user_messages");
             continue;
         }
@@ -95,6 +94,8 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
             continue;
         }
         if (m.hasToolResult()) {
+            info.blocks.assign(m.blocks.size(), Priority::Excluded);
+            info.blockRules.assign(m.blocks.size(), std::string_view());
             Priority best = Priority::Excluded;
             std::string_view bestRule;
             for (std::size_t b = 0; b < m.blocks.size(); ++b) {
@@ -102,11 +103,11 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
                 if (blk.type != BlockType::ToolResult)
                     continue;
                 Priority pr;
-                const char *rule;
+                std::string_view rule;
                 if (blk.isError) {
                     pr = Priority::Medium;
                     rule = "error_result";
-                } else if (!recentResult[i].empty() && recentResult[i][b]) {
+                } else if (!recentResults.empty() && isRecent(i, b)) {
                     pr = Priority::High;
                     rule = "recent_tool_result";
                 } else if (toolKind(blk.toolName) == ToolKind::Read && resultTokens(m, blk) > o.largeReadTokens) {
@@ -133,10 +134,7 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
                 }
             continue;
         }
-        if (detail::hasFailedResult(m)) {
-            whole(Priority::Medium, "error_message");
-            continue;
-        }
+        // (A failed result needs a result block, so "error_message" cannot fire past the branch above.)
         if (m.role == Role::Assistant) {
             whole(Priority::Low, "old_assistant_message");
             continue;
@@ -148,22 +146,32 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
 
 std::vector<Importance> importance(const Transcript &t, const ConversationView &v, const AnalysisOptions &o)
 {
+    return detail::importance(t, v, o, detail::summarize(t, v, o));
+}
+
+std::vector<Importance> detail::importance(const Transcript &, const ConversationView &v, const AnalysisOptions &o,
+                                           const Summary &sum)
+{
     std::int64_t last = kNoTime;
-    for (std::size_t i : v.index)
-        if (t.messages[i].timeMs != kNoTime && (last == kNoTime || t.messages[i].timeMs > last))
-            last = t.messages[i].timeMs;
+    for (const MsgInfo &m : sum.msgs)
+        if (m.timeMs != kNoTime && (last == kNoTime || m.timeMs > last))
+            last = m.timeMs;
     std::vector<Importance> out(v.size());
     for (std::size_t p = 0; p < v.size(); ++p) {
         const std::size_t i = v.index[p];
-        const Message &m = t.messages[i];
+        const MsgInfo &m = sum.msgs[p];
         Importance &r = out[p];
         r.index = i;
-        const bool user = isUserRequest(m);
-        const bool code = detail::hasCodeOrCommand(m, o.scanBytes);
-        const bool failed = detail::hasFailedResult(m);
+        const bool user = m.has(detail::kUserRequest);
+        const bool code = m.has(detail::kCodeCall) || m.has(detail::kFence);
+        const bool failed = m.has(detail::kFailed);
+        const bool result = m.has(detail::kToolResult);
+        const std::size_t len = m.textLen;
+        const bool media = m.has(detail::kMedia);
+        const bool shortText = len < o.shortChars, rich = media || len >= o.richChars;
         // Seed 004.
         double s = o.importanceBase;
-        r.reasons.reserve(4);
+        r.reasons.reserve(1 + user + (m.keyword >= 0) + code + result + shortText + rich);
         r.reasons.push_back({"base", o.importanceBase, "base value", {}});
         auto add = [&](std::string_view rule, double d, std::string_view text, std::string detail = {}) {
             s += d;
@@ -171,24 +179,31 @@ std::vector<Importance> importance(const Transcript &t, const ConversationView &
         };
         if (user)
             add("user_message", 0.2, "user request");
-        if (const int k = detail::textContainsAny(m, o.importantKeywords, o.scanBytes); k >= 0)
-            add("keyword", 0.2, "contains an important keyword", o.importantKeywords[std::size_t(k)]);
+        if (m.keyword >= 0)
+            add("keyword", 0.2, "contains an important keyword", o.importantKeywords[std::size_t(m.keyword)]);
         if (code)
             add("code_or_command", 0.1, "contains code or a command");
-        if (m.hasToolResult())
+        if (result)
             add("tool_result", -0.2, "tool result");
-        const std::size_t len = detail::textLength(m);
-        if (len < o.shortChars)
+        if (shortText)
             add("too_short", -0.1, "too short", std::to_string(len) + " chars");
-        const bool media = std::any_of(m.blocks.begin(), m.blocks.end(), [](const Block &b) {
-            return b.type == BlockType::Image || b.type == BlockType::Document;
-        });
-        if (media || len >= o.richChars)
+        if (rich)
             add("rich_content", 0.1, media ? "rich content: image or document" : "rich content: long text");
         r.score = std::clamp(s, 0.0, 1.0);
         // Rounding guards the threshold against 0.1 + 0.2 style float error.
         r.important = std::round(r.score * 1e9) >= std::round(o.importanceThreshold * 1e9);
         // Seed 001.
+        int bonus = 0;
+        std::int64_t minutes = 0;
+        if (last != kNoTime && m.timeMs != kNoTime) {
+            minutes = (last - m.timeMs) / 60000;
+            bonus = int(std::max<std::int64_t>(0, 30 - minutes));
+        }
+        const bool referenced = m.has(detail::kReferencedLater);
+        const std::size_t npts = std::size_t(user) + failed + code + (bonus > 0) + referenced;
+        if (npts == 0)
+            continue;
+        r.pointReasons.reserve(npts);
         auto pts = [&](std::string_view rule, int d, std::string_view text, std::string detail = {}) {
             r.points += d;
             r.pointReasons.push_back({rule, double(d), text, std::move(detail)});
@@ -199,16 +214,8 @@ std::vector<Importance> importance(const Transcript &t, const ConversationView &
             pts("error", 50, "holds a failed tool result");
         if (code)
             pts("code", 20, "contains code or a command");
-        if (last != kNoTime && m.timeMs != kNoTime) {
-            const std::int64_t minutes = (last - m.timeMs) / 60000;
-            const int bonus = int(std::max<std::int64_t>(0, 30 - minutes));
-            if (bonus > 0)
-                pts("recency", bonus, "recent: max(0, 30 - age in minutes)", std::to_string(minutes) + " min before the last message");
-        }
-        bool referenced = false;
-        for (const auto &b : m.blocks)
-            if (b.type == BlockType::ToolUse && b.pairMessage > std::int32_t(i))
-                referenced = true;
+        if (bonus > 0)
+            pts("recency", bonus, "recent: max(0, 30 - age in minutes)", std::to_string(minutes) + " min before the last message");
         if (referenced)
             pts("referenced_later", 40, "a later tool result answers its call");
     }

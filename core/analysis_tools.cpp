@@ -62,82 +62,56 @@ ToolKind toolKind(std::string_view n)
 
 std::string shellCommand(const Block &b)
 {
+    std::string storage;
+    const std::string_view v = detail::shellCommandView(b, storage);
+    return v.data() == storage.data() ? std::move(storage) : std::string(v);
+}
+
+namespace detail {
+
+std::string_view shellCommandView(const Block &b, std::string &storage)
+{
+    storage.clear();
     if (toolKind(b.toolName) != ToolKind::Shell)
-        return {};
+        return storage;
     const auto &in = b.input;
     if (in.is_string())
-        return in.get<std::string>();
+        return in.get_ref<const std::string &>();
     if (!in.is_object())
-        return {};
+        return storage;
     for (const char *key : {"command", "cmd"}) {
         const auto it = in.find(key);
         if (it == in.end())
             continue;
         if (it->is_string())
-            return it->get<std::string>();
+            return it->get_ref<const std::string &>();
         if (it->is_array()) {
-            std::vector<std::string> parts;
+            std::string_view parts[3];
+            std::size_t count = 0;
             for (const auto &p : *it)
-                if (p.is_string())
-                    parts.push_back(p.get<std::string>());
+                if (p.is_string() && count++ < 3)
+                    parts[count - 1] = p.get_ref<const std::string &>();
             // ["bash", "-lc", "cmd"]: the script is what ran.
-            if (parts.size() == 3 && (parts[1] == "-lc" || parts[1] == "-c"))
+            if (count == 3 && (parts[1] == "-lc" || parts[1] == "-c"))
                 return parts[2];
-            std::string s;
-            for (const auto &p : parts)
-                s += (s.empty() ? "" : " ") + p;
-            return s;
+            for (const auto &p : *it)
+                if (p.is_string()) {
+                    if (!storage.empty())
+                        storage += ' ';
+                    storage += p.get_ref<const std::string &>();
+                }
+            return storage;
         }
     }
-    return {};
+    return storage;
 }
 
-namespace {
-
-void patchPaths(std::string_view text, std::vector<std::string> &out)
-{
-    static const char *heads[] = {"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "};
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t eol = text.find('\n', pos);
-        if (eol == std::string_view::npos)
-            eol = text.size();
-        std::string_view line = text.substr(pos, eol - pos);
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        for (const char *h : heads) {
-            const std::string_view hv(h);
-            if (line.substr(0, hv.size()) == hv && line.size() > hv.size())
-                out.emplace_back(line.substr(hv.size()));
-        }
-        pos = eol + 1;
-    }
-}
-
-} // namespace
+} // namespace detail
 
 std::vector<std::string> toolPaths(const Block &b)
 {
     std::vector<std::string> out;
-    const auto &in = b.input;
-    if (in.is_string()) {
-        patchPaths(in.get_ref<const std::string &>(), out);
-        return out;
-    }
-    if (!in.is_object())
-        return out;
-    for (const char *key : {"file_path", "path", "absolute_path", "notebook_path"}) {
-        const auto it = in.find(key);
-        if (it != in.end() && it->is_string() && !it->get_ref<const std::string &>().empty())
-            out.push_back(it->get<std::string>());
-    }
-    if (const auto it = in.find("paths"); it != in.end() && it->is_array())
-        for (const auto &p : *it)
-            if (p.is_string())
-                out.push_back(p.get<std::string>());
-    for (const char *key : {"input", "patch"})
-        if (const auto it = in.find(key); it != in.end() && it->is_string())
-            patchPaths(it->get_ref<const std::string &>(), out);
+    detail::forEachToolPath(b, [&out](std::string_view p) { out.emplace_back(p); });
     return out;
 }
 
@@ -149,35 +123,53 @@ std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v
     for (std::size_t p = 0; p < v.size(); ++p) {
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
-        if (isUserRequest(m)) {
+        // One walk over the blocks: tool uses (count) and tool results (user request test).
+        std::size_t uses = 0;
+        bool results = false;
+        for (const auto &b : m.blocks) {
+            uses += b.type == BlockType::ToolUse;
+            results = results || b.type == BlockType::ToolResult;
+        }
+        if (m.role == Role::User && !results) {
             requestSinceLast = true;
             continue;
         }
-        if (m.role != Role::Assistant || !m.hasToolUse())
+        if (m.role != Role::Assistant || uses == 0)
             continue;
-        ToolRound r;
+        if (rounds.empty())
+            rounds.reserve(64);
+        ToolRound &r = rounds.emplace_back();
         r.assistant = i;
+        r.calls.reserve(uses);
         for (std::size_t b = 0; b < m.blocks.size(); ++b) {
             const Block &blk = m.blocks[b];
             if (blk.type != BlockType::ToolUse)
                 continue;
-            ToolCall c{i, b, blk.toolId, blk.toolName, toolKind(blk.toolName), blk.pairMessage, blk.isError};
+            ToolCall &c = r.calls.emplace_back();
+            c.message = i;
+            c.block = b;
+            c.id = blk.toolId;
+            c.name = blk.toolName;
+            c.kind = toolKind(blk.toolName);
+            c.resultMessage = blk.pairMessage;
+            c.failed = blk.isError;
             if (blk.pairMessage >= 0 && std::size_t(blk.pairMessage) < t.messages.size() && blk.pairBlock >= 0) {
                 const Message &rm = t.messages[std::size_t(blk.pairMessage)];
                 if (std::size_t(blk.pairBlock) < rm.blocks.size())
                     c.failed = c.failed || rm.blocks[std::size_t(blk.pairBlock)].isError;
-                if (std::find(r.results.begin(), r.results.end(), std::size_t(blk.pairMessage)) == r.results.end())
+                if (std::find(r.results.begin(), r.results.end(), std::size_t(blk.pairMessage)) == r.results.end()) {
+                    if (r.results.empty())
+                        r.results.reserve(uses);
                     r.results.push_back(std::size_t(blk.pairMessage));
+                }
             }
             r.failed = r.failed || c.failed;
-            r.calls.push_back(std::move(c));
         }
         std::sort(r.results.begin(), r.results.end());
-        if (requestSinceLast && !rounds.empty())
+        if (requestSinceLast && rounds.size() > 1)
             ++chain;
         requestSinceLast = false;
         r.chain = chain;
-        rounds.push_back(std::move(r));
     }
     return rounds;
 }
@@ -185,16 +177,20 @@ std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v
 std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<ToolRound> &rounds, const AnalysisOptions &o)
 {
     std::vector<CriticalTool> out;
+    std::string storage;
     for (const auto &round : rounds) {
         for (const auto &c : round.calls) {
             const Block &b = t.messages[c.message].blocks[c.block];
             if (c.kind == ToolKind::Write || c.kind == ToolKind::Edit || c.kind == ToolKind::Delete) {
-                out.push_back({c.message, c.block, c.id, c.name, "file_modification",
-                    c.name + " modifies files (" + std::string(toolKindName(c.kind)) + ")"});
+                std::string reason;
+                const std::string_view kind = toolKindName(c.kind);
+                reason.reserve(c.name.size() + kind.size() + 18);
+                reason.append(c.name).append(" modifies files (").append(kind).append(")");
+                out.push_back({c.message, c.block, c.id, c.name, "file_modification", std::move(reason)});
             } else if (c.kind == ToolKind::Shell) {
-                const std::string cmd = shellCommand(b);
+                const std::string_view cmd = detail::shellCommandView(b, storage);
                 for (const auto &pat : o.systemChangePatterns)
-                    if (!pat.empty() && cmd.find(pat) != std::string::npos) {
+                    if (!pat.empty() && cmd.find(pat) != std::string_view::npos) {
                         out.push_back({c.message, c.block, c.id, c.name, "system_change",
                             c.name + " command contains \"" + pat + "\""});
                         break;
@@ -207,50 +203,69 @@ std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<T
     return out;
 }
 
+namespace {
+
+// Whether plainText() would trim to nothing: every text block is whitespace only (the '\n' joins are).
+bool blankText(const Message &m)
+{
+    for (const auto &b : m.blocks)
+        if (b.type == BlockType::Text && !detail::trim(b.text).empty())
+            return false;
+    return true;
+}
+
+} // namespace
+
 Facts facts(const Transcript &t, const ConversationView &v)
 {
     Facts f;
-    std::unordered_set<std::string> seenRead, seenModified;
+    // Views into the transcript's tool inputs (stable while t lives): a path is copied once, when new.
+    std::unordered_set<std::string_view> seenRead, seenModified;
+    std::string storage;
+    std::int32_t lastWork = -1;
     for (std::size_t p = 0; p < v.size(); ++p) {
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
-        if (isUserRequest(m)) {
-            std::string text = m.plainText();
-            if (!detail::trim(text).empty()) {
-                f.userRequests.emplace_back(i, text);
-                f.pendingTask = text;
-                f.pendingTaskIndex = std::int32_t(i);
-            }
-        }
-        if (m.role == Role::Assistant) {
-            std::string text = m.plainText();
-            if (!detail::trim(text).empty()) {
-                f.currentWork = std::move(text);
-                f.currentWorkIndex = std::int32_t(i);
-            }
-        }
+        if (m.role == Role::Assistant && !blankText(m))
+            lastWork = std::int32_t(i);
+        bool results = false;
         for (const auto &b : m.blocks) {
             if (b.type == BlockType::ToolUse) {
                 const ToolKind k = toolKind(b.toolName);
                 if (k == ToolKind::Read) {
-                    for (auto &path : toolPaths(b))
+                    detail::forEachToolPath(b, [&](std::string_view path) {
                         if (seenRead.insert(path).second)
-                            f.filesRead.push_back(path);
+                            f.filesRead.emplace_back(path);
+                    });
                 } else if (k == ToolKind::Write || k == ToolKind::Edit || k == ToolKind::Delete) {
-                    for (auto &path : toolPaths(b))
+                    detail::forEachToolPath(b, [&](std::string_view path) {
                         if (seenModified.insert(path).second)
-                            f.filesModified.push_back(path);
+                            f.filesModified.emplace_back(path);
+                    });
                 } else if (k == ToolKind::Shell) {
-                    std::string cmd = shellCommand(b);
+                    const std::string_view cmd = detail::shellCommandView(b, storage);
                     if (!cmd.empty())
-                        f.commands.emplace_back(i, std::move(cmd));
+                        f.commands.emplace_back(i, std::string(cmd));
                 }
-            } else if (b.type == BlockType::ToolResult && b.isError) {
-                std::string_view first = b.text;
-                first = first.substr(0, first.find('\n'));
-                f.errors.emplace_back(i, std::string(detail::trim(first)));
+            } else if (b.type == BlockType::ToolResult) {
+                results = true;
+                if (b.isError) {
+                    std::string_view first = b.text;
+                    first = first.substr(0, first.find('\n'));
+                    f.errors.emplace_back(i, std::string(detail::trim(first)));
+                }
             }
         }
+        if (m.role == Role::User && !results && !blankText(m)) {
+            f.userRequests.emplace_back(i, m.plainText());
+            f.pendingTaskIndex = std::int32_t(i);
+        }
+    }
+    if (!f.userRequests.empty())
+        f.pendingTask = f.userRequests.back().second;
+    if (lastWork >= 0) {
+        f.currentWork = t.messages[std::size_t(lastWork)].plainText();
+        f.currentWorkIndex = lastWork;
     }
     return f;
 }

@@ -93,8 +93,17 @@ void Transcript::addDiagnostic(std::uint32_t line, std::string message, Diagnost
 
 bool Transcript::hasEdits() const
 {
-    for (const auto &m : messages)
+    // Edited or inserted messages, or removed ones: a decoded record no message owns any more.
+    std::vector<char> owned(records.size(), 0);
+    for (const auto &m : messages) {
         if (m.edited)
+            return true;
+        for (const std::uint32_t r : m.records)
+            if (r < owned.size())
+                owned[r] = 1;
+    }
+    for (std::size_t r = 0; r < records.size(); ++r)
+        if (records[r].message >= 0 && !owned[r])
             return true;
     return false;
 }
@@ -114,6 +123,10 @@ void linkToolPairs(Transcript &t)
 
     for (std::size_t mi = 0; mi < t.messages.size(); ++mi) {
         auto &m = t.messages[mi];
+        if (m.kind == MessageKind::CompactBoundary) {
+            uses.clear(); // the context restarts: calls before a compaction are not answered after it
+            continue;
+        }
         if (!m.isConversation())
             continue;
         for (std::size_t bi = 0; bi < m.blocks.size(); ++bi) {

@@ -85,7 +85,7 @@ Transcript zoneCase(std::int32_t system, const std::vector<std::int32_t> &histor
 
 class TestAnalysis : public QObject {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void seed002Zones()
     {
         // Case 1: 5000 + 4000 (7 msgs) + 2000 (3) -> old 11000 >= 10000, new 4000 < 10000.

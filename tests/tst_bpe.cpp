@@ -85,7 +85,7 @@ class TestBpe : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     // ---- no vocabulary needed ----
 
     void missingFileIsAnError()

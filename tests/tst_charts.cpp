@@ -274,6 +274,35 @@ private Q_SLOTS:
         QCOMPARE(spy.count(), 0);
     }
 
+    void fitToData()
+    {
+        const Transcript t = handBuilt();
+        const UsageData d = usageData(t);
+        QCOMPARE(d.maxTokens(), 1000); // the first measured point; the estimates are far smaller
+        QCOMPARE(chartValueMax(d, 200000, false), 200000);
+        QCOMPARE(chartValueMax(d, 200000, true), 1000);
+        QCOMPARE(chartValueMax(d, 500, false), 1000); // the data above the window still fits
+        QCOMPARE(chartValueMax(UsageData{}, 0, true), 1);
+
+        UsageChart chart;
+        chart.resize(600, 240);
+        chart.setTranscript(&t);
+        chart.setContextWindow(200000);
+        QVERIFY(!chart.fitToData());
+        QCOMPARE(chart.yTicks().back(), 200000);
+        chart.setFitToData(true);
+        QCOMPARE(chart.yTicks().back(), 1000); // 0, 200, ... 1000
+        QCOMPARE(chart.chartGeometry().yMax, 1000.0);
+        // The measured point of 1000 tokens now reaches the top of the plot instead of 0.5 %.
+        const ChartGeometry g = chart.chartGeometry();
+        QCOMPARE(g.yToPixel(1000), g.plot.top());
+        QVERIFY(QSettings().value(QStringLiteral("view/chartFitToData")).toBool()); // remembered
+        QVERIFY(UsageChart().fitToData());
+        chart.setFitToData(false);
+        QCOMPARE(chart.yTicks().back(), 200000);
+        QSettings().remove(QStringLiteral("view/chartFitToData"));
+    }
+
     void gauge()
     {
         QSettings().remove(QStringLiteral("view/contextWindow"));

@@ -48,7 +48,7 @@ class TestTokenCount : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void exactCounts()
     {
         const auto o = o200k();

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow.h"
 
+#include "widgets/analysiscontroller.h"
+#include "widgets/analysispanel.h"
 #include "widgets/contextgauge.h"
+#include "widgets/contextmap.h"
 #include "widgets/detailpane.h"
 #include "widgets/diagnosticspanel.h"
 #include "widgets/loadcontroller.h"
@@ -34,6 +37,10 @@ MainWindow::MainWindow(QWidget *parent)
     , m_gauge(new ContextGauge(this))
     , m_chart(new UsageChart(this))
     , m_usageDock(new QDockWidget(tr("Usage"), this))
+    , m_analyzer(new AnalysisController(this))
+    , m_map(new ContextMap(this))
+    , m_analysisPanel(new AnalysisPanel(this))
+    , m_analysisDock(new QDockWidget(tr("Analysis"), this))
 {
     setWindowTitle(tr("ContextLens"));
     setAcceptDrops(true);
@@ -43,35 +50,35 @@ MainWindow::MainWindow(QWidget *parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
-    // The gauge sits in a strip above tree and detail: how full the context is frames everything below.
+    // 2:1 from the start, not only for extra space: the tree's many columns would otherwise claim
+    // their full width and squeeze the detail pane.
+    splitter->setSizes({2000, 1000});
+    // Gauge and context map sit in a strip above tree and detail: how full the context is and where
+    // it goes frame everything below.
     auto *central = new QWidget(this);
     auto *column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
     column->addWidget(m_gauge);
+    column->addWidget(m_map);
     column->addWidget(splitter, 1);
     setCentralWidget(central);
-    addDockWidget(Qt::BottomDockWidgetArea, m_diagnostics);
-    m_usageDock->setObjectName(QStringLiteral("usageDock"));
-    m_usageDock->setWidget(m_chart);
-    addDockWidget(Qt::BottomDockWidgetArea, m_usageDock);
-    tabifyDockWidget(m_diagnostics, m_usageDock);
-    m_usageDock->raise(); // the chart is the more telling view; diagnostics stay one tab away
-    resizeDocks({m_usageDock}, {210}, Qt::Vertical);
+    createDocks();
     m_chart->setContextWindow(m_gauge->contextWindow());
     statusBar()->addPermanentWidget(m_status, 1);
     m_status->showSummary(nullptr);
     createMenus();
 
-    connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this,
-            [this](int message, int block) { m_detail->showRow(m_transcript, message, block); });
+    connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this, &MainWindow::onRowSelected);
     connect(m_diagnostics, &DiagnosticsPanel::lineActivated, this, &MainWindow::jumpToSourceLine);
     connect(m_chart, &UsageChart::messageActivated, this, &MainWindow::jumpToMessage);
     connect(m_gauge, &ContextGauge::contextWindowChanged, m_chart, &UsageChart::setContextWindow);
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, m_status, &StatusPanel::setProgress);
-    connect(m_loader, &LoadController::finished, this, &MainWindow::applyResult);
+    connect(m_loader, &LoadController::finished, this,
+            [this](const QString &path, const LoadResult &result) { applyResult(path, result); });
     connect(m_status, &StatusPanel::cancelRequested, this, &MainWindow::cancelLoad);
+    connectAnalysis();
 }
 
 MainWindow::~MainWindow() = default;
@@ -91,7 +98,7 @@ bool MainWindow::openFileNow(const QString &path, std::optional<Format> format)
 {
     m_loader->cancel();
     m_format = format;
-    return applyResult(path, LoadController::loadNow(path, format));
+    return applyResult(path, LoadController::loadNow(path, format), true);
 }
 
 void MainWindow::reload()
@@ -126,7 +133,7 @@ QString MainWindow::failureReason(const LoadResult &result)
     return {};
 }
 
-bool MainWindow::applyResult(const QString &path, const LoadResult &result)
+bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool analyzeNow)
 {
     m_status->setLoading(false);
     statusBar()->clearMessage();
@@ -141,11 +148,14 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result)
         // Even a failed decode is shown: its diagnostics say what went wrong.
         m_transcript = result.transcript;
         m_path = path;
+        m_applying = true;
         m_transcriptPanel->setTranscript(m_transcript);
         m_diagnostics->setTranscript(m_transcript.get());
         m_chart->setTranscript(m_transcript.get());
         m_gauge->setTranscript(m_transcript.get()); // after the chart: it announces the window to it
+        m_applying = false;
         m_status->showSummary(m_transcript.get());
+        startAnalysis(analyzeNow);
         setWindowTitle(tr("%1 — ContextLens").arg(QFileInfo(path).fileName()));
         if (m_recent)
             m_recent->add(path);

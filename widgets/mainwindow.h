@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/analysis.h"
 #include "core/loader.h"
 #include "widgets/theme.h"
 
@@ -14,7 +15,10 @@ class QDockWidget;
 
 namespace cl::gui {
 
+class AnalysisController;
+class AnalysisPanel;
 class ContextGauge;
+class ContextMap;
 class DetailPane;
 class DiagnosticsPanel;
 class LoadController;
@@ -34,6 +38,10 @@ public:
     void openFile(const QString &path, std::optional<Format> format = std::nullopt);
     // Loads on this thread (screenshots, scripted use). Returns whether the load succeeded.
     bool openFileNow(const QString &path, std::optional<Format> format = std::nullopt);
+    // Selects (and scrolls to) a message's row; the analysis panel follows.
+    void selectMessage(int message) { jumpToMessage(message); }
+    // Selects the row at the chosen compaction boundary, else the representative row.
+    void selectAnalysisRow();
     // Selects the first tool result (or the first block) so the detail pane has content.
     void selectRepresentativeRow();
     // Applies a theme; remember=false for a one-off choice (the --theme option).
@@ -49,6 +57,13 @@ public:
     ContextGauge *contextGauge() const { return m_gauge; }
     UsageChart *usageChart() const { return m_chart; }
     QDockWidget *usageDock() const { return m_usageDock; }
+    ContextMap *contextMap() const { return m_map; }
+    AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
+    QDockWidget *analysisDock() const { return m_analysisDock; }
+    AnalysisController *analysisController() const { return m_analyzer; }
+    // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
+    std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
+    bool isAnalysing() const;
     bool isLoading() const;
     QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
 
@@ -57,6 +72,8 @@ public:
 
 Q_SIGNALS:
     void loadFinished(bool ok);
+    // The analysis of the current transcript arrived (analysis() holds it).
+    void analysisUpdated();
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -64,11 +81,17 @@ protected:
 
 private:
     void createMenus();
+    void createDocks();
+    void connectAnalysis();
+    void startAnalysis(bool now);
+    void onAnalysisReady(std::shared_ptr<const cl::analysis::Analysis> analysis);
+    void onRowSelected(int message, int block);
     void showOpenDialog();
     void reload();
     void cancelLoad();
     void onLoadStarted(const QString &path);
-    bool applyResult(const QString &path, const LoadResult &result);
+    // analyzeNow: run the analysis on this thread before returning (openFileNow).
+    bool applyResult(const QString &path, const LoadResult &result, bool analyzeNow = false);
     void jumpToSourceLine(quint32 line);
     void jumpToMessage(int message);
 
@@ -80,6 +103,12 @@ private:
     ContextGauge *m_gauge;
     UsageChart *m_chart;
     QDockWidget *m_usageDock;
+    AnalysisController *m_analyzer;
+    ContextMap *m_map;
+    AnalysisPanel *m_analysisPanel;
+    QDockWidget *m_analysisDock;
+    std::shared_ptr<const cl::analysis::Analysis> m_analysis;
+    bool m_applying = false; // a load is being applied: the gauge's window change is not a user's
     RecentFiles *m_recent = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     std::shared_ptr<const Transcript> m_transcript;

@@ -3,12 +3,14 @@
 #include "widgets/mainwindow.h"
 
 #include "config-contextlens.h"
+#include "widgets/contextmap.h"
 #include "widgets/detailpane.h"
 #include "widgets/diagnosticspanel.h"
 #include "widgets/recentfiles.h"
 #include "widgets/transcriptpanel.h"
 
 #include <QActionGroup>
+#include <QDockWidget>
 #include <QApplication>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -48,6 +50,17 @@ void MainWindow::createMenus()
     QAction *diag = m_diagnostics->toggleViewAction();
     diag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     view->addAction(diag);
+    QAction *usage = m_usageDock->toggleViewAction();
+    usage->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
+    view->addAction(usage);
+    QAction *analysis = m_analysisDock->toggleViewAction();
+    analysis->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    view->addAction(analysis);
+    QAction *map = view->addAction(tr("Context &Map"));
+    map->setCheckable(true);
+    map->setChecked(true);
+    map->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    connect(map, &QAction::toggled, m_map, &QWidget::setVisible);
     QMenu *themeMenu = view->addMenu(tr("&Theme"));
     m_themeGroup = new QActionGroup(this);
     const struct { theme::Choice choice; QString label; QKeySequence key; } themes[] = {

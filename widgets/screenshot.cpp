@@ -19,7 +19,9 @@ int takeScreenshot(const CommandLine &cmd)
     const bool ok = window.openFileNow(cmd.file, cmd.format);
     if (!ok)
         err << "contextlens: cannot load " << cmd.file << ": " << window.lastError() << Qt::endl;
-    window.selectRepresentativeRow();
+    // openFileNow ran the analysis on this thread, so map and panel are filled; the row at the chosen
+    // boundary is the one whose explanation says the most.
+    window.selectAnalysisRow();
     // Two rounds: layout requests posted by the first (header sizes, scroll) settle in the second.
     QApplication::processEvents();
     QApplication::processEvents();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/analysis.h"
 #include "core/transcript.h"
 
 #include <QWidget>
@@ -8,6 +9,8 @@
 #include <memory>
 
 class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
 class QLineEdit;
 class QTreeView;
 
@@ -24,6 +27,8 @@ public:
     explicit TranscriptPanel(QWidget *parent = nullptr);
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
+    // Fills the analysis columns (forwarded to the model); nullptr clears them.
+    void setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis);
     // Selects (and scrolls to) a row given as an index of the source model.
     void selectSourceIndex(const QModelIndex &sourceIndex);
     void focusFilter();
@@ -32,6 +37,12 @@ public:
     TranscriptFilterModel *filterModel() const { return m_filter; }
     QTreeView *view() const { return m_view; }
     QLineEdit *filterEdit() const { return m_filterEdit; }
+    // Analysis filters: priority class (item data = Priority as int, -1 any), critical tools only,
+    // important only, minimum boundary score (0 = off). Disabled while there is no analysis.
+    QComboBox *priorityCombo() const { return m_priorityCombo; }
+    QCheckBox *criticalOnlyBox() const { return m_criticalOnly; }
+    QCheckBox *importantOnlyBox() const { return m_importantOnly; }
+    QDoubleSpinBox *minBoundarySpin() const { return m_minBoundary; }
 
 Q_SIGNALS:
     // block is -1 for a message row; message is -1 when nothing is selected.
@@ -40,6 +51,7 @@ Q_SIGNALS:
 private:
     void onCurrentChanged(const QModelIndex &current);
     void updateFilter();
+    void updateAnalysisControls();
 
     TranscriptModel *m_model;
     TranscriptFilterModel *m_filter;
@@ -47,6 +59,10 @@ private:
     QLineEdit *m_filterEdit;
     QCheckBox *m_regex;
     QCheckBox *m_hideMeta;
+    QComboBox *m_priorityCombo;
+    QCheckBox *m_criticalOnly;
+    QCheckBox *m_importantOnly;
+    QDoubleSpinBox *m_minBoundary;
 };
 
 } // namespace cl::gui

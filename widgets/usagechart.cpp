@@ -3,7 +3,10 @@
 
 #include "widgets/theme.h"
 
+#include <QContextMenuEvent>
 #include <QLocale>
+#include <QMenu>
+#include <QSettings>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -16,6 +19,7 @@ namespace cl::gui {
 
 namespace {
 
+const QString kFitKey = QStringLiteral("view/chartFitToData");
 constexpr double kPickTolerance = 24; // pixels: a click farther than this from every point selects nothing
 
 struct Colours {
@@ -49,6 +53,26 @@ UsageChart::UsageChart(QWidget *parent)
     setMouseTracking(true);
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
+    m_fitToData = QSettings().value(kFitKey, false).toBool();
+}
+
+void UsageChart::setFitToData(bool fit)
+{
+    if (fit == m_fitToData)
+        return;
+    m_fitToData = fit;
+    QSettings().setValue(kFitKey, fit);
+    update();
+}
+
+void UsageChart::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu menu(this);
+    QAction *fit = menu.addAction(tr("Fit y-axis to data"));
+    fit->setCheckable(true);
+    fit->setChecked(m_fitToData);
+    connect(fit, &QAction::toggled, this, &UsageChart::setFitToData);
+    menu.exec(event->globalPos());
 }
 
 void UsageChart::setTranscript(const Transcript *transcript)
@@ -73,7 +97,7 @@ void UsageChart::setContextWindow(qint64 window)
 
 qint64 UsageChart::valueMax() const
 {
-    return std::max(m_data.maxTokens(), m_window);
+    return chartValueMax(m_data, m_window, m_fitToData);
 }
 
 QList<qint64> UsageChart::yTicks() const
@@ -189,7 +213,11 @@ void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
     p.setPen(c.grid);
     p.drawRect(g.plot);
 
-    if (m_window > 0) {
+    if (m_window > 0 && double(m_window) > g.yMax) { // fitted to the data: say where the window is
+        p.setPen(c.window);
+        p.drawText(QRectF(g.plot.left(), g.plot.top() + 1, g.plot.width() - 4, fm.height()), Qt::AlignRight | Qt::AlignTop,
+                   tr("window %1 (above)").arg(shortTokens(m_window)));
+    } else if (m_window > 0) {
         const double y = g.yToPixel(double(m_window));
         p.setPen(QPen(c.window, 1.5, Qt::DashDotLine));
         p.drawLine(QPointF(g.plot.left(), y), QPointF(g.plot.right(), y));

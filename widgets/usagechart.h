@@ -20,6 +20,9 @@ public:
     void setTranscript(const Transcript *transcript);
     void setContextWindow(qint64 window);
     qint64 contextWindow() const { return m_window; }
+    // Scale the y axis to the data alone (the window line then may lie above the plot).
+    void setFitToData(bool fit);
+    bool fitToData() const { return m_fitToData; }
 
     const UsageData &data() const { return m_data; }
     ChartGeometry chartGeometry() const;     // for the current size
@@ -39,6 +42,7 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
 private:
     qint64 valueMax() const;
@@ -51,6 +55,7 @@ private:
     QList<int> m_xs;     // messages that have a point in either series, ascending
     qint64 m_window = 200000;
     int m_hover = -1;
+    bool m_fitToData = false;
 };
 
 } // namespace cl::gui

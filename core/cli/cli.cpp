@@ -177,6 +177,12 @@ std::string helpText()
         "  analyze FILE [--as FORMAT] [--json]\n"
         "      Tool rounds, boundary scores, priority classes, importance, features, recommendation,\n"
         "      zones and trigger decisions, usage band and facts.\n"
+        "  strategies [--json]  Every compression strategy with its parameters, types, ranges and defaults.\n"
+        "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT]] [--json]\n"
+        "      Run one strategy: fates, tokens before/after, efficiency, fact retention, cache prefix,\n"
+        "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
+        "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
+        "      Run every strategy (or the listed ones) and print the comparison table.\n"
         "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
         "  --version            Print the version.\n"
         "\n"
@@ -214,6 +220,28 @@ std::string commandHelp(const std::string &command)
         return "Usage: contextlens-cli analyze FILE [--as FORMAT] [--json]\n"
                "Runs the analysis engine (seed mechanics 3-8) and prints its results with their reasons.\n"
                "Exit: 0 analysed, 1 with diagnostics, 2 failure.\n";
+    if (command == "strategies")
+        return "Usage: contextlens-cli strategies [--json]\n"
+               "Lists every strategy: name, source (seed or peer agent), description and each parameter with\n"
+               "its type, range or choices, default and help. Exit: 0.\n";
+    if (command == "compact")
+        return "Usage: contextlens-cli compact FILE --strategy NAME [--param NAME=VALUE ...] [-o OUT] [--to FORMAT]\n"
+               "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL]\n"
+               "                               [--no-compaction-style] [--force] [--json]\n"
+               "Runs one strategy and reports what happened to every message class, the tokens before and\n"
+               "after, the seed 000 efficiency, fact retention, the reusable cache prefix and validity.\n"
+               "-o writes the result atomically in the source format (or --to FORMAT); a Claude Code session\n"
+               "is written as Claude Code writes its own compactions (the original lines stay, then a\n"
+               "compact_boundary and the new context) unless --no-compaction-style. Never overwrites FILE or\n"
+               "an existing OUT without --force. --pin keeps messages (transcript indices) untouched;\n"
+               "--exempt keeps those tools' calls and results. --window sets the context window.\n"
+               "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n";
+    if (command == "compare")
+        return "Usage: contextlens-cli compare FILE [--only NAME,NAME] [--sort tokens|reduction|efficiency|facts|cache|time]\n"
+               "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL] [--json]\n"
+               "Runs every strategy with its defaults (on two threads) and prints one row each: tokens\n"
+               "before/after, reduction, efficiency, fact retention, cache prefix, validity, time and note.\n"
+               "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n";
     if (command == "generate")
         return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"
                "                                [--max-read-lines L] -o OUT [--json]\n"
@@ -254,7 +282,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             ojson formats = ojson::array();
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
         } else {
             out += text;
@@ -273,6 +301,12 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return analyze(rest, out, err);
     if (cmd == "tokens")
         return tokens(rest, out, err);
+    if (cmd == "strategies")
+        return strategies(rest, out, err);
+    if (cmd == "compact")
+        return compact(rest, out, err);
+    if (cmd == "compare")
+        return compare(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -27,6 +27,9 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
 int generate(const std::vector<std::string> &args, std::string &out, std::string &err);
 int analyze(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli_analyze.cpp
 int tokens(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli_tokens.cpp
+int strategies(const std::vector<std::string> &args, std::string &out, std::string &err); // cli_strategy.cpp
+int compact(const std::vector<std::string> &args, std::string &out, std::string &err);
+int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
 
 std::string helpText();
 

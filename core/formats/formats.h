@@ -34,6 +34,9 @@ void loadGeminiContentArray(Transcript &t, std::size_t arrayBegin, const LoadCon
 nlohmann::json encodeGeminiContents(const Transcript &t, std::vector<std::string> &notes);
 
 WriteResult writeClaudeCode(const Transcript &t);
+// Appends a compaction (boundary + the conversation as a new chain) to the original lines; see core/export.h.
+WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
+                                      std::int64_t postTokens);
 WriteResult writeCodex(const Transcript &t);
 WriteResult writeGeminiCli(const Transcript &t);
 WriteResult writeOpenAIChat(const Transcript &t);

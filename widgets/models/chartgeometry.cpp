@@ -126,6 +126,12 @@ double ChartGeometry::pixelToX(double px) const
     return xMin + (px - plot.left()) / plot.width() * (xMax - xMin);
 }
 
+qint64 chartValueMax(const UsageData &data, qint64 window, bool fitToData)
+{
+    const qint64 top = fitToData ? data.maxTokens() : std::max(data.maxTokens(), window);
+    return std::max<qint64>(1, top);
+}
+
 int nearestIndex(const QList<int> &messages, double x)
 {
     if (messages.isEmpty())

@@ -63,6 +63,10 @@ struct ChartGeometry {
     double pixelToX(double px) const;
 };
 
+// Top of the chart's value range: the data and the context window, or only the data when fitToData
+// (small sessions in a large window would otherwise hug the x axis). At least 1.
+qint64 chartValueMax(const UsageData &data, qint64 window, bool fitToData);
+
 // Index into `messages` (ascending) of the entry whose x is nearest to `x`; -1 when empty.
 // Ties go to the earlier entry.
 int nearestIndex(const QList<int> &messages, double x);

@@ -21,6 +21,18 @@ enum Roles {
     IsBoundaryRole,                // bool compact / microcompact boundary row
     IsMetaOrEventRole,             // bool the row is (or belongs to) a Meta / Event message
     SeverityRole,                  // int cl::Diagnostic::Severity (diagnostics model)
+    // Analysis columns of the transcript model (all invalid when no analysis is set or the row is
+    // not a conversation message; block rows answer PriorityRole, RoundRole and CriticalRole).
+    PriorityRole,                  // int cl::analysis::Priority of the message / block
+    ImportanceRole,                // double seed 004 score 0..1 (message rows)
+    ImportantRole,                 // bool seed 004 important flag (message rows)
+    PointsRole,                    // int seed 001 points (message rows)
+    BoundaryScoreRole,             // double score of cutting before this message (position >= 1)
+    BoundaryMaxRole,               // double largest boundary score, for bar scaling
+    ChosenBoundaryRole,            // bool this message is the chosen compaction boundary
+    RoundRole,                     // cl::gui::RoundCell (analysisrows.h): round, part, chain
+    CriticalRole,                  // QString critical categories, comma-separated
+    SortRole,                      // double numeric sort key of the cell's column; invalid = no value
 };
 
 } // namespace cl::gui

@@ -5,10 +5,24 @@
 #include <QSortFilterProxyModel>
 #include <QTimer>
 
+#include <QPointer>
+
 namespace cl::gui {
+
+class TranscriptModel;
 
 // Filters the transcript tree by FilterTextRole. Recursive: a block that matches keeps its
 // message visible. Plain text is escaped so that "a.b" means the three characters.
+//
+// Analysis filters (active only while the source TranscriptModel has an analysis): a message row
+// passes when its priority class equals the chosen one, it holds a critical tool call or result,
+// it is important (seed 004) and its boundary score is at least the minimum. A block row passes on
+// its own priority class and critical mark and on its message's importance and boundary score,
+// so e.g. "lowest" shows a high message with just its lowest result block.
+//
+// Sorting: top-level rows by the column's numeric key (TranscriptModel::sortKey; rows without a
+// value go last in both orders, ties stay in file order), Role and Preview by their text; the
+// Index column in ascending order is the file order (no sort at all). Blocks keep block order.
 class TranscriptFilterModel : public QSortFilterProxyModel
 {
     Q_OBJECT
@@ -22,21 +36,36 @@ public:
     // Applies the pattern after kDebounceMs without a further call, so typing stays fluent.
     void setPatternDebounced(const QString &text, bool isRegex);
     void setHideMetaEvents(bool hide);
+    void setPriorityFilter(int priority);      // cl::analysis::Priority as int, -1 = any
+    void setCriticalOnly(bool on);
+    void setImportantOnly(bool on);
+    void setMinBoundaryScore(double minScore); // 0 = off
+
+    void setSourceModel(QAbstractItemModel *model) override;
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
     QString patternText() const { return m_text; }
     bool isRegex() const { return m_regex; }
     bool isPatternValid() const { return m_expression.isValid(); }
     bool hideMetaEvents() const { return m_hideMeta; }
     bool isPending() const { return m_debounce.isActive(); }
+    int priorityFilter() const { return m_priority; }
+    bool criticalOnly() const { return m_criticalOnly; }
+    bool importantOnly() const { return m_importantOnly; }
+    double minBoundaryScore() const { return m_minBoundary; }
+    // Any analysis filter set (whether or not an analysis is there to apply it).
+    bool hasAnalysisFilter() const { return m_priority >= 0 || m_criticalOnly || m_importantOnly || m_minBoundary > 0; }
 
 Q_SIGNALS:
     void patternApplied();
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
     void applyPending();
+    bool acceptsAnalysis(int message, int block) const;
 
     QTimer m_debounce;
     QString m_text;
@@ -45,6 +74,11 @@ private:
     bool m_pendingRegex = false;
     bool m_hideMeta = false;
     QRegularExpression m_expression;
+    QPointer<TranscriptModel> m_transcriptModel; // the source when it is one: direct lookups
+    int m_priority = -1;
+    bool m_criticalOnly = false;
+    bool m_importantOnly = false;
+    double m_minBoundary = 0;
 };
 
 } // namespace cl::gui

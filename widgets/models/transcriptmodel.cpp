@@ -32,11 +32,14 @@ void TranscriptModel::setTranscript(std::shared_ptr<const Transcript> transcript
 {
     beginResetModel();
     m_transcript = std::move(transcript);
+    m_analysis.reset(); // belongs to the previous transcript
+    m_rows.clear();
     m_maxTokens = 0;
     if (m_transcript)
         for (const Message &m : m_transcript->messages)
             m_maxTokens = std::max(m_maxTokens, qint64(tokens::estimateMessage(m)));
     endResetModel();
+    Q_EMIT analysisChanged();
 }
 
 QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &parent) const
@@ -78,6 +81,12 @@ int TranscriptModel::columnCount(const QModelIndex &) const
 
 QVariant TranscriptModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::InitialSortOrderRole)
+        // The first click on a score column shows the highest scores first; priority starts at sacred.
+        return section == Importance || section == Boundary || section == Critical || section == Tokens
+            ? int(Qt::DescendingOrder) : int(Qt::AscendingOrder);
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= Priority)
+        return analysisHeaderToolTip(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -86,6 +95,11 @@ QVariant TranscriptModel::headerData(int section, Qt::Orientation orientation, i
     case Role: return tr("Role / kind");
     case Preview: return tr("Preview");
     case Tokens: return tr("Tokens (est.)");
+    case Priority: return tr("Priority");
+    case Importance: return tr("Importance");
+    case Boundary: return tr("Boundary");
+    case Round: return tr("Round");
+    case Critical: return tr("Critical");
     default: return {};
     }
 }
@@ -94,9 +108,19 @@ QVariant TranscriptModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    if (index.internalId() == kMessageRow)
-        return messageData(index.row(), index.column(), role);
-    return blockData(int(index.internalId() - 1), index.row(), index.column(), role);
+    const bool messageRow = index.internalId() == kMessageRow;
+    const int message = messageRow ? index.row() : int(index.internalId() - 1);
+    const int block = messageRow ? -1 : index.row();
+    // Analysis roles on any column, and the analysis columns' own display roles; the rest (row
+    // background, grey text, ids) is shared with the other columns.
+    if (role >= PriorityRole
+        || (index.column() >= Priority
+            && (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == Qt::FontRole
+                || role == Qt::ForegroundRole || role == Qt::TextAlignmentRole)))
+        return analysisData(message, block, index.column(), role);
+    if (messageRow)
+        return messageData(message, index.column(), role);
+    return blockData(message, block, index.column(), role);
 }
 
 QVariant TranscriptModel::messageData(int row, int column, int role) const

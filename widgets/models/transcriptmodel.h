@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/analysis.h"
 #include "core/transcript.h"
+#include "widgets/models/analysisrows.h"
 
 #include <QAbstractItemModel>
 
 #include <memory>
+#include <optional>
 
 namespace cl::gui {
 
@@ -15,13 +18,31 @@ class TranscriptModel : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Columns { Index, Time, Role, Preview, Tokens, Count };
+    // Columns after Tokens show the analysis (empty without one): priority class, seed 004/001
+    // importance, boundary score, tool round bracket, critical tool category.
+    enum Columns { Index, Time, Role, Preview, Tokens, Priority, Importance, Boundary, Round, Critical, Count };
 
     explicit TranscriptModel(QObject *parent = nullptr);
     ~TranscriptModel() override;
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
     const std::shared_ptr<const Transcript> &transcript() const { return m_transcript; }
+
+    // Analysis columns. nullptr clears them; an analysis whose priority.size() differs from the
+    // transcript's message count is stale (computed for another transcript) and is ignored.
+    void setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis);
+    std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
+    bool hasAnalysis() const { return m_analysis != nullptr; }
+
+    // Direct lookups for the filter proxy (no QVariant per row). message / block as in the roles;
+    // block -1 means the message row. Without an analysis: -1 / false / nullopt.
+    int priorityClass(int message, int block = -1) const;
+    bool hasCritical(int message, int block = -1) const;
+    bool isImportant(int message) const;
+    std::optional<double> boundaryScore(int message) const;
+    bool isChosenBoundary(int message) const;
+    // The SortRole value of a message row's cell; nullopt when the cell has no value.
+    std::optional<double> sortKey(int message, int column) const;
 
     // Row of the message decoded from the given 1-based source line; invalid index if none.
     QModelIndex indexForSourceLine(std::uint32_t line) const;
@@ -41,11 +62,24 @@ public:
     // The message's source records, each pretty-printed (unparseable ones verbatim).
     static QString rawJson(const Transcript &t, const Message &m);
 
+Q_SIGNALS:
+    // After setAnalysis (also when it cleared or ignored one) and after setTranscript.
+    void analysisChanged();
+
 private:
     QVariant messageData(int row, int column, int role) const;
     QVariant blockData(int messageRow, int blockRow, int column, int role) const;
+    // Analysis columns and roles (transcriptmodel_analysis.cpp); block -1 for a message row.
+    QVariant analysisData(int message, int block, int column, int role) const;
+    QString analysisText(int message, int block, int column) const;
+    QString analysisToolTip(int message, int block, int column) const;
+    QVariant roundCell(int message, int block) const;
+    std::int32_t positionOf(int message) const;
+    static QString analysisHeaderToolTip(int section);
 
     std::shared_ptr<const Transcript> m_transcript;
+    std::shared_ptr<const cl::analysis::Analysis> m_analysis;
+    AnalysisRows m_rows;
     qint64 m_maxTokens = 0;
 };
 

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// A Claude Code session written the way Claude Code writes a compaction (see core/export.h).
+#include "core/formats/claudecode_internal.h"
+#include "core/formats/formats.h"
+
+#include <chrono>
+
+namespace cl::formats {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string_view chomp(std::string_view s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
+ordered_json parseLine(std::string_view text)
+{
+    std::string clean;
+    if (!cl::json::isValidUtf8(text)) {
+        clean = cl::json::sanitizeUtf8(text);
+        text = clean;
+    }
+    if (cl::json::nestingDepth(text) > cl::json::kMaxDepth)
+        return ordered_json(ordered_json::value_t::discarded);
+    return ordered_json::parse(text.begin(), text.end(), nullptr, false);
+}
+
+std::string dumpLine(const ordered_json &j)
+{
+    return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
+} // namespace
+
+WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
+                                      std::int64_t postTokens)
+{
+    using namespace claudecode;
+    WriteResult out;
+    out.bytes.assign(*t.buffer, 0, t.records.empty() ? 0 : t.records.back().offset + t.records.back().length);
+    if (!out.bytes.empty() && out.bytes.back() != '\n')
+        out.bytes += '\n';
+
+    // The leaf the old chain ends at: the last main-chain line with a uuid.
+    std::string leaf;
+    std::string lastTimestamp;
+    for (std::size_t r = t.records.size(); r-- > 0 && leaf.empty();) {
+        const ordered_json line = parseLine(chomp(t.recordBytes(t.records[r])));
+        if (line.is_object() && line.value("uuid", ordered_json()).is_string() && !line.value("isSidechain", false)) {
+            leaf = line["uuid"].get<std::string>();
+            lastTimestamp = line.value("timestamp", std::string());
+        }
+    }
+    if (lastTimestamp.empty())
+        lastTimestamp = formatTimestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count());
+
+    // The live context starts after the last boundary that came from the file.
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < t.messages.size(); ++i)
+        if (t.messages[i].kind == MessageKind::CompactBoundary && !t.messages[i].records.empty())
+            start = i + 1;
+
+    const Envelope env = envelopeFrom(t);
+    Message boundary;
+    boundary.role = Role::System;
+    boundary.kind = MessageKind::CompactBoundary;
+    boundary.type = "system/compact_boundary";
+    boundary.meta = {{"trigger", trigger}, {"preTokens", preTokens}, {"postTokens", postTokens}};
+    Block b;
+    b.text = "Conversation compacted";
+    boundary.blocks.push_back(b);
+    std::string parent = newUuid();
+    const ordered_json bl = buildLine(boundary, env, parent, leaf, lastTimestamp, out.notes);
+    out.bytes += dumpLine(bl);
+
+    std::size_t written = 0;
+    for (std::size_t i = start; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!m.isConversation() || m.sidechain || m.role == Role::System)
+            continue;
+        const std::string ts = !m.timestamp.empty() ? m.timestamp : lastTimestamp;
+        if (!m.edited && !m.records.empty()) {
+            // Untouched: the original line(s) with a new place in the chain.
+            bool ok = true;
+            std::string lines;
+            std::string p = parent;
+            for (const std::uint32_t r : m.records) {
+                ordered_json line = parseLine(chomp(t.recordBytes(t.records[r])));
+                if (!line.is_object()) {
+                    ok = false;
+                    break;
+                }
+                const std::string uuid = newUuid();
+                line["parentUuid"] = p;
+                line["uuid"] = uuid;
+                line.erase("logicalParentUuid");
+                lines += dumpLine(line);
+                p = uuid;
+            }
+            if (ok) {
+                out.bytes += lines;
+                parent = p;
+                ++written;
+                continue;
+            }
+        }
+        const std::string uuid = newUuid();
+        const ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
+        if (line.empty())
+            continue;
+        out.bytes += dumpLine(line);
+        parent = uuid;
+        ++written;
+    }
+    out.notes.push_back("appended a compaction: boundary + " + std::to_string(written)
+                        + " message(s) as the new context; the earlier lines are unchanged");
+    return out;
+}
+
+} // namespace cl::formats

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+// The deterministic microcompact extractor (see extract.h for the line shapes).
+#include "core/strategies/extract.h"
+
+#include "core/analysis.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <unordered_set>
+#include <vector>
+
+namespace cl::strategy::extract {
+
+namespace {
+
+constexpr std::size_t kExcerpt = 80; // code points of an excerpt (a command, a line of output)
+
+enum class Kind { Read, Write, Edit, Delete, Shell, Grep, Glob, Web, Other };
+
+bool anyOf(std::string_view n, std::initializer_list<std::string_view> names)
+{
+    return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+Kind kindOf(std::string_view name)
+{
+    switch (analysis::toolKind(name)) {
+    case analysis::ToolKind::Read: return Kind::Read;
+    case analysis::ToolKind::Write: return Kind::Write;
+    case analysis::ToolKind::Edit: return Kind::Edit;
+    case analysis::ToolKind::Delete: return Kind::Delete;
+    case analysis::ToolKind::Shell: return Kind::Shell;
+    case analysis::ToolKind::Other: break;
+    }
+    if (anyOf(name, {"Grep", "grep", "search_file_content", "grep_search", "ripgrep", "rg", "search"}))
+        return Kind::Grep;
+    if (anyOf(name, {"Glob", "glob", "find_files", "file_search", "list_directory", "LS", "ls"}))
+        return Kind::Glob;
+    if (anyOf(name, {"WebFetch", "web_fetch", "fetch", "WebSearch", "web_search", "google_web_search", "browser"}))
+        return Kind::Web;
+    return Kind::Other;
+}
+
+std::string_view trim(std::string_view s)
+{
+    const auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos)
+        return {};
+    const auto e = s.find_last_not_of(" \t\r\n");
+    return s.substr(b, e - b + 1);
+}
+
+// At most kExcerpt code points, one line, "…" when cut.
+std::string excerpt(std::string_view s)
+{
+    s = trim(s.substr(0, s.find('\n')));
+    std::size_t bytes = 0, points = 0;
+    while (bytes < s.size() && points < kExcerpt) {
+        ++bytes;
+        while (bytes < s.size() && (static_cast<unsigned char>(s[bytes]) & 0xC0) == 0x80)
+            ++bytes;
+        ++points;
+    }
+    std::string out(s.substr(0, bytes));
+    std::replace(out.begin(), out.end(), '\t', ' ');
+    std::replace(out.begin(), out.end(), '\r', ' ');
+    if (bytes < s.size())
+        out += "…";
+    return out;
+}
+
+std::size_t utf8Chars(std::string_view s)
+{
+    std::size_t n = 0;
+    for (const char c : s)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return n;
+}
+
+std::size_t lineCount(std::string_view s)
+{
+    if (s.empty())
+        return 0;
+    const auto n = static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+    return s.back() == '\n' ? n : n + 1;
+}
+
+// Calls f(line) for every line (without its '\n'); stops when f returns false.
+template <typename F> void forLines(std::string_view s, F f)
+{
+    std::size_t start = 0;
+    while (start < s.size()) {
+        const auto nl = s.find('\n', start);
+        const std::string_view line = s.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+        if (!f(line))
+            return;
+        if (nl == std::string_view::npos)
+            break;
+        start = nl + 1;
+    }
+}
+
+// Meaningful: has a letter or digit (ASCII) or any non-ASCII character; rules like "-----", "```"
+// and blank lines are not.
+bool meaningful(std::string_view line)
+{
+    return std::any_of(line.begin(), line.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u >= 0x80 || std::isalnum(u);
+    });
+}
+
+std::string firstMeaningful(std::string_view s)
+{
+    std::string out;
+    forLines(s, [&](std::string_view l) {
+        if (!meaningful(l))
+            return true;
+        out = excerpt(l);
+        return false;
+    });
+    return out;
+}
+
+std::string lastMeaningful(std::string_view s, std::string_view skipPrefix = {})
+{
+    std::string_view last;
+    forLines(s, [&](std::string_view l) {
+        const std::string_view t = trim(l);
+        if (meaningful(t) && (skipPrefix.empty() || t.substr(0, skipPrefix.size()) != skipPrefix))
+            last = t;
+        return true;
+    });
+    return excerpt(last);
+}
+
+std::string inputString(const Block &use, std::initializer_list<const char *> keys)
+{
+    if (!use.input.is_object())
+        return {};
+    for (const char *k : keys) {
+        const auto it = use.input.find(k);
+        if (it != use.input.end() && it->is_string())
+            return it->get<std::string>();
+    }
+    return {};
+}
+
+std::string toolLabel(const Block &use, const Block &result)
+{
+    if (!use.toolName.empty())
+        return use.toolName;
+    return result.toolName.empty() ? std::string("tool") : result.toolName;
+}
+
+std::string firstPath(const Block &use)
+{
+    auto paths = analysis::toolPaths(use);
+    if (paths.empty())
+        return {};
+    if (paths.size() == 1)
+        return paths.front();
+    return paths.front() + " (+" + std::to_string(paths.size() - 1) + " more)";
+}
+
+// ---- Read: definitions ------------------------------------------------------------------------------
+
+std::string_view stripLineNumber(std::string_view l)
+{
+    // Claude Code Read output: "    12→code"; cat -n style: "    12\tcode".
+    std::size_t i = 0;
+    while (i < l.size() && l[i] == ' ')
+        ++i;
+    const std::size_t digits = i;
+    while (i < l.size() && std::isdigit(static_cast<unsigned char>(l[i])))
+        ++i;
+    if (i > digits) {
+        if (l.substr(i, 3) == "→")
+            return l.substr(i + 3);
+        if (i < l.size() && l[i] == '\t')
+            return l.substr(i + 1);
+    }
+    return l;
+}
+
+bool eatWord(std::string_view &s, std::string_view word)
+{
+    if (s.size() > word.size() && s.substr(0, word.size()) == word && (s[word.size()] == ' ' || s[word.size()] == '\t')) {
+        s.remove_prefix(word.size());
+        s = s.substr(std::min(s.size(), s.find_first_not_of(" \t")));
+        return true;
+    }
+    return false;
+}
+
+std::string_view identifier(std::string_view s)
+{
+    std::size_t n = 0;
+    while (n < s.size() && (std::isalnum(static_cast<unsigned char>(s[n])) || s[n] == '_' || s[n] == '$'))
+        ++n;
+    return n && !std::isdigit(static_cast<unsigned char>(s[0])) ? s.substr(0, n) : std::string_view{};
+}
+
+struct Definitions {
+    std::vector<std::string> names, exported;
+    std::size_t types = 0, exportedTypes = 0;
+    bool hasExports = false;
+};
+
+void scanDefinition(std::string_view line, Definitions &d)
+{
+    std::string_view s = trim(stripLineNumber(line));
+    bool exported = false;
+    if (eatWord(s, "export")) {
+        exported = d.hasExports = true;
+        eatWord(s, "default");
+    }
+    eatWord(s, "pub");
+    if (s.substr(0, 10) == "pub(crate)")
+        s = trim(s.substr(10));
+    for (const char *mod : {"public", "static", "abstract", "final", "async", "declare", "inline", "unsafe"})
+        eatWord(s, mod);
+    const bool fn = eatWord(s, "function") || eatWord(s, "def") || eatWord(s, "fn") || eatWord(s, "func");
+    const bool cls = !fn && (eatWord(s, "class") || eatWord(s, "struct") || eatWord(s, "trait"));
+    const bool type = !fn && !cls && (eatWord(s, "interface") || eatWord(s, "type") || eatWord(s, "enum"));
+    const bool value = !fn && !cls && !type && exported && (eatWord(s, "const") || eatWord(s, "let") || eatWord(s, "var"));
+    if (fn && !s.empty() && s[0] == '*') // function* generator
+        s = trim(s.substr(1));
+    const std::string_view name = identifier(s);
+    if (name.empty())
+        return;
+    if (type) {
+        ++d.types;
+        d.exportedTypes += exported ? 1 : 0;
+        return;
+    }
+    if (!fn && !cls && !value)
+        return;
+    std::string entry(name);
+    if (fn)
+        entry += "()";
+    d.names.push_back(entry);
+    if (exported)
+        d.exported.push_back(std::move(entry));
+}
+
+std::string readKey(const Block &use, const Block &result)
+{
+    std::string out = toolLabel(use, result);
+    const std::string path = firstPath(use);
+    if (!path.empty())
+        out += " " + path;
+    if (result.isError)
+        return out + " — failed: " + firstMeaningful(result.text);
+    out += " — " + std::to_string(lineCount(result.text)) + " lines";
+    if (const std::string lang = languageForPath(path); !lang.empty())
+        out += " " + lang;
+    Definitions d;
+    forLines(result.text, [&](std::string_view l) {
+        scanDefinition(l, d);
+        return true;
+    });
+    const auto &names = d.hasExports ? d.exported : d.names;
+    const std::size_t types = d.hasExports ? d.exportedTypes : d.types;
+    if (!names.empty()) {
+        out += d.hasExports ? ", exports " : ", defines ";
+        for (std::size_t i = 0; i < names.size() && i < 3; ++i)
+            out += (i ? ", " : "") + names[i];
+        if (names.size() > 3)
+            out += " + " + std::to_string(names.size() - 3) + " more";
+    }
+    if (types)
+        out += ", " + std::to_string(types) + (types == 1 ? " type definition" : " type definitions");
+    return out;
+}
+
+// ---- Search, listing, shell, edits, web --------------------------------------------------------------
+
+bool startsWith(std::string_view s, std::string_view p)
+{
+    return s.substr(0, p.size()) == p;
+}
+
+std::string grepKey(const Block &use, const Block &result)
+{
+    std::string out = toolLabel(use, result);
+    if (const std::string pattern = inputString(use, {"pattern", "query", "regex"}); !pattern.empty())
+        out += " " + excerpt(pattern);
+    if (result.isError)
+        return out + " — failed: " + firstMeaningful(result.text);
+    const std::string_view text = trim(result.text);
+    if (text.empty() || startsWith(text, "No matches") || startsWith(text, "No files found"))
+        return out + " — no matches";
+    // "path:line:text" / "path:text" / "path:count" are matches; bare paths are files with matches.
+    std::size_t matches = 0, bare = 0;
+    std::unordered_set<std::string_view> files;
+    forLines(text, [&](std::string_view l) {
+        l = trim(l);
+        if (l.empty() || l == "--" || startsWith(l, "Found "))
+            return true;
+        const auto colon = l.find(':');
+        // A Windows drive letter ("C:\") is part of the path, not a separator.
+        if (colon != std::string_view::npos && colon > 1 && l.substr(0, colon).find(' ') == std::string_view::npos) {
+            ++matches;
+            files.insert(l.substr(0, colon));
+        } else {
+            ++bare;
+        }
+        return true;
+    });
+    if (matches == 0)
+        return out + " — " + std::to_string(bare) + (bare == 1 ? " file with matches" : " files with matches");
+    return out + " — " + std::to_string(matches) + (matches == 1 ? " match in " : " matches in ")
+           + std::to_string(files.size()) + (files.size() == 1 ? " file" : " files");
+}
+
+std::string globKey(const Block &use, const Block &result)
+{
+    std::string out = toolLabel(use, result);
+    if (std::string pattern = inputString(use, {"pattern", "glob", "path", "dir_path"}); !pattern.empty())
+        out += " " + excerpt(pattern);
+    if (result.isError)
+        return out + " — failed: " + firstMeaningful(result.text);
+    std::size_t files = 0;
+    forLines(result.text, [&](std::string_view l) {
+        l = trim(l);
+        // "(Results are truncated ...)" notes and "No files found" are not files.
+        if (!l.empty() && l[0] != '(' && !startsWith(l, "No files found") && !startsWith(l, "Found "))
+            ++files;
+        return true;
+    });
+    return out + " — " + std::to_string(files) + (files == 1 ? " file" : " files");
+}
+
+// "Exit code 1", "Exit code: 1", "exit status 2", "exited with code 3", "\"exit_code\":4".
+bool findExit(std::string_view text, long &code)
+{
+    for (const std::string_view key : {"Exit code", "exit code", "exit status", "exited with code", "\"exit_code\""}) {
+        const auto at = text.find(key);
+        if (at == std::string_view::npos)
+            continue;
+        std::size_t i = at + key.size();
+        while (i < text.size() && (text[i] == ':' || text[i] == ' '))
+            ++i;
+        const bool negative = i < text.size() && text[i] == '-';
+        std::size_t j = i + (negative ? 1 : 0);
+        if (j >= text.size() || !std::isdigit(static_cast<unsigned char>(text[j])))
+            continue;
+        long v = 0;
+        for (; j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && v < 100000; ++j)
+            v = v * 10 + (text[j] - '0');
+        code = negative ? -v : v;
+        return true;
+    }
+    return false;
+}
+
+std::string shellKey(const Block &use, const Block &result)
+{
+    std::string out = toolLabel(use, result);
+    if (const std::string command = analysis::shellCommand(use); !command.empty())
+        out += " " + excerpt(command);
+    long code = 0;
+    // The status sits at the start (Claude Code "Exit code 1", Codex "Exit code: 0") or in the metadata.
+    const std::string_view head = std::string_view(result.text).substr(0, 400);
+    if (findExit(head, code))
+        out += " — exit " + std::to_string(code);
+    else if (result.isError)
+        out += " — failed: " + firstMeaningful(result.text);
+    else
+        out += " — ok";
+    const std::size_t lines = lineCount(trim(result.text));
+    out += ", " + std::to_string(lines) + (lines == 1 ? " line" : " lines");
+    if (const std::string last = lastMeaningful(result.text, "Exit code"); !last.empty())
+        out += ", last: " + last;
+    return out;
+}
+
+std::string editKey(const Block &use, const Block &result, Kind kind)
+{
+    std::string out = toolLabel(use, result);
+    if (const std::string path = firstPath(use); !path.empty())
+        out += " " + path;
+    if (result.isError)
+        return out + " — failed: " + firstMeaningful(result.text);
+    if (kind == Kind::Delete)
+        return out + " — deleted";
+    const auto [added, removed] = lineDelta(use);
+    if (kind == Kind::Write)
+        return out + " — " + std::to_string(added) + (added == 1 ? " line written" : " lines written");
+    return out + " — +" + std::to_string(added) + "/−" + std::to_string(removed) + " lines";
+}
+
+std::string webTitle(std::string_view text)
+{
+    std::string title;
+    forLines(text, [&](std::string_view l) {
+        const std::string_view t = trim(l);
+        if (startsWith(t, "# ") || startsWith(t, "Title:")) {
+            title = excerpt(trim(t.substr(t[0] == '#' ? 2 : 6)));
+            return false;
+        }
+        return true;
+    });
+    if (title.empty()) {
+        const auto open = text.find("<title>");
+        const auto close = open == std::string_view::npos ? open : text.find("</title>", open);
+        if (close != std::string_view::npos)
+            title = excerpt(trim(text.substr(open + 7, close - open - 7)));
+    }
+    return title.empty() ? firstMeaningful(text) : title;
+}
+
+std::string webKey(const Block &use, const Block &result)
+{
+    std::string out = toolLabel(use, result);
+    if (const std::string url = inputString(use, {"url", "query", "prompt"}); !url.empty())
+        out += " " + excerpt(url);
+    if (result.isError)
+        return out + " — failed: " + firstMeaningful(result.text);
+    out += " — ";
+    if (const std::string title = webTitle(result.text); !title.empty())
+        out += "title: " + title + ", ";
+    const std::size_t chars = utf8Chars(result.text);
+    return out + std::to_string(chars) + " chars";
+}
+
+std::string genericKey(const Block &use, const Block &result)
+{
+    std::string out = toolLabel(use, result) + " — ";
+    if (result.isError)
+        out += "failed: ";
+    const std::string first = firstMeaningful(result.text);
+    out += first.empty() ? std::string("(no output)") : first;
+    const std::size_t lines = lineCount(trim(result.text));
+    return out + ", " + std::to_string(lines) + (lines == 1 ? " line" : " lines");
+}
+
+} // namespace
+
+std::string keyOutput(const Block &toolUse, const Block &toolResult)
+{
+    switch (kindOf(toolUse.toolName.empty() ? toolResult.toolName : toolUse.toolName)) {
+    case Kind::Read: return readKey(toolUse, toolResult);
+    case Kind::Write: return editKey(toolUse, toolResult, Kind::Write);
+    case Kind::Edit: return editKey(toolUse, toolResult, Kind::Edit);
+    case Kind::Delete: return editKey(toolUse, toolResult, Kind::Delete);
+    case Kind::Shell: return shellKey(toolUse, toolResult);
+    case Kind::Grep: return grepKey(toolUse, toolResult);
+    case Kind::Glob: return globKey(toolUse, toolResult);
+    case Kind::Web: return webKey(toolUse, toolResult);
+    case Kind::Other: break;
+    }
+    return genericKey(toolUse, toolResult);
+}
+
+std::string compactLine(const Block &toolUse, const Block &toolResult)
+{
+    return "[Compacted: " + keyOutput(toolUse, toolResult) + "]";
+}
+
+bool isCompacted(std::string_view text)
+{
+    const auto b = text.find_first_not_of(" \t\r\n");
+    return b != std::string_view::npos && text.substr(b, 11) == "[Compacted:";
+}
+
+std::string languageForPath(std::string_view path)
+{
+    const auto slash = path.find_last_of("/\\");
+    const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    const auto dot = file.find_last_of('.');
+    if (dot == std::string_view::npos || dot + 1 >= file.size())
+        return file == "Makefile" ? "Makefile" : file == "Dockerfile" ? "Dockerfile" : std::string();
+    std::string ext(file.substr(dot + 1));
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    static const std::array<std::pair<std::string_view, std::string_view>, 40> table{{
+        {"ts", "TypeScript"}, {"tsx", "TypeScript"}, {"mts", "TypeScript"}, {"js", "JavaScript"},
+        {"jsx", "JavaScript"}, {"mjs", "JavaScript"}, {"cjs", "JavaScript"}, {"py", "Python"}, {"rs", "Rust"},
+        {"go", "Go"}, {"c", "C"}, {"h", "C/C++ header"}, {"hpp", "C++ header"}, {"cpp", "C++"}, {"cc", "C++"},
+        {"cxx", "C++"}, {"java", "Java"}, {"kt", "Kotlin"}, {"rb", "Ruby"}, {"php", "PHP"}, {"cs", "C#"},
+        {"swift", "Swift"}, {"sh", "Shell"}, {"bash", "Shell"}, {"md", "Markdown"}, {"json", "JSON"},
+        {"yaml", "YAML"}, {"yml", "YAML"}, {"toml", "TOML"}, {"html", "HTML"}, {"css", "CSS"}, {"scss", "SCSS"},
+        {"sql", "SQL"}, {"txt", "text"}, {"xml", "XML"}, {"vue", "Vue"}, {"lua", "Lua"}, {"dart", "Dart"},
+        {"scala", "Scala"}, {"cmake", "CMake"},
+    }};
+    for (const auto &[e, name] : table)
+        if (e == ext)
+            return std::string(name);
+    return {};
+}
+
+std::pair<std::size_t, std::size_t> lineDelta(const Block &use)
+{
+    const auto &in = use.input;
+    auto lines = [](const nlohmann::json &v) -> std::size_t {
+        return v.is_string() ? lineCount(v.get_ref<const std::string &>()) : 0;
+    };
+    auto field = [&](const nlohmann::json &obj, std::initializer_list<const char *> keys) -> const nlohmann::json * {
+        if (!obj.is_object())
+            return nullptr;
+        for (const char *k : keys)
+            if (const auto it = obj.find(k); it != obj.end())
+                return &*it;
+        return nullptr;
+    };
+    // Written content.
+    if (const auto *content = field(in, {"content", "file_text", "contents"}); content && content->is_string())
+        return {lines(*content), 0};
+    // A patch (apply_patch's input is the patch text, or {input|patch: text}).
+    const nlohmann::json *patch = in.is_string() ? &in : field(in, {"input", "patch"});
+    if (patch && patch->is_string()) {
+        std::size_t added = 0, removed = 0;
+        forLines(patch->get_ref<const std::string &>(), [&](std::string_view l) {
+            if (!l.empty() && l[0] == '+' && !startsWith(l, "+++"))
+                ++added;
+            else if (!l.empty() && l[0] == '-' && !startsWith(l, "---"))
+                ++removed;
+            return true;
+        });
+        return {added, removed};
+    }
+    // old/new strings, one edit or a list of them (MultiEdit).
+    std::size_t added = 0, removed = 0;
+    auto one = [&](const nlohmann::json &e) {
+        if (const auto *o = field(e, {"old_string", "old_str", "old_source"}))
+            removed += lines(*o);
+        if (const auto *n = field(e, {"new_string", "new_str", "new_source"}))
+            added += lines(*n);
+    };
+    one(in);
+    if (const auto *edits = field(in, {"edits"}); edits && edits->is_array())
+        for (const auto &e : *edits)
+            one(e);
+    return {added, removed};
+}
+
+} // namespace cl::strategy::extract

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Small helpers shared by the peer policies (not part of the engine contract).
+
+#include "core/strategy_edit.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cl::strategy::peer {
+
+// "41 %" (rounded to an integer percent).
+std::string percent(double ratio);
+// The standard "force" parameter every triggered peer has.
+ParamSpec forceParam();
+// Formats that reject two turns of the same role in a row and want a user turn first.
+bool alternatingFormat(Format f);
+// Approximate length of the message serialized as a Gemini Content object
+// ({"role":..,"parts":[..]}), the measure gemini-cli's split uses; computed without building JSON.
+std::size_t jsonChars(const Message &m);
+// Lines as Python's str.splitlines() counts them for \n and \r\n endings ("a\nb\n" = 2, "" = 0).
+std::size_t countLines(std::string_view s);
+// Token estimate of block b of m (tokens::estimateBlock; for a one-block message taken from the
+// message's cached estimate, so that scanning 100 000 messages stays cheap).
+std::int64_t blockTokens(const Message &m, std::size_t b);
+// Same block with another text; its estimate.
+std::int64_t blockTokensWithText(const Block &b, std::string_view text);
+// User request as analysis::isUserRequest sees it (role user, no tool result).
+bool isRequest(const Message &m);
+// Holds a tool result (Role::Tool, or a user message with tool_result blocks).
+bool isObservation(const Message &m);
+// The conversation with a result of `unchanged` + note (e.g. below trigger).
+Result unchangedResult(const Input &in, std::string note, std::vector<std::string> log = {});
+// First text line, clipped to max bytes (UTF-8 safe, "…" when clipped).
+std::string clip(std::string_view s, std::size_t max);
+// Tool blocks of kept messages whose partner is not kept. `kept` is by conversation position.
+std::size_t countOrphans(const Editor &e, const std::vector<char> &kept);
+// Drops kept messages whose tool partner is not kept and keeps the partners of protected messages,
+// to a fixed point.
+void closeKeptPairs(const Editor &e, std::vector<char> &kept);
+// The same over the Editor's removals (removes lone partners, restores partners of protected
+// messages), so that Editor::finish() finds every pair closed. Returns the number of changes.
+std::size_t closeRemovals(Editor &e);
+
+} // namespace cl::strategy::peer

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+// Seed 003 tiers over an Editor (see tier_ops.h for the readings of the seed).
+#include "core/strategies/tier_ops.h"
+
+#include "core/strategies/extract.h"
+#include "core/summary.h"
+#include "core/tokens.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace cl::strategy::tiers {
+
+namespace {
+
+bool continuation(char c)
+{
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// Byte length of the first k code points of s.
+std::size_t headBytes(std::string_view s, std::size_t k)
+{
+    std::size_t i = 0;
+    for (std::size_t points = 0; i < s.size() && points < k; ++points) {
+        ++i;
+        while (i < s.size() && continuation(s[i]))
+            ++i;
+    }
+    return i;
+}
+
+// Byte offset where the last k code points of s start.
+std::size_t tailStart(std::string_view s, std::size_t k)
+{
+    std::size_t i = s.size();
+    for (std::size_t points = 0; i > 0 && points < k; ++points) {
+        --i;
+        while (i > 0 && continuation(s[i]))
+            --i;
+    }
+    return i;
+}
+
+
+// The message tokens a summary insertion adds (summary + acknowledgement when the next kept
+// message is a user message, mirroring insertSummary()).
+std::int64_t summaryTokens(const Editor &e, std::size_t before, const std::string &text)
+{
+    std::int64_t n = tokens::estimateMessage(makeTextMessage(Role::User, text, MessageKind::CompactSummary));
+    const Transcript &t = e.transcript();
+    for (std::size_t i = before; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!m.isConversation() || m.sidechain || e.isRemoved(i))
+            continue;
+        if (m.role == Role::User)
+            n += tokens::estimateMessage(
+                makeTextMessage(Role::Assistant, "Understood. I have the summary and will continue from it."));
+        break;
+    }
+    return n;
+}
+
+std::optional<std::size_t> lastUserRequest(const Editor &e, std::size_t from)
+{
+    for (std::size_t p = e.size(); p-- > from;) {
+        const std::size_t i = e.at(p);
+        if (!e.isRemoved(i) && analysis::isUserRequest(e.transcript().messages[i]))
+            return p;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+SnipStyle seed003Snip()
+{
+    return {0.3, 0.3, false};
+}
+
+SnipStyle seed004Snip()
+{
+    return {0.5, 0.5, true};
+}
+
+std::optional<std::string> snipText(std::string_view text, std::size_t maxChars, const SnipStyle &style)
+{
+    if (text.size() <= maxChars) // bytes >= code points: cannot be over the limit
+        return std::nullopt;
+    const std::size_t length = utf8Length(text);
+    if (length <= maxChars)
+        return std::nullopt;
+    const auto head = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.headShare));
+    const auto tail = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.tailShare));
+    const std::size_t removed = length - std::min(length, head + tail);
+    const std::string n = std::to_string(removed);
+    std::string out(text.substr(0, headBytes(text, head)));
+    out += style.seed004Marker ? "\n\n... [truncated " + n + " characters] ...\n\n"
+                               : "\n\n[... " + n + " characters snipped ...]\n\n";
+    out += text.substr(tailStart(text, tail));
+    return out;
+}
+
+std::string percent(double ratio)
+{
+    char buf[32];
+    const double v = ratio * 100;
+    std::snprintf(buf, sizeof buf, v < 10 ? "%.1f %%" : "%.0f %%", v);
+    return buf;
+}
+
+// ---- TierRun -----------------------------------------------------------------------------------------
+
+TierRun::TierRun(Editor &e)
+    : editor(e)
+{
+}
+
+std::int64_t TierRun::tokens() const
+{
+    std::int64_t total = insertedTokens;
+    for (std::size_t p = 0; p < editor.size(); ++p)
+        total += editor.tokens(editor.at(p));
+    return total;
+}
+
+std::int64_t TierRun::systemTokens() const
+{
+    std::int64_t total = 0;
+    for (const std::size_t i : leadingSystem(editor))
+        total += editor.tokens(i);
+    return total;
+}
+
+std::size_t TierRun::firstPosition() const
+{
+    return leadingSystem(editor).size();
+}
+
+double TierRun::usage(std::int64_t window) const
+{
+    return window > 0 ? static_cast<double>(tokens()) / static_cast<double>(window) : 0.0;
+}
+
+// ---- Tier 1: snip ------------------------------------------------------------------------------------
+
+TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
+{
+    Editor &e = run.editor;
+    TierOutcome out;
+    std::size_t refused = 0;
+    for (std::size_t p = run.firstPosition(); p < e.size(); ++p) {
+        const std::size_t i = e.at(p);
+        if (e.isRemoved(i))
+            continue;
+        const Message &m = e.current(i);
+        for (std::size_t b = 0; b < m.blocks.size(); ++b) {
+            const Block &blk = m.blocks[b];
+            if (blk.type != BlockType::ToolResult || blk.text.size() <= maxChars)
+                continue;
+            auto snipped = snipText(blk.text, maxChars, style);
+            if (!snipped || snipped->size() >= blk.text.size())
+                continue;
+            const std::size_t chars = utf8Length(blk.text);
+            std::string why = "tool result of " + std::to_string(chars) + " characters > "
+                              + std::to_string(maxChars) + ": kept the first "
+                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
+                              + " and the last "
+                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
+            if (e.setBlockText(i, b, std::move(*snipped), Fate::Snipped, std::move(why)))
+                ++out.changed;
+            else
+                ++refused;
+        }
+    }
+    out.note = out.changed ? "snipped " + std::to_string(out.changed) + " tool result(s) over " + std::to_string(maxChars)
+                                 + " characters"
+                           : "no tool result over " + std::to_string(maxChars) + " characters";
+    if (refused)
+        out.note += " (" + std::to_string(refused) + " protected)";
+    e.log("snip: " + out.note);
+    return out;
+}
+
+// ---- Tier 2: microcompact ----------------------------------------------------------------------------
+
+TierOutcome microcompact(TierRun &run, double oldestShare)
+{
+    Editor &e = run.editor;
+    const Transcript &t = e.transcript();
+    TierOutcome out;
+    const std::size_t first = run.firstPosition();
+    const std::size_t count = e.size() - first;
+    const auto cutoff = static_cast<std::size_t>(std::floor(static_cast<double>(count) * oldestShare));
+    std::size_t already = 0, notSmaller = 0, refused = 0;
+    static const Block none;
+    for (std::size_t p = first; p < first + cutoff; ++p) {
+        const std::size_t i = e.at(p);
+        if (e.isRemoved(i))
+            continue;
+        const Message &orig = t.messages[i];
+        const Message &now = e.current(i);
+        for (std::size_t b = 0; b < orig.blocks.size() && b < now.blocks.size(); ++b) {
+            const Block &result = orig.blocks[b];
+            if (result.type != BlockType::ToolResult)
+                continue;
+            if (extract::isCompacted(now.blocks[b].text)) {
+                ++already;
+                continue;
+            }
+            const Block *use = &none;
+            if (result.pairMessage >= 0 && static_cast<std::size_t>(result.pairMessage) < t.messages.size()) {
+                const Message &pm = t.messages[static_cast<std::size_t>(result.pairMessage)];
+                if (result.pairBlock >= 0 && static_cast<std::size_t>(result.pairBlock) < pm.blocks.size())
+                    use = &pm.blocks[static_cast<std::size_t>(result.pairBlock)];
+            }
+            std::string line = extract::compactLine(*use, result);
+            if (line.size() >= now.blocks[b].text.size()) {
+                ++notSmaller;
+                continue;
+            }
+            std::string why = "tool result in the oldest " + percent(oldestShare) + " of messages (position "
+                              + std::to_string(p - first + 1) + " of " + std::to_string(count) + ", cutoff "
+                              + std::to_string(cutoff) + ")";
+            if (e.setBlockText(i, b, std::move(line), Fate::Microcompacted, std::move(why)))
+                ++out.changed;
+            else
+                ++refused;
+        }
+    }
+    out.note = "compacted " + std::to_string(out.changed) + " tool result(s) in the oldest " + std::to_string(cutoff)
+               + " of " + std::to_string(count) + " messages";
+    if (already)
+        out.note += ", " + std::to_string(already) + " already compacted";
+    if (notSmaller)
+        out.note += ", " + std::to_string(notSmaller) + " already shorter than their digest";
+    if (refused)
+        out.note += ", " + std::to_string(refused) + " protected";
+    e.log("microcompact: " + out.note);
+    return out;
+}
+
+// ---- Tier 3: auto-compact ----------------------------------------------------------------------------
+
+TierOutcome autoCompact(TierRun &run, std::int64_t threshold, std::size_t summaryMaxChars)
+{
+    Editor &e = run.editor;
+    const Transcript &t = e.transcript();
+    TierOutcome out;
+    const std::size_t first = run.firstPosition();
+    const std::int64_t total = run.tokens() - run.systemTokens();
+    const std::int64_t target = total - threshold / 2;
+    auto finish = [&](std::string note) {
+        out.note = std::move(note);
+        e.log("auto-compact: " + out.note);
+        return out;
+    };
+    if (target <= 0)
+        return finish("nothing to do: " + std::to_string(total) + " tokens after the system prompt <= half the threshold ("
+                      + std::to_string(threshold / 2) + ")");
+    std::int64_t accumulated = 0;
+    std::size_t cut = e.size();
+    for (std::size_t p = first; p < e.size(); ++p) {
+        accumulated += e.tokens(e.at(p));
+        if (accumulated >= target) {
+            cut = p + 1;
+            break;
+        }
+    }
+    const std::size_t wanted = cut;
+    const auto limit = lastUserRequest(e, first);
+    if (!limit)
+        return finish("no user request to keep after a summary");
+    std::optional<std::size_t> safe = safeCutAtOrAfter(e, cut);
+    if (!safe || *safe > *limit)
+        safe = safeCutAtOrBefore(e, *limit);
+    if (!safe || *safe <= first)
+        return finish("no safe cut before the current request (wanted position " + std::to_string(wanted) + ")");
+    cut = *safe;
+
+    std::vector<std::size_t> summarized;
+    std::int64_t replaced = 0;
+    for (std::size_t p = first; p < cut; ++p) {
+        const std::size_t i = e.at(p);
+        if (e.isRemoved(i) || e.isProtected(i))
+            continue;
+        summarized.push_back(i);
+        replaced += e.tokens(i);
+    }
+    if (summarized.empty())
+        return finish("every message before the cut is protected");
+    SummaryRequest req;
+    req.transcript = &t;
+    req.messages = summarized;
+    req.style = "seed003";
+    req.maxChars = summaryMaxChars;
+    req.tokensBefore = replaced;
+    req.analysis = &e.analysis();
+    std::string text = e.input().summary().summarize(req).text;
+    // An LLM summarizer returns the body only; the seed's markers frame it either way.
+    if (text.rfind("[Conversation History Summary]", 0) != 0)
+        text = "[Conversation History Summary]\n" + text + "\n[End Summary — recent messages follow]";
+    // The summary opens the compacted range (the seed returns [summary, ...recent]); protected
+    // messages the range keeps follow it, so the conversation still starts with a user turn.
+    const std::size_t before = e.at(first);
+    std::int64_t added = summaryTokens(e, before, text); // upper bound: counts an acknowledgement
+    if (added >= replaced)
+        return finish("summary (" + std::to_string(added) + " tokens) would not be smaller than the "
+                      + std::to_string(summarized.size()) + " messages it replaces (" + std::to_string(replaced) + ")");
+    const std::string why = "auto-compact: oldest messages up to position " + std::to_string(cut) + " (target reduction "
+                            + std::to_string(target) + " tokens = " + std::to_string(total) + " - "
+                            + std::to_string(threshold) + " x 0.5)";
+    for (const std::size_t i : summarized)
+        out.changed += e.remove(i, why, Fate::Summarized) ? 1 : 0;
+    insertSummary(e, before, text, "seed 003 summary of " + std::to_string(out.changed) + " messages");
+    // Exact now that the range is removed (the acknowledgement depends on the next kept message).
+    added = summaryTokens(e, before, text);
+    run.insertedTokens += added;
+    e.extra()["summary"] = {{"messages", out.changed}, {"cut", cut}, {"wantedCut", wanted},
+                            {"targetReduction", target}, {"replacedTokens", replaced}, {"summaryTokens", added}};
+    return finish("summarized " + std::to_string(out.changed) + " messages (" + std::to_string(replaced) + " tokens) into "
+                  + std::to_string(added) + " tokens; cut at position " + std::to_string(cut)
+                  + (cut != wanted ? " (moved from " + std::to_string(wanted) + " to a safe cut)" : std::string()));
+}
+
+// ---- Tier 4: hard truncate ---------------------------------------------------------------------------
+
+TierOutcome hardTruncate(TierRun &run, std::int64_t maxTokens, std::int64_t safetyMargin)
+{
+    Editor &e = run.editor;
+    TierOutcome out;
+    const std::size_t first = run.firstPosition();
+    const std::int64_t system = run.systemTokens();
+    const std::int64_t budget = maxTokens - system - safetyMargin;
+    std::int64_t used = run.insertedTokens;
+    std::size_t start = e.size();
+    for (std::size_t p = e.size(); p-- > first;) {
+        const std::int64_t n = e.tokens(e.at(p));
+        if (used + n > budget)
+            break;
+        used += n;
+        start = p;
+    }
+    const std::size_t fits = start;
+    std::optional<std::size_t> safe = safeCutAtOrAfter(e, start);
+    std::string extraNote;
+    if (!safe || *safe >= e.size()) {
+        const auto last = lastUserRequest(e, first);
+        safe = last ? safeCutAtOrBefore(e, *last) : std::nullopt;
+        extraNote = "; not even the newest turn fits the budget, kept from the last user request";
+    }
+    if (!safe || *safe <= first) {
+        out.note = "everything fits the budget of " + std::to_string(budget) + " tokens" + extraNote;
+        e.log("hard-truncate: " + out.note);
+        return out;
+    }
+    start = *safe;
+    const std::string why = "hard truncate: older than the newest messages that fit the budget " + std::to_string(budget)
+                            + " = " + std::to_string(maxTokens) + " - " + std::to_string(system) + " (system) - "
+                            + std::to_string(safetyMargin);
+    std::optional<std::size_t> survivor; // a protected message the range keeps
+    for (std::size_t p = first; p < start; ++p) {
+        const bool removed = e.remove(e.at(p), why);
+        out.changed += removed ? 1 : 0;
+        if (!removed && !survivor)
+            survivor = e.at(p);
+    }
+    // A kept message that is not a user request would open the conversation (or follow the system
+    // prompt); Anthropic and Gemini require a user turn first, so a one-line user marker precedes it.
+    if (survivor && !analysis::isUserRequest(e.transcript().messages[*survivor])) {
+        Message marker = makeTextMessage(Role::User, "[Earlier conversation truncated to fit the context window.]");
+        run.insertedTokens += tokens::estimateMessage(marker);
+        e.insertBefore(e.at(first), std::move(marker), "opens the conversation before a protected message the truncation kept");
+    }
+    e.extra()["truncate"] = {{"budget", budget}, {"keptFrom", start}, {"fitsFrom", fits}, {"removed", out.changed}};
+    out.note = "removed " + std::to_string(out.changed) + " oldest messages; kept from position " + std::to_string(start)
+               + " within the budget of " + std::to_string(budget) + " tokens" + extraNote;
+    e.log("hard-truncate: " + out.note);
+    return out;
+}
+
+} // namespace cl::strategy::tiers

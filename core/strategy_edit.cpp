@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+#include "core/strategy_edit.h"
+
+#include "core/tokens.h"
+
+#include <unordered_map>
+
+namespace cl::strategy {
+
+Editor::Editor(const Input &in)
+    : m_in(in)
+    , m_removed(in.transcript.messages.size(), 0)
+    , m_edited(in.transcript.messages.size())
+    , m_fates(in.transcript.messages.size())
+    , m_inserted(in.transcript.messages.size() + 1)
+{
+}
+
+const std::vector<std::size_t> &Editor::conversation() const
+{
+    return m_in.analysis().view.index;
+}
+
+const Message &Editor::current(std::size_t index) const
+{
+    return m_edited[index] ? *m_edited[index] : m_in.transcript.messages[index];
+}
+
+bool Editor::blockExempt(const Message &m, std::size_t block) const
+{
+    const Block &b = m.blocks[block];
+    return (b.type == BlockType::ToolUse || b.type == BlockType::ToolResult) && !b.toolName.empty()
+           && m_in.isExemptTool(b.toolName);
+}
+
+bool Editor::isProtected(std::size_t index) const
+{
+    if (m_in.isPinned(index))
+        return true;
+    const Message &m = m_in.transcript.messages[index];
+    for (std::size_t b = 0; b < m.blocks.size(); ++b)
+        if (blockExempt(m, b))
+            return true;
+    return false;
+}
+
+std::int64_t Editor::tokens(std::size_t index) const
+{
+    return m_removed[index] ? 0 : tokens::estimateMessage(current(index));
+}
+
+void Editor::mark(std::size_t index, Fate fate, std::string reason)
+{
+    MessageFate &f = m_fates[index];
+    // The strongest change wins: removed > summarized > microcompacted > cleared > snipped > kept.
+    if (static_cast<int>(fate) >= static_cast<int>(f.fate) || f.fate == Fate::Kept) {
+        f.fate = fate;
+        f.reason = std::move(reason);
+    }
+}
+
+bool Editor::remove(std::size_t index, std::string reason, Fate fate)
+{
+    if (m_removed[index])
+        return true;
+    if (isProtected(index))
+        return false;
+    m_removed[index] = 1;
+    mark(index, fate, std::move(reason));
+    return true;
+}
+
+void Editor::restore(std::size_t index)
+{
+    if (!m_removed[index])
+        return;
+    m_removed[index] = 0;
+    MessageFate &f = m_fates[index];
+    f.fate = m_edited[index] ? Fate::Snipped : Fate::Kept;
+    if (!m_edited[index])
+        f.reason.clear();
+}
+
+Message &Editor::mutableCopy(std::size_t index)
+{
+    if (!m_edited[index]) {
+        m_edited[index] = std::make_shared<Message>(m_in.transcript.messages[index]);
+        m_edited[index]->edited = true;
+        m_fates[index].blocks.assign(m_edited[index]->blocks.size(), Fate::Kept);
+    }
+    m_edited[index]->tokenEstimate = -1;
+    return *m_edited[index];
+}
+
+bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason)
+{
+    const Message &orig = m_in.transcript.messages[index];
+    if (m_removed[index] || block >= orig.blocks.size() || m_in.isPinned(index) || blockExempt(orig, block))
+        return false;
+    Message &m = mutableCopy(index);
+    m.blocks[block].text = std::move(text);
+    m_fates[index].blocks[block] = fate;
+    mark(index, fate, std::move(reason));
+    return true;
+}
+
+bool Editor::dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason)
+{
+    const Message &orig = m_in.transcript.messages[index];
+    if (m_removed[index] || block >= orig.blocks.size() || m_in.isPinned(index) || blockExempt(orig, block))
+        return false;
+    mutableCopy(index);
+    m_fates[index].blocks[block] = fate == Fate::Kept ? Fate::Removed : fate;
+    std::size_t left = 0;
+    for (const Fate f : m_fates[index].blocks)
+        left += f != Fate::Removed ? 1 : 0;
+    if (left == 0)
+        return remove(index, reason, Fate::Removed);
+    mark(index, fate == Fate::Removed ? Fate::Cleared : fate, std::move(reason));
+    return true;
+}
+
+bool Editor::setToolInput(std::size_t index, std::size_t block, nlohmann::json input, std::string reason)
+{
+    const Message &orig = m_in.transcript.messages[index];
+    if (m_removed[index] || block >= orig.blocks.size() || orig.blocks[block].type != BlockType::ToolUse
+        || m_in.isPinned(index) || blockExempt(orig, block))
+        return false;
+    Message &m = mutableCopy(index);
+    m.blocks[block].input = std::move(input);
+    m_fates[index].blocks[block] = Fate::Cleared;
+    mark(index, Fate::Cleared, std::move(reason));
+    return true;
+}
+
+Message *Editor::edit(std::size_t index, Fate fate, std::string reason)
+{
+    if (m_removed[index] || isProtected(index))
+        return nullptr;
+    Message &m = mutableCopy(index);
+    mark(index, fate, std::move(reason));
+    return &m;
+}
+
+void Editor::insertBefore(std::size_t index, Message m, std::string reason)
+{
+    m.edited = true;
+    m.records.clear();
+    m.tokenEstimate = -1;
+    m_inserted[std::min(index, m_inserted.size() - 1)].emplace_back(std::move(m), std::move(reason));
+}
+
+// A call and its result live or die together; protected ones pull their partner back in.
+void Editor::closePairs()
+{
+    const Transcript &t = m_in.transcript;
+    // A message restored for a protected partner must stay too (it pulls back its other partners
+    // instead of being removed again); without this a call with several results, one protected,
+    // was restored and removed in turn forever.
+    std::vector<char> anchored(t.messages.size(), 0);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t i = 0; i < t.messages.size(); ++i) {
+            if (m_removed[i])
+                continue;
+            const Message &m = t.messages[i];
+            for (std::size_t b = 0; b < m.blocks.size(); ++b) {
+                const Block &blk = m.blocks[b];
+                if ((blk.type != BlockType::ToolUse && blk.type != BlockType::ToolResult) || blk.pairMessage < 0)
+                    continue;
+                if (m_edited[i] && !m_fates[i].blocks.empty() && m_fates[i].blocks[b] == Fate::Removed)
+                    continue;
+                const auto p = static_cast<std::size_t>(blk.pairMessage);
+                if (p >= t.messages.size() || !m_removed[p])
+                    continue;
+                if (isProtected(i) || anchored[i] || m_in.isPinned(p)) {
+                    restore(p);
+                    anchored[p] = 1;
+                    log("kept message " + std::to_string(p) + ": its tool partner at " + std::to_string(i)
+                        + " is protected");
+                } else {
+                    remove(i, "its tool " + std::string(blk.type == BlockType::ToolUse ? "result" : "call")
+                                  + " (message " + std::to_string(p) + ") was removed");
+                }
+                changed = true;
+                break;
+            }
+        }
+    }
+}
+
+Result Editor::finish()
+{
+    closePairs();
+    const Transcript &t = m_in.transcript;
+    Result r;
+    r.fates = std::move(m_fates);
+    r.slots.reserve(t.messages.size() + 4);
+    // Formats whose requests need strictly alternating user / assistant turns get a one-line
+    // filler where removals left two turns of the same role next to each other.
+    const bool alternate = t.format == Format::Anthropic || t.format == Format::Gemini;
+    Role lastRole = Role::Unknown;
+    std::size_t fillers = 0;
+    auto keepAlternating = [&](const Message &m) {
+        if (!alternate || !m.isConversation() || m.sidechain || (m.role != Role::User && m.role != Role::Assistant))
+            return;
+        if (m.role == lastRole && r.changed) {
+            Slot s;
+            const bool user = m.role == Role::Assistant;
+            s.message = std::make_shared<const Message>(makeTextMessage(user ? Role::User : Role::Assistant,
+                user ? "[earlier messages removed; continue]" : "[earlier messages removed]"));
+            s.fate = Fate::Inserted;
+            s.reason = "keeps user and assistant turns alternating after a removal";
+            r.slots.push_back(std::move(s));
+            ++fillers;
+        }
+        lastRole = m.role;
+    };
+    auto emitInserted = [&](std::size_t at) {
+        for (auto &[msg, why] : m_inserted[at]) {
+            r.changed = true;
+            keepAlternating(msg);
+            Slot s;
+            s.message = std::make_shared<const Message>(std::move(msg));
+            s.fate = Fate::Inserted;
+            s.reason = std::move(why);
+            r.slots.push_back(std::move(s));
+        }
+    };
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        emitInserted(i);
+        MessageFate &f = r.fates[i];
+        if (m_removed[i]) {
+            f.slot = -1;
+            if (f.fate == Fate::Kept)
+                f.fate = Fate::Removed;
+            r.changed = true;
+            continue;
+        }
+        keepAlternating(current(i));
+        Slot s;
+        s.origin = static_cast<std::int32_t>(i);
+        s.fate = f.fate;
+        s.reason = f.reason;
+        if (m_edited[i]) {
+            std::shared_ptr<Message> m = m_edited[i];
+            if (!f.blocks.empty()) {
+                std::vector<Block> kept;
+                kept.reserve(m->blocks.size());
+                for (std::size_t b = 0; b < m->blocks.size(); ++b)
+                    if (f.blocks[b] != Fate::Removed)
+                        kept.push_back(std::move(m->blocks[b]));
+                m->blocks = std::move(kept);
+            }
+            s.message = std::move(m);
+            r.changed = true;
+        }
+        f.slot = static_cast<std::int32_t>(r.slots.size());
+        r.slots.push_back(std::move(s));
+    }
+    emitInserted(t.messages.size());
+    if (fillers)
+        m_log.push_back(std::to_string(fillers) + " filler turn(s) inserted to keep roles alternating");
+    r.log = std::move(m_log);
+    r.note = std::move(m_note);
+    r.extra = std::move(m_extra);
+    return r;
+}
+
+// ---- Helpers ---------------------------------------------------------------------------------------
+
+Message makeTextMessage(Role role, std::string text, MessageKind kind)
+{
+    Message m;
+    m.role = role;
+    m.kind = kind;
+    m.type = std::string(roleName(role));
+    Block b;
+    b.type = BlockType::Text;
+    b.text = std::move(text);
+    m.blocks.push_back(std::move(b));
+    m.edited = true;
+    return m;
+}
+
+std::string_view utf8Head(std::string_view s, std::size_t n)
+{
+    if (n >= s.size())
+        return s;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return s.substr(0, n);
+}
+
+std::string_view utf8Tail(std::string_view s, std::size_t n)
+{
+    if (n >= s.size())
+        return s;
+    std::size_t start = s.size() - n;
+    while (start < s.size() && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80)
+        ++start;
+    return s.substr(start);
+}
+
+std::size_t utf8Length(std::string_view s)
+{
+    std::size_t n = 0;
+    for (const char c : s)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return n;
+}
+
+bool isSafeCut(const Editor &e, std::size_t position)
+{
+    const std::size_t n = e.size();
+    if (position == 0 || position >= n)
+        return true;
+    const Message &m = e.transcript().messages[e.at(position)];
+    if (!analysis::isUserRequest(m))
+        return false;
+    const auto &scores = e.analysis().boundaries; // element k is position k + 1
+    return position - 1 < scores.size() ? !scores[position - 1].inToolSequence : true;
+}
+
+std::optional<std::size_t> safeCutAtOrAfter(const Editor &e, std::size_t position)
+{
+    for (std::size_t p = position; p <= e.size(); ++p)
+        if (isSafeCut(e, p))
+            return p;
+    return std::nullopt;
+}
+
+std::optional<std::size_t> safeCutAtOrBefore(const Editor &e, std::size_t position)
+{
+    for (std::size_t p = std::min(position, e.size()) + 1; p-- > 0;)
+        if (isSafeCut(e, p))
+            return p;
+    return std::nullopt;
+}
+
+void insertSummary(Editor &e, std::size_t before, std::string text, std::string reason, std::string_view acknowledgement)
+{
+    const Transcript &t = e.transcript();
+    e.insertBefore(before, makeTextMessage(Role::User, std::move(text), MessageKind::CompactSummary), reason);
+    // The next message the model will see after the summary.
+    for (std::size_t i = before; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!m.isConversation() || m.sidechain || e.isRemoved(i))
+            continue;
+        if (m.role == Role::User)
+            e.insertBefore(before, makeTextMessage(Role::Assistant, std::string(acknowledgement)),
+                           "acknowledgement so that roles alternate after the summary");
+        return;
+    }
+}
+
+std::vector<std::size_t> leadingSystem(const Editor &e)
+{
+    std::vector<std::size_t> out;
+    for (std::size_t p = 0; p < e.size() && e.transcript().messages[e.at(p)].role == Role::System; ++p)
+        out.push_back(e.at(p));
+    return out;
+}
+
+} // namespace cl::strategy

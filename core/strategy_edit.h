@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What strategy implementations build their results with. An Editor records removals, edits and
+// insertions against the original transcript (indices are original transcript indices throughout)
+// and turns them into a Result. It enforces the user's guards: a pinned message, or one holding a
+// call or result of an exempt tool, is never removed or edited (the call returns false and the
+// strategy moves on). finish() closes tool pairs: a call whose result was removed (or the other way
+// round) goes too, unless it is protected, in which case its partner is restored; so a result never
+// holds an orphan even when a guard vetoed part of a strategy's plan.
+
+#include "core/strategy.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cl::strategy {
+
+class Editor
+{
+public:
+    explicit Editor(const Input &in);
+
+    const Input &input() const { return m_in; }
+    const Transcript &transcript() const { return m_in.transcript; }
+    const analysis::Analysis &analysis() const { return m_in.analysis(); }
+    // Conversation positions (the analysis' view): position -> transcript index.
+    const std::vector<std::size_t> &conversation() const;
+    std::size_t size() const { return conversation().size(); }
+    std::size_t at(std::size_t position) const { return conversation()[position]; }
+
+    const Message &current(std::size_t index) const; // edited copy if any
+    bool isRemoved(std::size_t index) const { return m_removed[index] != 0; }
+    bool isEdited(std::size_t index) const { return m_edited[index] != nullptr; }
+    bool isProtected(std::size_t index) const;      // pinned, or carries an exempt tool's block
+    std::int64_t tokens(std::size_t index) const;   // current estimate (0 when removed)
+
+    bool remove(std::size_t index, std::string reason, Fate fate = Fate::Removed);
+    void restore(std::size_t index);
+    // Replaces a block's text (tool result, text, thinking). Refused for protected messages and for
+    // blocks of exempt tools.
+    bool setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason);
+    // Drops one block (e.g. a thinking block); refused like setBlockText. A message left without
+    // blocks is removed.
+    bool dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason);
+    // Replaces a tool_use block's input (clear_tool_inputs).
+    bool setToolInput(std::size_t index, std::size_t block, nlohmann::json input, std::string reason);
+    // A mutable copy for edits not covered above; null when protected. Caller records the fate.
+    Message *edit(std::size_t index, Fate fate, std::string reason);
+
+    // Inserts m before original message `index` (== messages.size(): at the end), after earlier
+    // insertions at the same place.
+    void insertBefore(std::size_t index, Message m, std::string reason);
+
+    void log(std::string line) { m_log.push_back(std::move(line)); }
+    void setNote(std::string note) { m_note = std::move(note); }
+    nlohmann::json &extra() { return m_extra; }
+
+    // Builds the result (changed = anything recorded). Closes tool pairs first.
+    Result finish();
+
+private:
+    void closePairs();
+    Message &mutableCopy(std::size_t index);
+    void mark(std::size_t index, Fate fate, std::string reason);
+    bool blockExempt(const Message &m, std::size_t block) const;
+
+    const Input &m_in;
+    std::vector<char> m_removed;
+    std::vector<std::shared_ptr<Message>> m_edited;
+    std::vector<MessageFate> m_fates;
+    std::vector<std::vector<std::pair<Message, std::string>>> m_inserted; // by insertion point
+    std::vector<std::string> m_log;
+    std::string m_note;
+    nlohmann::json m_extra = nlohmann::json::object();
+};
+
+// ---- Helpers shared by strategies ------------------------------------------------------------------
+
+// A conversation message with one text block.
+Message makeTextMessage(Role role, std::string text, MessageKind kind = MessageKind::Conversation);
+
+// UTF-8 safe head / tail of at most n bytes (never splits a code point).
+std::string_view utf8Head(std::string_view s, std::size_t n);
+std::string_view utf8Tail(std::string_view s, std::size_t n);
+std::size_t utf8Length(std::string_view s); // code points
+
+// Position p (0..n) is a safe cut when removing everything before it (or starting a kept tail at
+// it) orphans no tool pair and the tail starts with a user request (or p == n): no tool_use before
+// p is answered at or after p, and message p is a user message without tool results.
+bool isSafeCut(const Editor &e, std::size_t position);
+// Nearest safe cut at or after / at or before `position`; nullopt when there is none.
+std::optional<std::size_t> safeCutAtOrAfter(const Editor &e, std::size_t position);
+std::optional<std::size_t> safeCutAtOrBefore(const Editor &e, std::size_t position);
+
+// Inserts a summary before original index `before` as a user message (kind CompactSummary) and,
+// when the next kept message is also a user message, a short assistant acknowledgement so that
+// roles keep alternating (Anthropic / Gemini rules).
+void insertSummary(Editor &e, std::size_t before, std::string text, std::string reason,
+                   std::string_view acknowledgement = "Understood. I have the summary and will continue from it.");
+
+// The first system-role conversation messages (the system prompt), transcript indices.
+std::vector<std::size_t> leadingSystem(const Editor &e);
+
+} // namespace cl::strategy

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Summaries of the part of a conversation a strategy compacts. Strategies ask a Summarizer for a
+// summary in a given style; the rule-based summarizer here builds it deterministically from the
+// messages (no model call). An LLM summarizer will implement the same interface later.
+//
+// Styles (SummaryRequest::style):
+//   seed001      seed 001 createSummary: system summary, tool-usage summary, narrative, critical info
+//   seed003      seed 003 auto-compact: "[Conversation History Summary] ... [End Summary ...]"
+//   seed004      seed 004 sliding-window summary (content + keyPoints, summaryMaxChars)
+//   claude-code  the nine sections of a Claude Code compaction + continuation preamble
+//   gemini       gemini-cli state_snapshot (overall goal, constraints, knowledge, artifacts, ...)
+//   codex        Codex CLI handoff summary (goal, progress, constraints, remaining, critical data)
+//   openhands    OpenHands condensation summary (state of the task so far)
+
+#include "core/analysis.h"
+#include "core/transcript.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cl::strategy {
+
+// seed 001 groupMessages over the summarized messages.
+struct Digest {
+    struct Call {
+        std::size_t message = 0;
+        std::string id, name;
+        nlohmann::json input;
+        analysis::ToolKind kind = analysis::ToolKind::Other;
+    };
+    struct Error {
+        std::size_t message = 0;
+        std::string toolUseId, toolName, error; // error: first line
+    };
+    struct Media {
+        std::size_t message = 0;
+        std::string mediaType;
+        std::size_t size = 0;
+    };
+    std::vector<std::pair<std::size_t, std::string>> userInputs;          // index, text
+    std::vector<std::pair<std::size_t, std::string>> assistantResponses;  // index, text
+    std::vector<Call> toolCalls;
+    std::vector<Error> errors;
+    std::vector<Media> images, documents;
+    std::vector<std::string> filesRead, filesModified, commands;          // unique, first-seen order
+    std::int64_t firstTimeMs = kNoTime, lastTimeMs = kNoTime;
+};
+Digest digest(const Transcript &t, const std::vector<std::size_t> &messages);
+
+struct SummaryRequest {
+    const Transcript *transcript = nullptr;
+    std::vector<std::size_t> messages;  // transcript indices being summarized, in order
+    std::string style = "seed001";
+    std::string instructions;           // user's compact instructions (honoured by the LLM version; echoed here)
+    bool preserveToolCalls = true;      // seed 001: include the tool-usage summary
+    std::size_t maxChars = 0;           // 0: no limit (seed004 uses summaryMaxChars)
+    std::int64_t tokensBefore = 0;      // of the summarized messages (seed 001 statistics)
+    const analysis::Analysis *analysis = nullptr; // of the whole transcript (critical tools), optional
+    std::vector<std::size_t> preserved; // transcript indices whose tool results must be quoted verbatim
+};
+
+struct Summary {
+    std::string text;
+    nlohmann::json sections = nlohmann::json::object(); // the structured parts (GUI shows them)
+    std::vector<std::string> keyPoints;
+};
+
+class Summarizer
+{
+public:
+    virtual ~Summarizer() = default;
+    virtual std::string_view name() const = 0;
+    virtual Summary summarize(const SummaryRequest &request) const = 0;
+};
+
+const Summarizer &ruleSummarizer();
+std::vector<std::string> summaryStyles();
+
+// Style implementations (summary_seed.cpp, summary_peer.cpp).
+Summary summarizeSeed001(const SummaryRequest &r, const Digest &d);
+Summary summarizeSeed003(const SummaryRequest &r, const Digest &d);
+Summary summarizeSeed004(const SummaryRequest &r, const Digest &d);
+Summary summarizeClaudeCode(const SummaryRequest &r, const Digest &d);
+Summary summarizeGemini(const SummaryRequest &r, const Digest &d);
+Summary summarizeCodex(const SummaryRequest &r, const Digest &d);
+Summary summarizeOpenHands(const SummaryRequest &r, const Digest &d);
+
+} // namespace cl::strategy

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+// Rule-based summaries in the seeds' layouts (seed 001 createSummary, seed 004; seed 003's lives in
+// summary_seed003.cpp).
+//
+// Seed 001 (§5) builds four parts, in order: a system summary (header, compacted messages and time
+// span, the six group statistics, token reduction), a tool-usage summary (frequency, common
+// patterns, notable results; only with preserveToolCalls), a conversation narrative (user topics,
+// actions, key points, resolved problems by error type) and the critical information (results of
+// critical tools quoted verbatim). Each part is also a string in Summary::sections.
+//
+// Definitions the seed leaves open:
+// - Topic: the first line of a user input (at most 100 bytes), duplicates dropped.
+// - Key point: the first line of an assistant response (at most 160 bytes). Responses that state
+//   an outcome (contain one of kOutcomeWords) come first, newest first; the rest follow, newest first.
+// - Common pattern: a pair of consecutive calls (by tool name) seen at least twice ("Read -> Edit"),
+//   and a file the calls touched at least twice.
+// - Error type: by the first matching phrase of the error's first line (not found, permission,
+//   syntax, test failure, timeout, type error), else "other".
+#include "core/summary.h"
+
+#include "core/tokens.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cl::strategy {
+
+namespace {
+
+std::string firstLine(std::string_view s, std::size_t max)
+{
+    const auto b = s.find_first_not_of(" \t\r\n#>*-");
+    if (b == std::string_view::npos)
+        return {};
+    s.remove_prefix(b);
+    s = s.substr(0, s.find('\n'));
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
+        s.remove_suffix(1);
+    if (s.size() <= max)
+        return std::string(s);
+    std::size_t n = max;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return std::string(s.substr(0, n)) + "…";
+}
+
+std::string lowerAscii(std::string s)
+{
+    for (char &c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string isoTime(std::int64_t ms)
+{
+    if (ms == kNoTime)
+        return {};
+    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string duration(std::int64_t ms)
+{
+    const std::int64_t minutes = ms / 60000;
+    if (minutes < 1)
+        return std::to_string(ms / 1000) + " s";
+    if (minutes < 120)
+        return std::to_string(minutes) + " min";
+    return std::to_string(minutes / 60) + " h " + std::to_string(minutes % 60) + " min";
+}
+
+constexpr const char *kOutcomeWords[] = {"fixed", "found", "created", "added", "updated", "resolved", "done",
+    "implemented", "the problem", "the issue", "because", "works", "passes", "修复", "完成"};
+
+std::vector<std::string> topics(const Digest &d)
+{
+    std::vector<std::string> out;
+    std::unordered_set<std::string> seen;
+    for (const auto &[i, text] : d.userInputs)
+        if (std::string t = firstLine(text, 100); !t.empty() && seen.insert(t).second)
+            out.push_back(std::move(t));
+    return out;
+}
+
+std::vector<std::string> keyPoints(const Digest &d, std::size_t max)
+{
+    std::vector<std::string> outcome, rest;
+    std::unordered_set<std::string> seen;
+    for (auto it = d.assistantResponses.rbegin(); it != d.assistantResponses.rend(); ++it) {
+        std::string line = firstLine(it->second, 160);
+        if (line.empty() || !seen.insert(line).second)
+            continue;
+        const std::string low = lowerAscii(line);
+        const bool isOutcome = std::any_of(std::begin(kOutcomeWords), std::end(kOutcomeWords),
+                                           [&](const char *w) { return low.find(w) != std::string::npos; });
+        (isOutcome ? outcome : rest).push_back(std::move(line));
+    }
+    outcome.insert(outcome.end(), rest.begin(), rest.end());
+    if (outcome.size() > max)
+        outcome.resize(max);
+    return outcome;
+}
+
+std::string errorType(const std::string &error)
+{
+    const std::string e = lowerAscii(error);
+    static const std::pair<const char *, const char *> types[] = {{"not found", "not found"},
+        {"no such file", "not found"}, {"cannot find", "not found"}, {"does not exist", "not found"}, {"permission", "permission denied"},
+        {"denied", "permission denied"}, {"syntax", "syntax error"}, {"parse", "syntax error"},
+        {"test", "test failure"}, {"assert", "test failure"}, {"fail", "test failure"}, {"timeout", "timeout"},
+        {"timed out", "timeout"}, {"typeerror", "type error"}, {"type error", "type error"}};
+    for (const auto &[needle, type] : types)
+        if (e.find(needle) != std::string::npos)
+            return type;
+    return "other";
+}
+
+// Frequency sorted by count (descending), then name.
+std::vector<std::pair<std::string, std::size_t>> frequency(const Digest &d)
+{
+    std::unordered_map<std::string, std::size_t> count;
+    for (const auto &c : d.toolCalls)
+        ++count[c.name];
+    std::vector<std::pair<std::string, std::size_t>> out(count.begin(), count.end());
+    std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    return out;
+}
+
+std::string toolSummary(const Digest &d, nlohmann::json &section)
+{
+    std::string s = "## Tool usage summary\n\n### Frequency\n";
+    nlohmann::json freq = nlohmann::json::object();
+    for (const auto &[name, n] : frequency(d)) {
+        s += "- " + name + ": " + std::to_string(n) + (n == 1 ? " call\n" : " calls\n");
+        freq[name] = n;
+    }
+    // Common patterns: consecutive call pairs seen twice or more, files touched twice or more.
+    std::map<std::string, std::size_t> pairs, files;
+    for (std::size_t k = 1; k < d.toolCalls.size(); ++k)
+        ++pairs[d.toolCalls[k - 1].name + " -> " + d.toolCalls[k].name];
+    for (const auto &c : d.toolCalls) {
+        Block b;
+        b.type = BlockType::ToolUse;
+        b.toolName = c.name;
+        b.input = c.input;
+        for (auto &p : analysis::toolPaths(b))
+            ++files[p];
+    }
+    std::vector<std::string> patterns;
+    for (const auto &[pair, n] : pairs)
+        if (n >= 2)
+            patterns.push_back(pair + ": " + std::to_string(n) + " times");
+    for (const auto &[file, n] : files)
+        if (n >= 2)
+            patterns.push_back(file + " touched " + std::to_string(n) + " times");
+    if (!patterns.empty()) {
+        s += "\n### Common patterns\n";
+        for (const auto &p : patterns)
+            s += "- " + p + "\n";
+    }
+    std::vector<std::string> notable;
+    for (const auto &f : d.filesModified)
+        notable.push_back("modified " + f);
+    for (const auto &e : d.errors)
+        notable.push_back((e.toolName.empty() ? std::string("tool") : e.toolName) + " failed: " + e.error);
+    if (!notable.empty()) {
+        s += "\n### Notable results\n";
+        for (const auto &n : notable)
+            s += "- " + n + "\n";
+    }
+    section = {{"frequency", freq}, {"patterns", patterns}, {"notableResults", notable}};
+    return s;
+}
+
+std::string narrative(const Digest &d, std::vector<std::string> &points)
+{
+    std::string s = "## Conversation summary\n";
+    if (const auto t = topics(d); !t.empty()) {
+        s += "\n### User requests\n";
+        for (std::size_t k = 0; k < t.size() && k < 5; ++k)
+            s += "- " + t[k] + "\n";
+        if (t.size() > 5)
+            s += "- ... +" + std::to_string(t.size() - 5) + " more\n";
+    }
+    if (!d.toolCalls.empty()) {
+        s += "\n### Actions performed\n";
+        auto list = [](const std::vector<std::string> &v) {
+            std::string out;
+            for (std::size_t k = 0; k < v.size() && k < 5; ++k)
+                out += (k ? ", " : "") + v[k];
+            return v.size() > 5 ? out + ", +" + std::to_string(v.size() - 5) + " more" : out;
+        };
+        if (!d.filesRead.empty())
+            s += "- read " + std::to_string(d.filesRead.size()) + " file(s): " + list(d.filesRead) + "\n";
+        if (!d.filesModified.empty())
+            s += "- modified " + std::to_string(d.filesModified.size()) + " file(s): " + list(d.filesModified) + "\n";
+        if (!d.commands.empty()) {
+            std::vector<std::string> cmds;
+            for (const auto &c : d.commands)
+                cmds.push_back(firstLine(c, 80));
+            s += "- ran " + std::to_string(d.commands.size()) + " command(s): " + list(cmds) + "\n";
+        }
+        s += "- " + std::to_string(d.toolCalls.size()) + " tool call(s) in total\n";
+    }
+    points = keyPoints(d, 7);
+    if (!points.empty()) {
+        s += "\n### Key points\n";
+        for (const auto &p : points)
+            s += "- " + p + "\n";
+    }
+    if (!d.errors.empty()) {
+        s += "\n### Resolved problems\n";
+        std::map<std::string, std::size_t> types;
+        for (const auto &e : d.errors)
+            ++types[errorType(e.error)];
+        for (const auto &[type, n] : types)
+            s += "- " + type + ": " + std::to_string(n) + (n == 1 ? " occurrence\n" : " occurrences\n");
+    }
+    return s;
+}
+
+// Results of the critical tools among r.preserved, verbatim.
+std::string criticalInfo(const SummaryRequest &r, nlohmann::json &section)
+{
+    if (!r.transcript || r.preserved.empty())
+        return {};
+    std::unordered_map<std::string, std::string> critical; // tool id -> category
+    if (r.analysis)
+        for (const auto &c : r.analysis->critical)
+            critical.emplace(c.toolId, c.category);
+    std::string s;
+    section = nlohmann::json::array();
+    for (const std::size_t i : r.preserved) {
+        if (i >= r.transcript->messages.size())
+            continue;
+        for (const auto &b : r.transcript->messages[i].blocks) {
+            if (b.type != BlockType::ToolResult)
+                continue;
+            const auto it = critical.find(b.toolId);
+            if (r.analysis && it == critical.end())
+                continue;
+            const std::string category = it == critical.end() ? std::string() : it->second;
+            s += "[preserved tool result: " + b.toolId + "]\n" + b.text + "\n\n";
+            section.push_back({{"id", b.toolId}, {"tool", b.toolName}, {"category", category}, {"message", i}});
+        }
+    }
+    return s.empty() ? s : "## Critical information\n\n" + s;
+}
+
+} // namespace
+
+Summary summarizeSeed001(const SummaryRequest &r, const Digest &d)
+{
+    Summary out;
+    nlohmann::json toolSection, criticalSection;
+    std::string tools = r.preserveToolCalls && !d.toolCalls.empty() ? toolSummary(d, toolSection) : std::string();
+    std::string story = narrative(d, out.keyPoints);
+    std::string critical = criticalInfo(r, criticalSection);
+
+    std::string sys = "# Previous conversation summary\n";
+    sys += "Compacted " + std::to_string(r.messages.size()) + " messages";
+    if (d.firstTimeMs != kNoTime)
+        sys += " from " + isoTime(d.firstTimeMs) + " to " + isoTime(d.lastTimeMs) + " ("
+               + duration(d.lastTimeMs - d.firstTimeMs) + ")";
+    sys += "\n\n## Statistics\n";
+    sys += "- User inputs: " + std::to_string(d.userInputs.size()) + "\n";
+    sys += "- Assistant responses: " + std::to_string(d.assistantResponses.size()) + "\n";
+    sys += "- Tool calls: " + std::to_string(d.toolCalls.size()) + "\n";
+    sys += "- Errors encountered: " + std::to_string(d.errors.size()) + "\n";
+    sys += "- Images processed: " + std::to_string(d.images.size()) + "\n";
+    sys += "- Documents analysed: " + std::to_string(d.documents.size()) + "\n";
+    // The compacted size is the summary's own estimate: the other parts plus this one (~60 tokens
+    // of statistics lines), so the figure is known before the text is complete.
+    const std::int64_t compacted = tokens::estimateText(tools) + tokens::estimateText(story)
+                                   + tokens::estimateText(critical) + tokens::estimateText(sys) + 40;
+    sys += "\n## Token reduction\n";
+    sys += "- Original: ~" + std::to_string(r.tokensBefore) + " tokens\n";
+    sys += "- Compacted to: ~" + std::to_string(compacted) + " tokens\n";
+    const long saving = r.tokensBefore > 0 ? std::lround(100.0 * (1.0 - double(compacted) / double(r.tokensBefore))) : 0;
+    sys += "- Saving: ~" + std::to_string(std::max(0L, saving)) + "%\n";
+
+    out.text = sys;
+    for (const std::string *part : {&tools, &story, &critical})
+        if (!part->empty())
+            out.text += "\n" + *part;
+    if (!r.instructions.empty())
+        out.text += "\n## Instructions\n" + r.instructions + "\n";
+    out.sections = {{"system", sys}, {"narrative", story}, {"keyPoints", out.keyPoints},
+        {"statistics", {{"userInputs", d.userInputs.size()}, {"assistantResponses", d.assistantResponses.size()},
+                        {"toolCalls", d.toolCalls.size()}, {"errors", d.errors.size()}, {"images", d.images.size()},
+                        {"documents", d.documents.size()}}},
+        {"tokens", {{"original", r.tokensBefore}, {"compacted", compacted}, {"savingPercent", std::max(0L, saving)}}}};
+    if (!tools.empty()) {
+        out.sections["tools"] = tools;
+        out.sections["toolStats"] = toolSection;
+    }
+    if (!critical.empty()) {
+        out.sections["critical"] = critical;
+        out.sections["preserved"] = criticalSection;
+    }
+    return out;
+}
+
+// Seed 004 ContextSummary {timestamp, turnRange, content, keyPoints}: content is one paragraph of
+// at most maxChars characters (requests, actions, errors); keyPoints at most 5. The turn range is
+// the strategy's (it knows the turn numbering); here it is [1, user inputs] of the range itself.
+Summary summarizeSeed004(const SummaryRequest &r, const Digest &d)
+{
+    Summary out;
+    std::string c = "Earlier conversation (" + std::to_string(r.messages.size()) + " messages). ";
+    const auto t = topics(d);
+    if (!t.empty()) {
+        c += "User asked: ";
+        for (std::size_t k = 0; k < t.size() && k < 3; ++k)
+            c += (k ? "; " : "") + t[k];
+        if (t.size() > 3)
+            c += " (+" + std::to_string(t.size() - 3) + " more)";
+        c += ". ";
+    }
+    if (!d.filesModified.empty()) {
+        c += "Modified: ";
+        for (std::size_t k = 0; k < d.filesModified.size() && k < 5; ++k)
+            c += (k ? ", " : "") + d.filesModified[k];
+        c += ". ";
+    }
+    if (!d.commands.empty())
+        c += "Ran " + std::to_string(d.commands.size()) + " command(s). ";
+    if (!d.errors.empty())
+        c += std::to_string(d.errors.size()) + " tool error(s). ";
+    out.keyPoints = keyPoints(d, 5);
+    std::string text = c;
+    for (const auto &p : out.keyPoints)
+        text += "\n- " + p;
+    if (r.maxChars > 0 && text.size() > r.maxChars) {
+        std::size_t n = r.maxChars;
+        while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80)
+            --n;
+        text.resize(n);
+    }
+    out.text = text;
+    out.sections = {{"timestamp", d.lastTimeMs == kNoTime ? nlohmann::json(nullptr) : nlohmann::json(d.lastTimeMs)},
+        {"turnRange", {d.userInputs.empty() ? 0 : 1, d.userInputs.size()}}, {"content", text},
+        {"keyPoints", out.keyPoints}};
+    return out;
+}
+
+} // namespace cl::strategy

@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: MIT
+// The peer policies (peers.md) on small transcripts built here, with expectations worked out by
+// hand from each agent's rules: split points, kept counts, placeholders, budgets, orphan counts.
+#include "core/strategy.h"
+#include "core/strategy_edit.h"
+#include "core/summary.h"
+#include "core/tokens.h"
+#include "core/transcript.h"
+
+#include <QtTest>
+
+using namespace cl;
+using namespace cl::strategy;
+
+namespace {
+
+Message text(Role r, std::string s)
+{
+    Message m;
+    m.role = r;
+    m.type = std::string(roleName(r));
+    Block b;
+    b.type = BlockType::Text;
+    b.text = std::move(s);
+    m.blocks.push_back(std::move(b));
+    return m;
+}
+
+Message call(std::string id, std::string name, nlohmann::json input, std::string prose = {})
+{
+    Message m;
+    m.role = Role::Assistant;
+    m.type = "assistant";
+    if (!prose.empty()) {
+        Block t;
+        t.type = BlockType::Text;
+        t.text = std::move(prose);
+        m.blocks.push_back(std::move(t));
+    }
+    Block b;
+    b.type = BlockType::ToolUse;
+    b.toolId = std::move(id);
+    b.toolName = std::move(name);
+    b.input = std::move(input);
+    m.blocks.push_back(std::move(b));
+    return m;
+}
+
+// Anthropic-style result: a user message with a tool_result block.
+Message result(std::string id, std::string out, bool error = false)
+{
+    Message m;
+    m.role = Role::User;
+    m.type = "user";
+    Block b;
+    b.type = BlockType::ToolResult;
+    b.toolId = std::move(id);
+    b.text = std::move(out);
+    b.isError = error;
+    m.blocks.push_back(std::move(b));
+    return m;
+}
+
+Transcript make(Format f, std::vector<Message> ms)
+{
+    Transcript t;
+    t.format = f;
+    t.buffer = std::make_shared<const std::string>();
+    t.messages = std::move(ms);
+    linkToolPairs(t);
+    return t;
+}
+
+analysis::AnalysisOptions window(std::int64_t w)
+{
+    analysis::AnalysisOptions o;
+    o.contextWindow = w;
+    return o;
+}
+
+Result runNamed(const char *name, const Input &in, const nlohmann::json &params = nlohmann::json::object())
+{
+    const Strategy *s = find(name);
+    if (!s)
+        qFatal("strategy %s is not registered", name);
+    std::string err;
+    Result r = run(*s, in, params, {}, &err);
+    if (!err.empty())
+        qWarning("%s: %s", name, err.c_str());
+    return r;
+}
+
+std::int64_t est(const Transcript &t, std::size_t i)
+{
+    return tokens::estimateMessage(t.messages[i]);
+}
+
+// Texts of the result's messages, in order.
+std::vector<const Message *> resultMessages(const Result &r, const Transcript &t)
+{
+    std::vector<const Message *> out;
+    for (std::size_t s = 0; s < r.slots.size(); ++s)
+        out.push_back(&r.message(t, s));
+    return out;
+}
+
+std::string repeatLines(const char *word, int n)
+{
+    std::string s;
+    for (int k = 0; k < n; ++k)
+        s += std::string(word) + " line " + std::to_string(k) + " of the file, distinct text " + std::to_string(k * 7) + "\n";
+    return s;
+}
+
+} // namespace
+
+class TestPeerStrategies : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void registered();
+    void geminiSplit();
+    void geminiRejects();
+    void claudeCompact();
+    void microcompact();
+    void clearToolUses();
+    void clearThinking();
+    void codexBudget();
+    void langchainLast();
+    void langchainFirst();
+    void langchainAnthropicStart();
+    void openhandsAmortized();
+    void openhandsMasking();
+    void cline();
+    void sweAgent();
+    void summaryStyles();
+};
+
+void TestPeerStrategies::registered()
+{
+    for (const char *n : {"gemini-cli", "claude-code-compact", "claude-code-microcompact", "anthropic-clear-tool-uses",
+                          "anthropic-clear-thinking", "codex", "langchain-trim-first", "langchain-trim-last",
+                          "openhands-amortized", "openhands-observation-masking", "cline", "swe-agent"}) {
+        const Strategy *s = find(n);
+        QVERIFY2(s, n);
+        QVERIFY(!s->description().empty());
+        QVERIFY(s->source().rfind("peer:", 0) == 0);
+    }
+}
+
+// Ten turns of 1000 characters each: about 1038 JSON characters per turn, 10385 in all. 70 % is
+// 7270: before turn 6 lie ~6231 characters (too few), before turn 8 ~8308, so the split is turn 8.
+// With preserveFraction 0.5 the target is 5192: turn 4 has ~4154 before it, turn 6 ~6231 -> 6.
+void TestPeerStrategies::geminiSplit()
+{
+    std::vector<Message> ms;
+    for (int k = 0; k < 10; ++k)
+        ms.push_back(text(k % 2 ? Role::Assistant : Role::User, std::string(1000, k % 2 ? 'b' : 'a')));
+    Transcript t = make(Format::GeminiCli, ms);
+    {
+        Input in(t, window(10000000));
+        Result r = runNamed("gemini-cli", in);
+        QVERIFY(!r.changed);
+        QVERIFY2(r.note.find("below trigger") != std::string::npos, r.note.c_str());
+    }
+    Input in(t, window(1000));
+    Result r = runNamed("gemini-cli", in);
+    QVERIFY2(r.changed, r.note.c_str());
+    QCOMPARE(r.extra["splitTurn"].get<int>(), 8);
+    for (std::size_t i = 0; i < 8; ++i)
+        QCOMPARE(r.fates[i].fate, Fate::Summarized);
+    QCOMPARE(r.fates[8].fate, Fate::Kept);
+    QCOMPARE(r.fates[9].fate, Fate::Kept);
+    const auto out = resultMessages(r, t);
+    QCOMPARE(out.size(), std::size_t(4));
+    QCOMPARE(out[0]->kind, MessageKind::CompactSummary);
+    QCOMPARE(out[0]->role, Role::User);
+    QVERIFY(out[0]->plainText().rfind("<state_snapshot>", 0) == 0);
+    QCOMPARE(out[1]->role, Role::Assistant);
+    QVERIFY(r.violations.empty());
+    // Tokens: the kept tail plus the two inserted messages.
+    const std::int64_t after = est(t, 8) + est(t, 9) + tokens::estimateMessage(*out[0]) + tokens::estimateMessage(*out[1]);
+    QCOMPARE(r.stats.tokensAfter, after);
+
+    Result half = runNamed("gemini-cli", in, {{"preserveFraction", 0.5}});
+    QCOMPARE(half.extra["splitTurn"].get<int>(), 6);
+
+    // A tool result at the would-be split is skipped: turn 8 becomes a functionResponse, turn 7 its call.
+    ms[7] = call("c1", "read_file", {{"absolute_path", "/x"}});
+    ms[8] = result("c1", std::string(1000, 'r'));
+    Transcript t2 = make(Format::GeminiCli, ms);
+    Input in2(t2, window(1000));
+    Result r2 = runNamed("gemini-cli", in2);
+    // No clean user turn after 70 %, and the last turn is a model answer: everything is compressed.
+    QCOMPARE(r2.extra["splitTurn"].get<int>(), 10);
+    QVERIFY(r2.violations.empty());
+}
+
+void TestPeerStrategies::geminiRejects()
+{
+    Transcript t = make(Format::GeminiCli, {text(Role::User, "hi"), text(Role::Assistant, "ok"), text(Role::User, "go"),
+                                            text(Role::Assistant, "done")});
+    Input in(t, window(1000));
+    Result r = runNamed("gemini-cli", in, {{"force", true}});
+    QVERIFY(!r.changed);
+    QVERIFY2(r.note.find("rejected") != std::string::npos, r.note.c_str());
+}
+
+void TestPeerStrategies::claudeCompact()
+{
+    const std::string big = repeatLines("big", 5000); // far above 10K tokens
+    Transcript t = make(Format::Anthropic,
+                        {text(Role::System, "You are a coding agent."), text(Role::User, "Please fix the parser in src"),
+                         call("r1", "Read", {{"file_path", "/src/a.cpp"}}), result("r1", "content A v1"),
+                         call("r2", "Read", {{"file_path", "/src/b.cpp"}}), result("r2", "content B"),
+                         call("r3", "Read", {{"file_path", "/src/a.cpp"}}), result("r3", "content A v2"),
+                         call("r4", "Read", {{"file_path", "/src/big.cpp"}}), result("r4", big),
+                         text(Role::Assistant, "Done reading.")});
+    QVERIFY(tokens::estimateText(big) > 10000);
+    Input in(t, window(200000));
+    Result below = runNamed("claude-code-compact", in);
+    QVERIFY(!below.changed);
+    Result r = runNamed("claude-code-compact", in, {{"force", true}, {"instructions", "focus on the parser"}});
+    QVERIFY2(r.changed, r.note.c_str());
+    QCOMPARE(r.fates[0].fate, Fate::Kept); // system prompt stays
+    for (std::size_t i = 1; i < t.messages.size(); ++i)
+        QCOMPARE(r.fates[i].fate, Fate::Summarized);
+    const auto out = resultMessages(r, t);
+    // system, summary, ack, a.cpp (newest read), ack, b.cpp; big.cpp is above 10K tokens.
+    QCOMPARE(out.size(), std::size_t(6));
+    QCOMPARE(out[1]->kind, MessageKind::CompactSummary);
+    const std::string s = out[1]->plainText();
+    QVERIFY(s.rfind("This session continues", 0) == 0);
+    for (const char *h : {"1. Primary Request and Intent", "2. Key Technical Concepts", "3. Files and Code Sections",
+                          "4. Errors and fixes", "5. Problem Solving", "6. All user messages", "7. Pending Tasks",
+                          "8. Current Work", "9. Optional Next Step", "focus on the parser", "/src/a.cpp"})
+        QVERIFY2(s.find(h) != std::string::npos, h);
+    QVERIFY(out[3]->plainText().find("/src/a.cpp") != std::string::npos);
+    QVERIFY(out[3]->plainText().find("content A v2") != std::string::npos);
+    QVERIFY(out[3]->plainText().find("content A v1") == std::string::npos);
+    QVERIFY(out[5]->plainText().find("content B") != std::string::npos);
+    QCOMPARE(r.extra["rereadFiles"].size(), std::size_t(2));
+    QCOMPARE(r.extra["compactMetadata"]["trigger"].get<std::string>(), std::string("manual"));
+    std::int64_t pre = 0;
+    for (std::size_t i = 0; i < t.messages.size(); ++i)
+        pre += est(t, i);
+    QCOMPARE(r.extra["compactMetadata"]["preTokens"].get<std::int64_t>(), pre);
+    QCOMPARE(r.extra["compactMetadata"]["postTokens"].get<std::int64_t>(), r.stats.tokensAfter);
+    QVERIFY2(r.violations.empty(), r.violations.empty() ? "" : r.violations[0].reason.c_str());
+
+    Result one = runNamed("claude-code-compact", in, {{"force", true}, {"maxFiles", 1}});
+    QCOMPARE(one.extra["rereadFiles"].size(), std::size_t(1));
+    // A total budget below the two small files' size: none fits... each is a few tokens, so 1 token admits none.
+    Result none = runNamed("claude-code-compact", in, {{"force", true}, {"maxTotalFileTokens", 1}});
+    QCOMPARE(none.extra["rereadFiles"].size(), std::size_t(0));
+}
+
+void TestPeerStrategies::microcompact()
+{
+    std::vector<Message> ms{text(Role::User, "look around")};
+    const char *tools[] = {"Read", "Read", "Grep", "Read", "Read", "Read", "Custom"};
+    for (int k = 0; k < 7; ++k) {
+        const std::string id = "t" + std::to_string(k);
+        ms.push_back(call(id, tools[k], {{"file_path", "/f" + std::to_string(k)}}));
+        ms.push_back(result(id, repeatLines(tools[k], 40)));
+    }
+    ms.push_back(text(Role::Assistant, "ok"));
+    Transcript t = make(Format::ClaudeCode, ms);
+    Input in(t, window(200000));
+    Result below = runNamed("claude-code-microcompact", in);
+    QVERIFY(!below.changed);
+    QVERIFY(below.note.find("below trigger") != std::string::npos);
+    Result r = runNamed("claude-code-microcompact", in, {{"triggerTokens", 0}, {"minSavings", 0}});
+    QVERIFY2(r.changed, r.note.c_str());
+    // 6 compactable results (messages 2,4,6,8,10,12); the last 3 (8,10,12) stay; Custom (14) is never touched.
+    for (std::size_t i : {2, 4, 6})
+        QCOMPARE(r.fates[i].fate, Fate::Microcompacted);
+    for (std::size_t i : {8, 10, 12, 14})
+        QCOMPARE(r.fates[i].fate, Fate::Kept);
+    QCOMPARE(r.extra["microcompactMetadata"]["compactedToolIds"], nlohmann::json({"t0", "t1", "t2"}));
+    QVERIFY(r.extra["microcompactMetadata"]["tokensSaved"].get<std::int64_t>() > 0);
+    QVERIFY(r.violations.empty());
+    Result r1 = runNamed("claude-code-microcompact", in, {{"triggerTokens", 0}, {"minSavings", 0}, {"keepRecent", 1}});
+    QCOMPARE(r1.extra["microcompactMetadata"]["compactedToolIds"].size(), std::size_t(5));
+    Result lazy = runNamed("claude-code-microcompact", in, {{"triggerTokens", 0}, {"minSavings", 100000000}});
+    QVERIFY(!lazy.changed);
+    QVERIFY(lazy.note.find("not worth it") != std::string::npos);
+}
+
+void TestPeerStrategies::clearToolUses()
+{
+    std::vector<Message> ms{text(Role::User, "start")};
+    const char *tools[] = {"Read", "Bash", "Read", "Read", "Bash", "Read"};
+    for (int k = 0; k < 6; ++k) {
+        const std::string id = "u" + std::to_string(k);
+        ms.push_back(call(id, tools[k], {{"command", "cat /f" + std::to_string(k)}}));
+        ms.push_back(result(id, repeatLines(tools[k], 20)));
+    }
+    ms.push_back(text(Role::Assistant, "done"));
+    Transcript t = make(Format::Anthropic, ms);
+    Input in(t, window(200000));
+    Result below = runNamed("anthropic-clear-tool-uses", in);
+    QVERIFY(!below.changed);
+    // keep 3: uses 0,1,2 are candidates (results at 2,4,6); Bash (use 1, result 4) is excluded.
+    Result r = runNamed("anthropic-clear-tool-uses", in,
+                        {{"triggerTokens", 0}, {"excludeTools", nlohmann::json::array({"Bash"})}, {"clearToolInputs", true}});
+    QVERIFY2(r.changed, r.note.c_str());
+    QCOMPARE(r.fates[2].fate, Fate::Cleared);
+    QCOMPARE(r.fates[4].fate, Fate::Kept);
+    QCOMPARE(r.fates[6].fate, Fate::Cleared);
+    QCOMPARE(r.fates[8].fate, Fate::Kept);
+    QCOMPARE(r.fates[1].fate, Fate::Cleared); // input cleared
+    QCOMPARE(r.fates[3].fate, Fate::Kept);
+    QCOMPARE(r.extra["cacheInvalidatedFrom"].get<int>(), 1);
+    const Transcript out = r.materialize(t);
+    QCOMPARE(out.messages[2].blocks[0].text, std::string("[Tool result cleared by context editing]"));
+    QVERIFY(out.messages[1].blocks[0].input.empty());
+    QVERIFY(r.violations.empty());
+    // Inputs only for Read via the list form; results cleared for all candidates when nothing is excluded.
+    Result list = runNamed("anthropic-clear-tool-uses", in,
+                           {{"triggerTokens", 0}, {"clearToolInputsFor", nlohmann::json::array({"Bash"})}});
+    QCOMPARE(list.fates[3].fate, Fate::Cleared); // Bash input
+    QCOMPARE(list.fates[1].fate, Fate::Kept);    // Read input untouched
+    QCOMPARE(list.extra["cacheInvalidatedFrom"].get<int>(), 2);
+    Result few = runNamed("anthropic-clear-tool-uses", in, {{"triggerTokens", 0}, {"clearAtLeast", 100000000}});
+    QVERIFY(!few.changed);
+    QVERIFY(few.note.find("clear_at_least") != std::string::npos);
+    // Trigger by tool uses: 6 uses > 5.
+    Result uses = runNamed("anthropic-clear-tool-uses", in, {{"triggerToolUses", 5}});
+    QVERIFY(uses.changed);
+    Result notYet = runNamed("anthropic-clear-tool-uses", in, {{"triggerToolUses", 6}});
+    QVERIFY(!notYet.changed);
+}
+
+void TestPeerStrategies::clearThinking()
+{
+    auto thinking = [](std::string thought, std::string answer) {
+        Message m = text(Role::Assistant, std::move(answer));
+        Block b;
+        b.type = BlockType::Thinking;
+        b.text = std::move(thought);
+        m.blocks.insert(m.blocks.begin(), std::move(b));
+        return m;
+    };
+    Transcript t = make(Format::Anthropic, {text(Role::User, "q1"), thinking("think one about it", "a1"),
+                                            text(Role::User, "q2"), thinking("think two about it", "a2"),
+                                            text(Role::User, "q3"), thinking("think three about it", "a3")});
+    Input in(t, window(200000));
+    Result r = runNamed("anthropic-clear-thinking", in);
+    QVERIFY(r.changed);
+    QCOMPARE(r.fates[1].fate, Fate::Cleared);
+    QCOMPARE(r.fates[3].fate, Fate::Cleared);
+    QCOMPARE(r.fates[5].fate, Fate::Kept);
+    const Transcript out = r.materialize(t);
+    QCOMPARE(out.messages[1].blocks.size(), std::size_t(1));
+    QCOMPARE(out.messages[1].blocks[0].text, std::string("a1"));
+    QCOMPARE(out.messages[5].blocks.size(), std::size_t(2));
+    QVERIFY(r.violations.empty());
+    QCOMPARE(runNamed("anthropic-clear-thinking", in, {{"keepTurns", 2}}).fates[3].fate, Fate::Kept);
+    QCOMPARE(runNamed("anthropic-clear-thinking", in, {{"keepTurns", 0}}).fates[5].fate, Fate::Cleared);
+    QVERIFY(!runNamed("anthropic-clear-thinking", in, {{"keepAll", true}}).changed);
+}
+
+void TestPeerStrategies::codexBudget()
+{
+    const std::string u2 = repeatLines("second", 30);
+    const std::string u3 = "third request: run the tests";
+    Transcript t = make(Format::Codex, {text(Role::System, "developer instructions"),
+                                        text(Role::User, "<environment_context>cwd=/w</environment_context>"),
+                                        text(Role::User, "first request " + repeatLines("first", 10)),
+                                        text(Role::Assistant, "answer one"), text(Role::User, u2),
+                                        call("c1", "shell", {{"command", "ls"}}), result("c1", "a\nb"),
+                                        text(Role::Assistant, "answer two"), text(Role::User, u3),
+                                        text(Role::Assistant, "answer three")});
+    const std::int64_t t3 = tokens::estimateText(u3), t2 = tokens::estimateText(u2);
+    const std::int64_t budget = t3 + t2 / 2;
+    Input in(t, window(200000));
+    QVERIFY(!runNamed("codex", in).changed);
+    Result r = runNamed("codex", in, {{"force", true}, {"userMessageBudget", budget}});
+    QVERIFY2(r.changed, r.note.c_str());
+    QCOMPARE(r.fates[0].fate, Fate::Kept);
+    QCOMPARE(r.fates[1].fate, Fate::Kept);
+    QCOMPARE(r.fates[2].fate, Fate::Summarized); // oldest request: beyond the budget
+    QCOMPARE(r.fates[4].fate, Fate::Snipped);    // overflowing one, truncated
+    QCOMPARE(r.fates[8].fate, Fate::Kept);
+    for (std::size_t i : {3, 5, 6, 7, 9})
+        QCOMPARE(r.fates[i].fate, Fate::Summarized);
+    const auto out = resultMessages(r, t);
+    QCOMPARE(out.size(), std::size_t(5));
+    const std::string cut = out[2]->plainText();
+    const std::string marker = "\n[… older part of this message truncated]";
+    QVERIFY(cut.size() > marker.size());
+    QVERIFY(cut.compare(cut.size() - marker.size(), marker.size(), marker) == 0);
+    QVERIFY(u2.rfind(cut.substr(0, cut.size() - marker.size()), 0) == 0);
+    QVERIFY(tokens::estimateText(cut) <= budget - t3);
+    QCOMPARE(out[3]->plainText(), u3);
+    QCOMPARE(out[4]->kind, MessageKind::CompactSummary);
+    QVERIFY(out[4]->plainText().rfind("Another language model", 0) == 0);
+    QVERIFY(out[4]->plainText().find("## What remains") != std::string::npos);
+    QVERIFY(r.violations.empty());
+}
+
+// sys, u1, a1 (call X), t1 (result X), a2, u2, a3 with tokens computed here.
+static Transcript langchainTranscript(Format f)
+{
+    return make(f, {text(Role::System, "system prompt"), text(Role::User, "first question about things"),
+                    call("X", "Read", {{"file_path", "/a"}}), result("X", repeatLines("out", 5)),
+                    text(Role::Assistant, "line one\nline two\nline three"), text(Role::User, "second question"),
+                    text(Role::Assistant, "final answer")});
+}
+
+void TestPeerStrategies::langchainLast()
+{
+    Transcript t = langchainTranscript(Format::ClaudeCode);
+    Input in(t, window(200000));
+    const std::int64_t budget = est(t, 6) + est(t, 5) + est(t, 4) + est(t, 3);
+    Result r = runNamed("langchain-trim-last", in, {{"maxTokens", budget}});
+    // LangChain keeps t1, a2, u2, a3: t1 answers a call it dropped -> 1 orphan, closed here.
+    QCOMPARE(r.extra["langchainOrphans"].get<int>(), 1);
+    QCOMPARE(r.fates[3].fate, Fate::Removed);
+    for (std::size_t i : {4, 5, 6})
+        QCOMPARE(r.fates[i].fate, Fate::Kept);
+    for (std::size_t i : {0, 1, 2})
+        QCOMPARE(r.fates[i].fate, Fate::Removed);
+    QVERIFY(r.violations.empty());
+    // start_on human: the kept list starts on u2.
+    Result s = runNamed("langchain-trim-last", in, {{"maxTokens", budget}, {"startOn", "human"}});
+    QCOMPARE(s.extra["langchainOrphans"].get<int>(), 0);
+    QCOMPARE(s.fates[4].fate, Fate::Removed);
+    QCOMPARE(s.fates[5].fate, Fate::Kept);
+    // include_system: the system message's tokens come off the budget, so t1 no longer fits.
+    Result sys = runNamed("langchain-trim-last", in, {{"maxTokens", budget}, {"includeSystem", true}});
+    QCOMPARE(sys.fates[0].fate, Fate::Kept);
+    QCOMPARE(sys.extra["langchainOrphans"].get<int>(), 0);
+    QCOMPARE(sys.fates[3].fate, Fate::Removed);
+    QCOMPARE(sys.fates[4].fate, Fate::Kept);
+    // allow_partial: room for a3, u2 and one line of a2 ("line three", the last line).
+    const std::int64_t room = est(t, 6) + est(t, 5) + tokens::kRoleTokens + tokens::kStructureTokens
+                              + tokens::estimateText("line three");
+    QVERIFY(room < est(t, 6) + est(t, 5) + est(t, 4));
+    Result part = runNamed("langchain-trim-last", in, {{"maxTokens", room}, {"allowPartial", true}});
+    QCOMPARE(part.fates[4].fate, Fate::Snipped);
+    QCOMPARE(part.materialize(t).messages[part.fates[4].slot].plainText(), std::string("line three"));
+}
+
+void TestPeerStrategies::langchainFirst()
+{
+    Transcript t = langchainTranscript(Format::ClaudeCode);
+    Input in(t, window(200000));
+    const std::int64_t budget = est(t, 0) + est(t, 1) + est(t, 2);
+    Result r = runNamed("langchain-trim-first", in, {{"maxTokens", budget}});
+    // LangChain keeps sys, u1, a1: a1's call has no result -> 1 orphan; closing it removes a1.
+    QCOMPARE(r.extra["langchainOrphans"].get<int>(), 1);
+    QCOMPARE(r.fates[0].fate, Fate::Kept);
+    QCOMPARE(r.fates[1].fate, Fate::Kept);
+    QCOMPARE(r.fates[2].fate, Fate::Removed);
+    QVERIFY(r.violations.empty());
+    Result end = runNamed("langchain-trim-first", in, {{"maxTokens", budget}, {"endOn", "human"}});
+    QCOMPARE(end.extra["langchainOrphans"].get<int>(), 0);
+    // allow_partial on a2 from the front: budget up to t1 plus "line one".
+    const std::int64_t room = est(t, 0) + est(t, 1) + est(t, 2) + est(t, 3) + tokens::kRoleTokens
+                              + tokens::kStructureTokens + tokens::estimateText("line one\n"); // LangChain's splitter keeps the newline
+    Result part = runNamed("langchain-trim-first", in, {{"maxTokens", room}, {"allowPartial", true}});
+    QCOMPARE(part.fates[4].fate, Fate::Snipped);
+    QCOMPARE(part.materialize(t).messages[part.fates[4].slot].plainText(), std::string("line one"));
+    QCOMPARE(part.fates[5].fate, Fate::Removed);
+    Result all = runNamed("langchain-trim-first", in);
+    QVERIFY(!all.changed); // half of 200K holds everything
+}
+
+void TestPeerStrategies::langchainAnthropicStart()
+{
+    Transcript t = langchainTranscript(Format::Anthropic);
+    Input in(t, window(200000));
+    const std::int64_t budget = est(t, 6) + est(t, 5) + est(t, 4);
+    Result r = runNamed("langchain-trim-last", in, {{"maxTokens", budget}});
+    // LangChain starts on a2 (an assistant turn); Anthropic needs a user turn first, so a2 goes.
+    QCOMPARE(r.fates[4].fate, Fate::Removed);
+    QCOMPARE(r.fates[5].fate, Fate::Kept);
+    QVERIFY2(r.violations.empty(), r.violations.empty() ? "" : r.violations[0].reason.c_str());
+}
+
+void TestPeerStrategies::openhandsAmortized()
+{
+    std::vector<Message> ms;
+    for (int k = 0; k < 130; ++k)
+        ms.push_back(text(k % 2 ? Role::Assistant : Role::User, "event " + std::to_string(k)));
+    Transcript t = make(Format::ClaudeCode, ms);
+    Input in(t, window(200000));
+    Result r = runNamed("openhands-amortized", in);
+    // 130 > 120: keep 4 + 56 = 60; positions 4..73 go.
+    QCOMPARE(r.stats.messagesAfter, std::size_t(60));
+    QCOMPARE(r.fates[3].fate, Fate::Kept);
+    QCOMPARE(r.fates[4].fate, Fate::Removed);
+    QCOMPARE(r.fates[73].fate, Fate::Removed);
+    QCOMPARE(r.fates[74].fate, Fate::Kept);
+    // With a summary: 4 + summary + 55; positions 4..74 summarized; position 75 is an assistant turn,
+    // so no acknowledgement is needed.
+    Result s = runNamed("openhands-amortized", in, {{"summarize", true}});
+    QCOMPARE(s.stats.messagesAfter, std::size_t(60));
+    QCOMPARE(s.fates[74].fate, Fate::Summarized);
+    QCOMPARE(s.fates[75].fate, Fate::Kept);
+    QCOMPARE(resultMessages(s, t)[4]->kind, MessageKind::CompactSummary);
+    // A call at 73 answered at 74 (the first tail event): the orphaned result goes too.
+    ms[73] = call("p", "Read", {{"file_path", "/p"}});
+    ms[74] = result("p", "text");
+    Transcript t2 = make(Format::ClaudeCode, ms);
+    Input in2(t2, window(200000));
+    Result p = runNamed("openhands-amortized", in2);
+    QCOMPARE(p.fates[74].fate, Fate::Removed);
+    QCOMPARE(p.stats.messagesAfter, std::size_t(59));
+    QCOMPARE(p.extra["pairDrops"].get<int>(), 1);
+    QVERIFY(p.violations.empty());
+    Transcript small = make(Format::ClaudeCode, {text(Role::User, "a"), text(Role::Assistant, "b")});
+    Input in3(small, window(200000));
+    QVERIFY(!runNamed("openhands-amortized", in3).changed);
+}
+
+void TestPeerStrategies::openhandsMasking()
+{
+    std::vector<Message> ms;
+    for (int k = 0; k < 110; ++k)
+        ms.push_back(text(k % 2 ? Role::Assistant : Role::User, "event " + std::to_string(k)));
+    for (int k : {4, 49, 104}) {
+        ms[std::size_t(k)] = call("m" + std::to_string(k), "Bash", {{"command", "ls"}});
+        ms[std::size_t(k) + 1] = result("m" + std::to_string(k), "file list");
+    }
+    Transcript t = make(Format::ClaudeCode, ms);
+    Input in(t, window(200000));
+    Result r = runNamed("openhands-observation-masking", in);
+    // Positions below 110 - 100 = 10: only the result at 5.
+    QCOMPARE(r.fates[5].fate, Fate::Cleared);
+    QCOMPARE(r.fates[50].fate, Fate::Kept);
+    QCOMPARE(r.fates[105].fate, Fate::Kept);
+    QCOMPARE(r.materialize(t).messages[5].blocks[0].text, std::string("<MASKED>"));
+    Result wide = runNamed("openhands-observation-masking", in, {{"attentionWindow", 10}});
+    QCOMPARE(wide.fates[50].fate, Fate::Cleared);
+    QCOMPARE(wide.fates[105].fate, Fate::Kept);
+}
+
+void TestPeerStrategies::cline()
+{
+    std::vector<Message> ms{text(Role::System, "sys")};
+    for (int k = 0; k < 20; ++k)
+        ms.push_back(text(k % 2 ? Role::Assistant : Role::User, "message " + std::to_string(k)));
+    Transcript t = make(Format::Anthropic, ms);
+    {
+        Input in(t, window(64000));
+        Result r = runNamed("cline", in);
+        QVERIFY(!r.changed);
+        QVERIFY2(r.note.find("37000") != std::string::npos, r.note.c_str()); // 64K - 27K
+    }
+    Input in(t, window(200)); // max(200 - 40K, 160) = 160 < total
+    Result r = runNamed("cline", in);
+    QVERIFY2(r.changed, r.note.c_str());
+    // 20 messages, rest 18: floor(18 / 4) * 2 = 8 removed: apiMessages 2..9 (transcript 3..10), 9 is an assistant.
+    QCOMPARE(r.extra["deletedRange"], nlohmann::json({2, 9}));
+    for (std::size_t i = 3; i <= 10; ++i)
+        QCOMPARE(r.fates[i].fate, Fate::Removed);
+    QCOMPARE(r.fates[1].fate, Fate::Kept);
+    QCOMPARE(r.fates[2].fate, Fate::Kept);
+    QCOMPARE(r.fates[11].fate, Fate::Kept);
+    QVERIFY(r.violations.empty());
+    // quarter: floor(18 * 3 / 4 / 2) * 2 = 12 -> 2..13.
+    QCOMPARE(runNamed("cline", in, {{"keep", "quarter"}}).extra["deletedRange"], nlohmann::json({2, 13}));
+    // Message 9 a user turn: the range ends one earlier, on the assistant at 8 (7 removed).
+    ms[10] = text(Role::User, "extra user turn");
+    Transcript t2 = make(Format::ClaudeCode, ms);
+    Input in2(t2, window(200));
+    QCOMPARE(runNamed("cline", in2).extra["deletedRange"], nlohmann::json({2, 8}));
+}
+
+void TestPeerStrategies::sweAgent()
+{
+    std::vector<Message> ms{text(Role::User, "task")};
+    for (int k = 0; k < 8; ++k) {
+        const std::string id = "s" + std::to_string(k);
+        ms.push_back(call(id, k == 2 ? "keepme" : "bash", {{"command", "ls"}}));
+        std::string out;
+        for (int l = 0; l <= k; ++l)
+            out += "row " + std::to_string(l) + " of a fairly long output line with details\n"; // k + 1 lines
+        ms.push_back(result(id, out));
+    }
+    Transcript t = make(Format::ClaudeCode, ms);
+    Input in(t, window(200000));
+    Result r = runNamed("swe-agent", in);
+    // 8 observations (messages 2,4,...,16); keep the first and the last 5: observations 1 and 2 go.
+    QCOMPARE(r.fates[2].fate, Fate::Kept);
+    QCOMPARE(r.fates[4].fate, Fate::Cleared);
+    QCOMPARE(r.fates[6].fate, Fate::Cleared);
+    QCOMPARE(r.fates[8].fate, Fate::Kept);
+    const Transcript out = r.materialize(t);
+    QCOMPARE(out.messages[4].blocks[0].text, std::string("Old environment output: (2 lines omitted)"));
+    QCOMPARE(out.messages[6].blocks[0].text, std::string("Old environment output: (3 lines omitted)"));
+    Result tag = runNamed("swe-agent", in, {{"keepOutputTools", "keepme"}, {"removeOutputTools", "nothing,bash"}});
+    QCOMPARE(tag.fates[6].fate, Fate::Kept);    // keep_output
+    QCOMPARE(tag.fates[16].fate, Fate::Cleared); // remove_output even when recent
+    QCOMPARE(tag.fates[2].fate, Fate::Kept);    // the first observation always stays
+}
+
+void TestPeerStrategies::summaryStyles()
+{
+    Transcript t = make(Format::ClaudeCode,
+                        {text(Role::User, "Build the importer. You must never touch the database."),
+                         call("e1", "Edit", {{"file_path", "/src/imp.cpp"}, {"old_string", "a"}, {"new_string", "b"}}),
+                         result("e1", "ok"), call("b1", "Bash", {{"command", "ctest -R importer"}}),
+                         result("b1", "1 test failed", true), text(Role::Assistant, "The importer test fails; fixing.")});
+    SummaryRequest req;
+    req.transcript = &t;
+    for (std::size_t i = 0; i < t.messages.size(); ++i)
+        req.messages.push_back(i);
+    auto summarize = [&](const char *style) {
+        req.style = style;
+        return ruleSummarizer().summarize(req);
+    };
+    const Summary g = summarize("gemini");
+    for (const char *tag : {"<overall_goal>", "<active_constraints>", "<key_knowledge>", "<artifact_trail>",
+                            "<file_system_state>", "<recent_actions>", "<task_state>"})
+        QVERIFY2(g.text.find(tag) != std::string::npos, tag);
+    QVERIFY(g.text.find("never touch the database") != std::string::npos);
+    QVERIFY(g.text.find("MODIFIED: /src/imp.cpp") != std::string::npos);
+    const Summary c = summarize("codex");
+    for (const char *h : {"## Goal", "## Progress and decisions", "## Constraints and preferences", "## What remains",
+                          "## Critical data", "ctest -R importer", "1 test failed"})
+        QVERIFY2(c.text.find(h) != std::string::npos, h);
+    const Summary o = summarize("openhands");
+    for (const char *h : {"USER_CONTEXT:", "COMPLETED:", "PENDING:", "CURRENT_STATE:", "CODE_STATE:", "TESTS:", "ERRORS:"})
+        QVERIFY2(o.text.find(h) != std::string::npos, h);
+    QVERIFY(o.text.find("ctest -R importer") != std::string::npos);
+    const Summary cc = summarize("claude-code");
+    QVERIFY(cc.text.find("Bash: 1 test failed") != std::string::npos);
+    QCOMPARE(cc.sections["files"], nlohmann::json({"/src/imp.cpp (modified)"}));
+}
+
+QTEST_GUILESS_MAIN(TestPeerStrategies)
+#include "tst_peerstrategies.moc"

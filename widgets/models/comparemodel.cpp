@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/models/comparemodel.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cl::gui {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QString percent(double share)
+{
+    return QStringLiteral("%1 %").arg(QLocale().toString(100.0 * share, 'f', 1));
+}
+
+} // namespace
+
+QString validityText(const strategy::CompareRow &row)
+{
+    if (!row.error.empty())
+        return CompareModel::tr("error");
+    const auto n = row.result.violations.size();
+    if (n == 0)
+        return QStringLiteral("\u2713");
+    return n == 1 ? CompareModel::tr("1 violation") : CompareModel::tr("%1 violations").arg(n);
+}
+
+CompareModel::CompareModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+    resetFromRegistry();
+}
+
+void CompareModel::resetFromRegistry()
+{
+    std::vector<Entry> next;
+    for (const strategy::Strategy *s : strategy::all()) {
+        Entry e;
+        e.name = QString::fromUtf8(s->name().data(), qsizetype(s->name().size()));
+        e.title = QString::fromUtf8(s->title().data(), qsizetype(s->title().size()));
+        e.source = QString::fromUtf8(s->source().data(), qsizetype(s->source().size()));
+        const int old = rowOf(e.name);
+        if (old >= 0) {
+            e.checked = m_entries[std::size_t(old)].checked;
+            e.row = m_entries[std::size_t(old)].row;
+        }
+        next.push_back(std::move(e));
+    }
+    beginResetModel();
+    m_entries = std::move(next);
+    endResetModel();
+}
+
+void CompareModel::setRows(std::vector<strategy::CompareRow> rows)
+{
+    beginResetModel();
+    for (Entry &e : m_entries)
+        e.row.reset();
+    for (strategy::CompareRow &r : rows) {
+        const QString name = qs(r.strategy);
+        auto it = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry &e) { return e.name == name; });
+        if (it == m_entries.end()) {
+            Entry e;
+            e.name = name;
+            e.title = r.title.empty() ? name : qs(r.title);
+            e.source = qs(r.source);
+            m_entries.push_back(std::move(e));
+            it = std::prev(m_entries.end());
+        }
+        it->row = std::move(r);
+    }
+    endResetModel();
+}
+
+void CompareModel::clearResults()
+{
+    if (std::none_of(m_entries.begin(), m_entries.end(), [](const Entry &e) { return e.row.has_value(); }))
+        return;
+    beginResetModel();
+    for (Entry &e : m_entries)
+        e.row.reset();
+    endResetModel();
+}
+
+std::vector<strategy::CompareRow> CompareModel::rows() const
+{
+    std::vector<strategy::CompareRow> out;
+    for (const Entry &e : m_entries)
+        if (e.row)
+            out.push_back(*e.row);
+    return out;
+}
+
+const strategy::CompareRow *CompareModel::rowFor(const QString &name) const
+{
+    const int r = rowOf(name);
+    return r >= 0 && m_entries[std::size_t(r)].row ? &*m_entries[std::size_t(r)].row : nullptr;
+}
+
+int CompareModel::rowOf(const QString &name) const
+{
+    for (std::size_t i = 0; i < m_entries.size(); ++i)
+        if (m_entries[i].name == name)
+            return int(i);
+    return -1;
+}
+
+QString CompareModel::nameAt(int row) const
+{
+    return row >= 0 && row < int(m_entries.size()) ? m_entries[std::size_t(row)].name : QString();
+}
+
+QStringList CompareModel::checkedNames() const
+{
+    QStringList out;
+    for (const Entry &e : m_entries)
+        if (e.checked)
+            out << e.name;
+    return out;
+}
+
+void CompareModel::setChecked(const QString &name, bool checked)
+{
+    const int r = rowOf(name);
+    if (r < 0 || m_entries[std::size_t(r)].checked == checked)
+        return;
+    m_entries[std::size_t(r)].checked = checked;
+    const QModelIndex i = index(r, StrategyColumn);
+    Q_EMIT dataChanged(i, i, {Qt::CheckStateRole});
+}
+
+void CompareModel::setAllChecked(bool checked)
+{
+    for (const Entry &e : m_entries)
+        setChecked(e.name, checked);
+}
+
+int CompareModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_entries.size());
+}
+
+int CompareModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+Qt::ItemFlags CompareModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid))
+        return Qt::NoItemFlags;
+    Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
+    if (index.column() == StrategyColumn)
+        f |= Qt::ItemIsUserCheckable;
+    return f;
+}
+
+bool CompareModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid) || index.column() != StrategyColumn
+        || role != Qt::CheckStateRole)
+        return false;
+    setChecked(m_entries[std::size_t(index.row())].name, value.toInt() == Qt::Checked);
+    return true;
+}
+
+QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Source"),
+        QT_TR_NOOP("Changed"), QT_TR_NOOP("Tokens before \u2192 after"), QT_TR_NOOP("Reduction"),
+        QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Cache prefix"),
+        QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
+    static const char *const tips[ColumnCount] = {QT_TR_NOOP("Strategy title (registry name); tick to include it in a run"),
+        QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
+        QT_TR_NOOP("Conversation tokens (seed 001 estimate) before and after"),
+        QT_TR_NOOP("1 \u2212 after / before"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
+        QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
+        QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
+        QT_TR_NOOP("Tokens of the leading messages left byte-identical (prompt cache survives)"),
+        QT_TR_NOOP("Validity of the result in its format"), QT_TR_NOOP("Time of the strategy itself"),
+        QT_TR_NOOP("What happened, or why nothing did")};
+    if (role == Qt::DisplayRole)
+        return tr(titles[section]);
+    if (role == Qt::ToolTipRole)
+        return tr(tips[section]);
+    if (role == Qt::TextAlignmentRole && section != StrategyColumn && section != SourceColumn && section != NoteColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant CompareModel::display(const Entry &e, int column) const
+{
+    const QLocale loc;
+    if (column == StrategyColumn)
+        return QStringLiteral("%1 (%2)").arg(e.title, e.name);
+    if (column == SourceColumn)
+        return e.source;
+    if (!e.row)
+        return column == NoteColumn ? tr("not run") : QString();
+    const strategy::CompareRow &r = *e.row;
+    const strategy::Stats &s = r.result.stats;
+    if (!r.error.empty())
+        return column == NoteColumn ? qs(r.error) : column == ValidityColumn ? validityText(r) : QVariant(QString());
+    switch (column) {
+    case ChangedColumn:
+        return r.result.changed ? tr("yes") : tr("no");
+    case TokensColumn:
+        return QStringLiteral("%1 \u2192 %2").arg(loc.toString(s.tokensBefore), loc.toString(s.tokensAfter));
+    case ReductionColumn:
+        return percent(s.reduction);
+    case MessagesColumn:
+        return loc.toString(qulonglong(s.messagesAfter));
+    case EfficiencyColumn:
+        return loc.toString(s.efficiency, 'f', 3);
+    case FactsColumn:
+        return s.factsTotal == 0 ? QStringLiteral("\u2014") : percent(s.factRetention);
+    case CacheColumn:
+        return QStringLiteral("%1 (%2)").arg(loc.toString(s.cachePrefixTokens), percent(s.cachePrefixShare));
+    case ValidityColumn:
+        return validityText(r);
+    case TimeColumn:
+        return QStringLiteral("%1 ms").arg(loc.toString(s.millis, 'f', s.millis < 10 ? 2 : 1));
+    case NoteColumn:
+        return qs(r.result.note);
+    default:
+        return {};
+    }
+}
+
+QVariant CompareModel::sortValue(const Entry &e, int column) const
+{
+    if (column == StrategyColumn)
+        return e.title;
+    if (column == SourceColumn)
+        return e.source;
+    if (!e.row || !e.row->error.empty())
+        return column == NoteColumn && e.row ? QVariant(qs(e.row->error)) : QVariant();
+    const strategy::Result &r = e.row->result;
+    const strategy::Stats &s = r.stats;
+    switch (column) {
+    case ChangedColumn:
+        return r.changed ? 1.0 : 0.0;
+    case TokensColumn:
+        return double(s.tokensAfter);
+    case ReductionColumn:
+        return s.reduction;
+    case MessagesColumn:
+        return double(s.messagesAfter);
+    case EfficiencyColumn:
+        return s.efficiency;
+    case FactsColumn:
+        return s.factRetention;
+    case CacheColumn:
+        return double(s.cachePrefixTokens);
+    case ValidityColumn:
+        return double(r.violations.size());
+    case TimeColumn:
+        return s.millis;
+    case NoteColumn:
+        return qs(r.note);
+    default:
+        return {};
+    }
+}
+
+QVariant CompareModel::tooltip(const Entry &e, int column) const
+{
+    const QLocale loc;
+    if (column == StrategyColumn || column == SourceColumn || !e.row) {
+        const strategy::Strategy *s = strategy::find(e.name.toStdString());
+        QString text = QStringLiteral("%1 (%2)\n%3").arg(e.title, e.name, e.source);
+        if (s)
+            text += u'\n' + QString::fromUtf8(s->description().data(), qsizetype(s->description().size()));
+        return text;
+    }
+    const strategy::CompareRow &r = *e.row;
+    const strategy::Stats &s = r.result.stats;
+    switch (column) {
+    case TokensColumn:
+        return tr("%1 tokens saved").arg(loc.toString(s.tokensBefore - s.tokensAfter));
+    case MessagesColumn:
+        return tr("%1 \u2192 %2 messages (%3 original kept, %4 inserted)")
+            .arg(loc.toString(qulonglong(s.messagesBefore)), loc.toString(qulonglong(s.messagesAfter)),
+                 loc.toString(qulonglong(s.originalKept)), loc.toString(qulonglong(s.inserted)));
+    case FactsColumn:
+        return tr("%1 of %2 facts kept").arg(s.factsKept).arg(s.factsTotal);
+    case ValidityColumn: {
+        QStringList lines;
+        for (std::size_t i = 0; i < r.result.violations.size() && i < 10; ++i)
+            lines << tr("message %1: %2").arg(r.result.violations[i].message).arg(qs(r.result.violations[i].reason));
+        if (r.result.violations.size() > 10)
+            lines << tr("\u2026 %1 more").arg(r.result.violations.size() - 10);
+        return lines.isEmpty() ? QVariant(tr("valid in its format")) : QVariant(lines.join(u'\n'));
+    }
+    case NoteColumn:
+        return r.error.empty() ? qs(r.result.note) : qs(r.error);
+    default:
+        return {};
+    }
+}
+
+QVariant CompareModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const Entry &e = m_entries[std::size_t(index.row())];
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(e, column);
+    case Qt::ToolTipRole:
+        return tooltip(e, column);
+    case Qt::CheckStateRole:
+        return column == StrategyColumn ? QVariant(e.checked ? Qt::Checked : Qt::Unchecked) : QVariant();
+    case Qt::TextAlignmentRole:
+        if (column == StrategyColumn || column == SourceColumn || column == NoteColumn || column == ChangedColumn)
+            return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case SortRole:
+        return sortValue(e, column);
+    case StrategyNameRole:
+        return e.name;
+    case HasResultRole:
+        return e.row.has_value();
+    default:
+        return {};
+    }
+}
+
+} // namespace cl::gui

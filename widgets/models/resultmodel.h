@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One side of the strategy preview: the original messages (Side::Original) or the result's
+// messages (Side::Result, one row per Slot), with the same columns, each row carrying its fate.
+// Two instances over the same result make the side-by-side view; partnerRow() maps a row to the
+// other side's row (-1 for a removed original or an inserted message).
+
+#include "core/strategy.h"
+#include "core/transcript.h"
+
+#include <QAbstractTableModel>
+
+#include <memory>
+
+namespace cl::gui {
+
+class ResultModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum class Side { Original, Result };
+    enum Columns { IndexColumn, RoleColumn, PreviewColumn, TokensColumn, FateColumn, ColumnCount };
+    // Beyond the shared roles of roles.h (MessageIndexRole, TokensRole, RoleNameRole are used too).
+    enum ResultRoles {
+        FateRole = Qt::UserRole + 64, // int cl::strategy::Fate of the row
+        ReasonRole,                   // QString why (empty when kept untouched)
+        SlotRole,                     // int slot index in Result::slots, -1 when removed
+        PartnerRowRole,               // int row of the same message on the other side, -1 if none
+        FullTextRole,                 // QString the message's text (capped), for a detail pane
+    };
+
+    explicit ResultModel(Side side, QObject *parent = nullptr);
+
+    Side side() const { return m_side; }
+    // original: the transcript the result was computed on. result may be null: the original side
+    // then lists the messages as kept, the result side is empty.
+    void setResult(std::shared_ptr<const Transcript> original, std::shared_ptr<const cl::strategy::Result> result);
+    void clear() { setResult(nullptr, nullptr); }
+    const std::shared_ptr<const Transcript> &original() const { return m_original; }
+    const std::shared_ptr<const cl::strategy::Result> &result() const { return m_result; }
+
+    // Row colours follow the palette: the views call this on palette changes.
+    void setDarkPalette(bool dark);
+    bool darkPalette() const { return m_dark; }
+
+    int partnerRow(int row) const;
+    cl::strategy::Fate fate(int row) const;
+    QString reason(int row) const;
+    const Message *message(int row) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const Transcript> m_original;
+    std::shared_ptr<const cl::strategy::Result> m_result;
+    Side m_side;
+    bool m_dark = false;
+};
+
+} // namespace cl::gui
