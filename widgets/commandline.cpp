@@ -18,7 +18,9 @@ CommandLine parseCommandLine(const QStringList &arguments)
     const QCommandLineOption themeOpt(QStringLiteral("theme"), QStringLiteral("Colour theme: light, dark or system."), QStringLiteral("theme"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Load FILE, save a window screenshot to OUT.png and exit."), QStringLiteral("OUT.png"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Screenshot window size (default 1400x860)."), QStringLiteral("WxH"));
-    parser.addOptions({format, themeOpt, shot, size});
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("Screenshot view: transcript, preview:STRATEGY or compare."), QStringLiteral("view"));
+    parser.addOptions({format, themeOpt, shot, size, view});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Transcript to open."));
     if (!parser.parse(arguments)) {
         cmd.error = parser.errorText();
@@ -54,6 +56,12 @@ CommandLine parseCommandLine(const QStringList &arguments)
             cmd.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
         else
             cmd.error = QStringLiteral("--size wants WxH, e.g. 1400x860");
+    }
+    if (parser.isSet(view)) {
+        cmd.view = parser.value(view);
+        if (cmd.view != QLatin1String("transcript") && cmd.view != QLatin1String("compare")
+            && !cmd.view.startsWith(QLatin1String("preview:")))
+            cmd.error = QStringLiteral("--view wants transcript, preview:STRATEGY or compare");
     }
     if (!cmd.screenshot.isEmpty() && cmd.file.isEmpty())
         cmd.error = QStringLiteral("--screenshot needs a FILE to load");

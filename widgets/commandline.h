@@ -18,6 +18,9 @@ struct CommandLine {
     std::optional<theme::Choice> theme;
     QString screenshot;            // --screenshot OUT.png
     QSize size{1400, 860};         // --size WxH (screenshot window size)
+    // --view: what the screenshot shows: "transcript" (default, with the analysis), "preview:NAME"
+    // (strategy NAME previewed side by side, forced when it has a trigger) or "compare".
+    QString view = QStringLiteral("transcript");
     QString error;                 // non-empty when the arguments are wrong
 };
 

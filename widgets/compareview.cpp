@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
+#include <QCheckBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
@@ -45,6 +46,10 @@ CompareView::CompareView(QWidget *parent)
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_runAll);
     bar->addWidget(m_runChecked);
+    m_force = new QCheckBox(tr("Ignore triggers"), this);
+    m_force->setToolTip(tr("Run every triggered strategy as if its trigger had fired (its force parameter), to see "
+                           "what it would do to this session before the context is full"));
+    bar->addWidget(m_force);
     bar->addWidget(m_progress);
     bar->addWidget(m_cancelButton);
     bar->addWidget(m_status, 1);
@@ -195,6 +200,11 @@ void CompareView::run(const QStringList &names)
     auto pinned = m_pinned;
     auto exempt = m_exempt;
     auto overrides = m_overrides;
+    if (m_force->isChecked())
+        for (const strategy::Strategy *s : strategy::all())
+            for (const auto &spec : s->params())
+                if (spec.name == "force" && !overrides[std::string(s->name())].contains("force"))
+                    overrides[std::string(s->name())]["force"] = true;
     auto cancelFlag = m_cancel;
     const int threads = m_threads;
     m_watcher.setFuture(QtConcurrent::run([=, this]() {

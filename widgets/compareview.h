@@ -18,6 +18,7 @@
 
 class QLabel;
 class QProgressBar;
+class QCheckBox;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
@@ -50,6 +51,7 @@ public:
     QSortFilterProxyModel *proxy() const { return m_proxy; }
     QTableView *table() const { return m_table; }
     CompareChart *chart() const { return m_chart; }
+    QCheckBox *forceTriggers() const { return m_force; }
 
 public Q_SLOTS:
     void runAll();
@@ -80,6 +82,7 @@ private:
     std::vector<std::size_t> m_pinned;
     std::vector<std::string> m_exempt;
     nlohmann::json m_overrides = nlohmann::json::object();
+    QCheckBox *m_force = nullptr;
     int m_threads = 2;
 
     struct Outcome {

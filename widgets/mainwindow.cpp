@@ -8,6 +8,7 @@
 #include "widgets/detailpane.h"
 #include "widgets/diagnosticspanel.h"
 #include "widgets/loadcontroller.h"
+#include "widgets/transcriptdocument.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/recentfiles.h"
 #include "widgets/statuspanel.h"
@@ -22,6 +23,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -41,6 +43,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_map(new ContextMap(this))
     , m_analysisPanel(new AnalysisPanel(this))
     , m_analysisDock(new QDockWidget(tr("Analysis"), this))
+    , m_doc(new TranscriptDocument(this))
 {
     setWindowTitle(tr("ContextLens"));
     setAcceptDrops(true);
@@ -61,7 +64,10 @@ MainWindow::MainWindow(QWidget *parent)
     column->setSpacing(0);
     column->addWidget(m_gauge);
     column->addWidget(m_map);
-    column->addWidget(splitter, 1);
+    createStrategyViews();
+    // Tabs: the transcript itself, the side-by-side preview of a strategy, and the comparison.
+    m_tabs->addTab(splitter, tr("Transcript"));
+    column->addWidget(m_tabs, 1);
     setCentralWidget(central);
     createDocks();
     m_chart->setContextWindow(m_gauge->contextWindow());
@@ -79,6 +85,7 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &path, const LoadResult &result) { applyResult(path, result); });
     connect(m_status, &StatusPanel::cancelRequested, this, &MainWindow::cancelLoad);
     connectAnalysis();
+    connectStrategies();
 }
 
 MainWindow::~MainWindow() = default;
@@ -146,17 +153,11 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool
     }
     if (result.ok()) {
         // Even a failed decode is shown: its diagnostics say what went wrong.
-        m_transcript = result.transcript;
         m_path = path;
-        m_applying = true;
-        m_transcriptPanel->setTranscript(m_transcript);
-        m_diagnostics->setTranscript(m_transcript.get());
-        m_chart->setTranscript(m_transcript.get());
-        m_gauge->setTranscript(m_transcript.get()); // after the chart: it announces the window to it
-        m_applying = false;
-        m_status->showSummary(m_transcript.get());
-        startAnalysis(analyzeNow);
-        setWindowTitle(tr("%1 — ContextLens").arg(QFileInfo(path).fileName()));
+        m_pinned.clear();
+        showTranscript(result.transcript, analyzeNow);
+        m_doc->setSource(result.transcript, path); // a fresh document: empty undo stack
+        updateTitle();
         if (m_recent)
             m_recent->add(path);
     }

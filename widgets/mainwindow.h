@@ -9,14 +9,21 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 class QActionGroup;
 class QDockWidget;
+class QTabWidget;
 
 namespace cl::gui {
 
 class AnalysisController;
 class AnalysisPanel;
+class CompareView;
+class OperationsDialog;
+class PreviewView;
+class StrategyPanel;
+class TranscriptDocument;
 class ContextGauge;
 class ContextMap;
 class DetailPane;
@@ -64,6 +71,22 @@ public:
     // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
     bool isAnalysing() const;
+    // Strategies: the document (working transcript + undo stack), the strategy dock, the preview and
+    // compare tabs of the central area.
+    TranscriptDocument *document() const { return m_doc; }
+    StrategyPanel *strategyPanel() const { return m_strategyPanel; }
+    QDockWidget *strategyDock() const { return m_strategyDock; }
+    PreviewView *previewView() const { return m_preview; }
+    CompareView *compareView() const { return m_compare; }
+    QTabWidget *centralTabs() const { return m_tabs; }
+    OperationsDialog *operationsDialog();
+    void showPreviewTab();
+    void showCompareTab();
+    // Messages the user pinned (strategies never remove or edit them), transcript indices.
+    const std::vector<std::size_t> &pinned() const { return m_pinned; }
+    void togglePinSelected();
+    // Export with a file dialog (format from the file name's filter).
+    void exportDialog();
     bool isLoading() const;
     QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
 
@@ -94,6 +117,13 @@ private:
     bool applyResult(const QString &path, const LoadResult &result, bool analyzeNow = false);
     void jumpToSourceLine(quint32 line);
     void jumpToMessage(int message);
+    // Strategy wiring (mainwindow_strategies.cpp).
+    void createStrategyViews();
+    void connectStrategies();
+    void onDocumentChanged();
+    void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow);
+    void updateStrategyInputs();
+    void updateTitle();
 
     LoadController *m_loader;
     TranscriptPanel *m_transcriptPanel;
@@ -108,6 +138,14 @@ private:
     AnalysisPanel *m_analysisPanel;
     QDockWidget *m_analysisDock;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
+    TranscriptDocument *m_doc;
+    QTabWidget *m_tabs = nullptr;
+    StrategyPanel *m_strategyPanel = nullptr;
+    QDockWidget *m_strategyDock = nullptr;
+    PreviewView *m_preview = nullptr;
+    CompareView *m_compare = nullptr;
+    OperationsDialog *m_ops = nullptr;
+    std::vector<std::size_t> m_pinned;
     bool m_applying = false; // a load is being applied: the gauge's window change is not a user's
     RecentFiles *m_recent = nullptr;
     QActionGroup *m_themeGroup = nullptr;

@@ -8,6 +8,10 @@
 #include "widgets/diagnosticspanel.h"
 #include "widgets/recentfiles.h"
 #include "widgets/transcriptpanel.h"
+#include "widgets/compareview.h"
+#include "widgets/operationsdialog.h"
+#include "widgets/strategypanel.h"
+#include "widgets/transcriptdocument.h"
 
 #include <QActionGroup>
 #include <QDockWidget>
@@ -15,6 +19,8 @@
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QTabWidget>
+#include <QUndoStack>
 
 namespace cl::gui {
 
@@ -36,11 +42,40 @@ void MainWindow::createMenus()
     m_recent = new RecentFiles(recentMenu, this);
     connect(m_recent, &RecentFiles::fileChosen, this, [this](const QString &path) { openFile(path); });
     file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
+    file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    edit->addAction(undo);
+    QAction *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+    edit->addAction(redo);
+    edit->addSeparator();
     edit->addAction(tr("&Filter…"), QKeySequence(Qt::CTRL | Qt::Key_F), m_transcriptPanel, &TranscriptPanel::focusFilter);
+    edit->addAction(tr("&Pin / Unpin Message"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::togglePinSelected);
+
+    QMenu *strategies = menuBar()->addMenu(tr("&Strategies"));
+    strategies->addAction(tr("&Preview"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
+        m_strategyDock->show();
+        m_strategyDock->raise();
+        m_strategyPanel->runPreview();
+    });
+    strategies->addAction(tr("&Apply Preview"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return), m_strategyPanel,
+                          &StrategyPanel::requestApply);
+    strategies->addAction(tr("&Compare All"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+        showCompareTab();
+        m_compare->runAll();
+    });
+    strategies->addSeparator();
+    strategies->addAction(tr("Compression &Operations…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        OperationsDialog *d = operationsDialog();
+        d->refresh();
+        d->show();
+        d->raise();
+    });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QAction *raw = view->addAction(tr("&Raw JSON"));
@@ -56,6 +91,12 @@ void MainWindow::createMenus()
     QAction *analysis = m_analysisDock->toggleViewAction();
     analysis->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     view->addAction(analysis);
+    QAction *strategyDock = m_strategyDock->toggleViewAction();
+    strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    view->addAction(strategyDock);
+    view->addAction(tr("Show &Transcript"), QKeySequence(Qt::ALT | Qt::Key_1), this, [this] { m_tabs->setCurrentIndex(0); });
+    view->addAction(tr("Show Pre&view"), QKeySequence(Qt::ALT | Qt::Key_2), this, &MainWindow::showPreviewTab);
+    view->addAction(tr("Show &Compare"), QKeySequence(Qt::ALT | Qt::Key_3), this, &MainWindow::showCompareTab);
     QAction *map = view->addAction(tr("Context &Map"));
     map->setCheckable(true);
     map->setChecked(true);

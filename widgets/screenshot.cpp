@@ -3,11 +3,82 @@
 
 #include "widgets/mainwindow.h"
 
+#include "core/strategy.h"
+#include "widgets/compareview.h"
+#include "widgets/paramform.h"
+#include "widgets/previewview.h"
+#include "widgets/strategypanel.h"
+
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QTimer>
+
 #include <QApplication>
 #include <QPixmap>
 #include <QTextStream>
 
 namespace cl::gui {
+
+namespace {
+
+// Runs the event loop until `signal` fires or `ms` pass; false on timeout.
+template <typename Sender, typename Signal>
+bool waitFor(Sender *sender, Signal signal, int ms)
+{
+    QEventLoop loop;
+    bool fired = false;
+    const auto c = QObject::connect(sender, signal, &loop, [&] {
+        fired = true;
+        loop.quit();
+    });
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+    QObject::disconnect(c);
+    return fired;
+}
+
+bool showView(MainWindow &window, const QString &view, QTextStream &err)
+{
+    if (view.startsWith(QLatin1String("preview:"))) {
+        const QString name = view.mid(8);
+        StrategyPanel *panel = window.strategyPanel();
+        if (!panel->setCurrentStrategy(name)) {
+            err << "contextlens: unknown strategy " << name << Qt::endl;
+            return false;
+        }
+        nlohmann::json force = nlohmann::json::object();
+        for (const auto &spec : strategy::find(name.toStdString())->params())
+            if (spec.name == "force")
+                force["force"] = true;
+        panel->paramForm()->setValues(force);
+        window.strategyDock()->raise();
+        panel->runPreview();
+        if (!waitFor(panel, &StrategyPanel::previewReady, 120000)) {
+            err << "contextlens: the preview did not finish" << Qt::endl;
+            return false;
+        }
+        window.showPreviewTab();
+        // The first inserted message (a summary, usually) is what a preview is read for.
+        if (const auto r = panel->preview())
+            for (std::size_t k = 0; k < r->slots.size(); ++k)
+                if (r->slots[k].origin < 0 && r->slots[k].message && r->slots[k].message->isConversation()) {
+                    window.previewView()->selectSlot(int(k));
+                    break;
+                }
+    } else if (view == QLatin1String("compare")) {
+        window.showCompareTab();
+        window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires
+        window.compareView()->runAll();
+        if (!waitFor(window.compareView(), &CompareView::finished, 300000)) {
+            err << "contextlens: the comparison did not finish" << Qt::endl;
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
 
 int takeScreenshot(const CommandLine &cmd)
 {
@@ -22,6 +93,8 @@ int takeScreenshot(const CommandLine &cmd)
     // openFileNow ran the analysis on this thread, so map and panel are filled; the row at the chosen
     // boundary is the one whose explanation says the most.
     window.selectAnalysisRow();
+    if (ok && !showView(window, cmd.view, err))
+        return 1;
     // Two rounds: layout requests posted by the first (header sizes, scroll) settle in the second.
     QApplication::processEvents();
     QApplication::processEvents();

@@ -120,13 +120,11 @@ StrategyPanel::StrategyPanel(QWidget *parent)
 
     auto *buttons = new QHBoxLayout;
     m_previewButton = new QPushButton(tr("Preview"), this);
-    m_previewButton->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_previewButton->setToolTip(tr("Run the strategy on the working transcript without changing it (Ctrl+P)"));
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_cancelButton->setVisible(false);
     m_applyButton = new QPushButton(tr("Apply"), this);
-    m_applyButton->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
-    m_applyButton->setToolTip(tr("Replace the working transcript by the previewed result; undo restores it (Ctrl+Shift+A)"));
+    m_applyButton->setToolTip(tr("Replace the working transcript by the previewed result; undo restores it (Ctrl+Shift+Return)"));
     buttons->addWidget(m_previewButton);
     buttons->addWidget(m_cancelButton);
     buttons->addStretch(1);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcriptdocument.h"
 
+#include "core/export.h"
+#include "core/tokens.h"
+
 #include "core/writer.h"
 
 #include <QFileInfo>
@@ -19,9 +22,13 @@ QString qs(std::string_view s)
 // The one place that turns the working transcript into bytes for export. A Claude Code
 // "compaction-style" export (boundary + summary lines instead of a rewritten history) will be
 // switched in here.
-WriteResult encodeForExport(const Transcript &t, Format target)
+// A Claude Code session is written as Claude Code writes its own compactions (core/export.h).
+WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target)
 {
-    return writeTranscript(t, target);
+    ExportOptions o;
+    if (original)
+        o.preTokens = tokens::totalEstimate(*original);
+    return exportTranscript(t, target, o);
 }
 
 } // namespace
@@ -149,7 +156,7 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         return fail(tr("no target format given"));
     if (!confirmOverwrite && isInputPath(path))
         return fail(tr("%1 is the loaded input file; export to another file (or confirm overwriting it)").arg(path));
-    const WriteResult written = encodeForExport(*m_current, target);
+    const WriteResult written = encodeForExport(*m_current, m_original.get(), target);
     for (const std::string &n : written.notes)
         m_exportNotes << qs(n);
     if (!written.ok)

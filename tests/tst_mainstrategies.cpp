@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// The strategy workflow in the real main window, offscreen: preview a strategy, apply it, undo and
+// redo through the Edit menu's actions, pin a message, compare with and without triggers, and export
+// the compacted session so that it reloads with the compaction visible.
+#include "core/export.h"
+#include "core/generator.h"
+#include "core/loader.h"
+#include "widgets/compareview.h"
+#include "widgets/mainwindow.h"
+#include "widgets/paramform.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/previewview.h"
+#include "widgets/strategypanel.h"
+#include "widgets/transcriptdocument.h"
+#include "widgets/transcriptpanel.h"
+
+#include <QCheckBox>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace cl;
+using namespace cl::gui;
+
+namespace {
+
+QAction *menuAction(QMainWindow &w, const QString &menu, const QString &text)
+{
+    for (QAction *top : w.menuBar()->actions())
+        if (top->text().remove(QLatin1Char('&')) == menu && top->menu())
+            for (QAction *a : top->menu()->actions())
+                if (a->text().remove(QLatin1Char('&')).startsWith(text))
+                    return a;
+    return nullptr;
+}
+
+std::size_t conversationCount(const Transcript &t)
+{
+    std::size_t n = 0;
+    for (const auto &m : t.messages)
+        n += m.isConversation() && !m.sidechain ? 1 : 0;
+    return n;
+}
+
+} // namespace
+
+class TestMainStrategies : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void previewApplyUndoRedo();
+    void pinningReachesTheStrategies();
+    void compareWithAndWithoutTriggers();
+    void exportReloadsWithCompaction();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_file;
+};
+
+void TestMainStrategies::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    gen::Options o;
+    o.format = Format::ClaudeCode;
+    o.messages = 160;
+    o.seed = 21;
+    o.maxReadLines = 80;
+    std::string err;
+    const std::string bytes = gen::generate(o, nullptr, &err);
+    QVERIFY2(!bytes.empty(), err.c_str());
+    m_file = m_dir.filePath(QStringLiteral("session.jsonl"));
+    QFile f(m_file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes.data(), qint64(bytes.size()));
+}
+
+void TestMainStrategies::previewApplyUndoRedo()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    const auto original = w.transcript();
+    const std::size_t before = conversationCount(*original);
+
+    StrategyPanel *panel = w.strategyPanel();
+    QVERIFY(panel->setCurrentStrategy(QStringLiteral("trim-tools")));
+    QSignalSpy ready(panel, &StrategyPanel::previewReady);
+    QAction *preview = menuAction(w, QStringLiteral("Strategies"), QStringLiteral("Preview"));
+    QVERIFY(preview);
+    preview->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget *>(w.previewView()));
+    const auto result = panel->preview();
+    QVERIFY(result && result->changed);
+    const std::size_t expected = result->stats.messagesAfter;
+    QVERIFY(expected < before);
+
+    QAction *apply = menuAction(w, QStringLiteral("Strategies"), QStringLiteral("Apply"));
+    QVERIFY(apply);
+    apply->trigger();
+    QCOMPARE(conversationCount(*w.transcript()), expected);
+    QCOMPARE(w.transcriptPanel()->model()->rowCount(), int(w.transcript()->messages.size()));
+    QVERIFY(w.document()->isModified());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("compacted")));
+
+    QAction *undo = menuAction(w, QStringLiteral("Edit"), QStringLiteral("Undo"));
+    QAction *redo = menuAction(w, QStringLiteral("Edit"), QStringLiteral("Redo"));
+    QVERIFY(undo && redo);
+    undo->trigger();
+    QCOMPARE(w.transcript(), original);
+    QCOMPARE(conversationCount(*w.transcript()), before);
+    QVERIFY(!w.document()->isModified());
+    redo->trigger();
+    QCOMPARE(conversationCount(*w.transcript()), expected);
+
+    // A second strategy stacks on the first; two undos return to the file.
+    QVERIFY(panel->setCurrentStrategy(QStringLiteral("snip-seed004")));
+    QTRY_VERIFY_WITH_TIMEOUT(panel->transcript() == w.transcript(), 10000);
+    ready.clear();
+    preview->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    if (panel->preview()->changed) {
+        apply->trigger();
+        QCOMPARE(w.document()->undoStack()->count(), 2);
+        undo->trigger();
+    }
+    undo->trigger();
+    QCOMPARE(w.transcript(), original);
+}
+
+void TestMainStrategies::pinningReachesTheStrategies()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    const QModelIndex row = w.transcriptPanel()->model()->indexForMessage(5);
+    w.transcriptPanel()->selectSourceIndex(row);
+    QAction *pin = menuAction(w, QStringLiteral("Edit"), QStringLiteral("Pin"));
+    QVERIFY(pin);
+    pin->trigger();
+    QCOMPARE(w.pinned(), std::vector<std::size_t>{5});
+    QCOMPARE(w.strategyPanel()->pinned(), std::vector<std::size_t>{5});
+    pin->trigger();
+    QVERIFY(w.pinned().empty());
+    QVERIFY(w.strategyPanel()->pinned().empty());
+}
+
+void TestMainStrategies::compareWithAndWithoutTriggers()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    CompareView *cmp = w.compareView();
+    QSignalSpy done(cmp, &CompareView::finished);
+    QAction *compareAll = menuAction(w, QStringLiteral("Strategies"), QStringLiteral("Compare"));
+    QVERIFY(compareAll);
+    compareAll->trigger();
+    QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget *>(cmp));
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+    auto changed = [&] {
+        std::size_t n = 0;
+        for (const auto &r : cmp->rows())
+            n += r.result.changed ? 1 : 0;
+        return n;
+    };
+    const std::size_t plain = changed();
+    QCOMPARE(cmp->rows().size(), strategy::all().size());
+    cmp->forceTriggers()->setChecked(true);
+    cmp->runAll();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 120000);
+    // A small session is below most triggers; forcing them makes (many) more strategies act.
+    QVERIFY2(changed() > plain, qPrintable(QStringLiteral("%1 vs %2").arg(changed()).arg(plain)));
+    for (const auto &r : cmp->rows())
+        QVERIFY2(r.result.violations.empty(), r.strategy.c_str());
+}
+
+void TestMainStrategies::exportReloadsWithCompaction()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    StrategyPanel *panel = w.strategyPanel();
+    QVERIFY(panel->setCurrentStrategy(QStringLiteral("claude-code-compact")));
+    QVERIFY(panel->paramForm());
+    QSignalSpy ready(panel, &StrategyPanel::previewReady);
+    panel->paramForm()->setValues({{"force", true}});
+    panel->runPreview();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    QVERIFY(panel->preview()->changed);
+    panel->requestApply();
+    QVERIFY(w.document()->isModified());
+
+    const QString out = m_dir.filePath(QStringLiteral("compacted.jsonl"));
+    QString error;
+    QVERIFY2(w.document()->exportTo(out, Format::ClaudeCode, &error), qPrintable(error));
+    QVERIFY(!w.document()->exportTo(m_file, Format::ClaudeCode, &error)); // never over the input unasked
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QFile in(m_file);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QVERIFY(bytes.startsWith(in.readAll())); // the file never shrinks: the old lines stay as they were
+    LoadOptions lo;
+    auto back = loadBytes(bytes.toStdString(), out.toStdString(), lo);
+    QVERIFY(back.transcript);
+    const auto &msgs = back.transcript->messages;
+    std::size_t boundary = msgs.size();
+    for (std::size_t i = 0; i < msgs.size(); ++i)
+        if (msgs[i].kind == MessageKind::CompactBoundary)
+            boundary = i;
+    QVERIFY2(boundary < msgs.size(), "no compact boundary after reload");
+    bool summary = false;
+    for (std::size_t i = boundary + 1; i < msgs.size(); ++i)
+        summary = summary || msgs[i].kind == MessageKind::CompactSummary;
+    QVERIFY(summary);
+    for (const auto &d : back.transcript->diagnostics)
+        QVERIFY2(d.severity != Diagnostic::Severity::Error, d.message.c_str());
+}
+
+QTEST_MAIN(TestMainStrategies)
+#include "tst_mainstrategies.moc"
