@@ -2,6 +2,7 @@
 #include "core/export.h"
 
 #include "core/formats/formats.h"
+#include "core/loader.h"
 #include "core/tokens.h"
 
 namespace cl {
@@ -11,13 +12,17 @@ WriteResult exportTranscript(const Transcript &t, Format target, const ExportOpt
     if (target == Format::ClaudeCode && t.format == Format::ClaudeCode && o.compactionStyle && t.hasEdits() && t.buffer) {
         std::int64_t pre = o.preTokens;
         if (pre < 0) {
-            // The original conversation: every decoded line of the file, as the loader estimated it.
-            pre = 0;
-            for (const auto &m : t.messages)
-                if (!m.edited && m.isConversation() && !m.sidechain)
-                    pre += tokens::estimateMessage(m);
+            // What the strategy started from: the original file's conversation (strategies see all
+            // of it, earlier compactions included; the result is never larger, so preTokens >=
+            // postTokens). `t` holds the result, so the original lines are decoded again.
+            LoadOptions lo;
+            lo.format = Format::ClaudeCode;
+            lo.loadSubagents = false;
+            const LoadResult orig = loadBytes(*t.buffer, t.path, lo);
+            pre = orig.transcript ? tokens::totalEstimate(*orig.transcript) : 0;
         }
-        return formats::writeClaudeCodeCompaction(t, o.trigger, pre, tokens::totalEstimate(t));
+        // postTokens -1: the writer counts the context it appends.
+        return formats::writeClaudeCodeCompaction(t, o.trigger, pre, -1);
     }
     return writeTranscript(t, target);
 }

@@ -10,8 +10,9 @@
 // boundary: inserted summaries as isCompactSummary user lines, untouched messages as copies of
 // their original lines (new uuid / parentUuid only, so thinking signatures and tool metadata
 // survive), edited ones re-encoded. The new context is the conversation after the last compact
-// boundary that was already in the file. Reloading shows the old history, the boundary and the new
-// chain; the agent resumes from the new chain.
+// boundary that was already in the file, or from the first message the strategy inserted when that
+// comes earlier (a summary of history from before an earlier compaction). Reloading shows the old
+// history, the boundary and the new chain; the agent resumes from the new chain.
 // Every other case: cl::writeTranscript (same format re-serializes only edited lines; API formats
 // are rebuilt from the model).
 
@@ -25,7 +26,7 @@ namespace cl {
 struct ExportOptions {
     bool compactionStyle = true;     // Claude Code: append a compaction instead of rewriting lines
     std::string trigger = "manual";  // compactMetadata.trigger
-    std::int64_t preTokens = -1;     // -1: the original's conversation estimate
+    std::int64_t preTokens = -1;     // -1: the original conversation estimate (Stats::tokensBefore)
 };
 
 WriteResult exportTranscript(const Transcript &t, Format target, const ExportOptions &options = {});

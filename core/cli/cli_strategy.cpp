@@ -85,36 +85,40 @@ bool collectParams(const std::vector<std::string> &args, nlohmann::json &params,
     return true;
 }
 
-void applyCommon(const Args &a, Input &in)
+// "a,b,,c" -> {a, b, c}: --exempt, --pin and --only take comma-separated lists.
+std::vector<std::string> splitList(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const auto comma = s.find(',', start);
+        std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!item.empty())
+            out.push_back(std::move(item));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+bool applyCommon(const Args &a, Input &in, std::string &error)
 {
     if (auto w = a.value("--window"))
         in.options.contextWindow = std::max<std::int64_t>(0, std::atoll(w->c_str()));
-    if (auto ex = a.value("--exempt")) {
-        std::string s = *ex;
-        std::size_t start = 0;
-        while (start <= s.size()) {
-            const auto comma = s.find(',', start);
-            std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            if (!item.empty())
-                in.exemptTools.push_back(item);
-            if (comma == std::string::npos)
-                break;
-            start = comma + 1;
-        }
-    }
+    if (auto ex = a.value("--exempt"))
+        in.exemptTools = splitList(*ex);
     if (auto pin = a.value("--pin")) {
-        std::size_t start = 0;
-        const std::string &s = *pin;
-        while (start < s.size()) {
-            const auto comma = s.find(',', start);
-            const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            if (!item.empty())
-                in.pinned.push_back(static_cast<std::size_t>(std::atoll(item.c_str())));
-            if (comma == std::string::npos)
-                break;
-            start = comma + 1;
+        for (const auto &item : splitList(*pin)) {
+            // A typo must not pin message 0 silently (atoll("x") == 0).
+            if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18) {
+                error = "--pin: '" + item + "' is not a message index";
+                return false;
+            }
+            in.pinned.push_back(static_cast<std::size_t>(std::stoull(item)));
         }
     }
+    return true;
 }
 
 const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true},
@@ -213,7 +217,8 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         target = *f;
     }
     Input in(*t);
-    applyCommon(a, in);
+    if (!applyCommon(a, in, error))
+        return o.fail(error);
     const Result r = run(*s, in, params, {}, &error);
     if (!error.empty())
         return o.fail(error);
@@ -231,6 +236,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             return o.fail(*outPath + ": exists (use --force to replace it)");
         ExportOptions eo;
         eo.compactionStyle = !a.has("--no-compaction-style");
+        eo.preTokens = r.stats.tokensBefore; // what the strategy started from (spares the export a reload)
         const Transcript m = r.materialize(*t);
         const WriteResult w = exportTranscript(m, target, eo);
         if (!w.ok)
@@ -295,20 +301,11 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     if (!t)
         return o.fail(error);
     Input in(*t);
-    applyCommon(a, in);
+    if (!applyCommon(a, in, error))
+        return o.fail(error);
     CompareOptions co;
-    if (auto only = a.value("--only")) {
-        std::size_t start = 0;
-        while (start <= only->size()) {
-            const auto comma = only->find(',', start);
-            std::string item = only->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            if (!item.empty())
-                co.names.push_back(item);
-            if (comma == std::string::npos)
-                break;
-            start = comma + 1;
-        }
-    }
+    if (auto only = a.value("--only"))
+        co.names = splitList(*only);
     std::vector<CompareRow> rows = strategy::compare(in, co);
     for (const auto &row : rows)
         if (!row.error.empty())

@@ -2,6 +2,7 @@
 // A Claude Code session written the way Claude Code writes a compaction (see core/export.h).
 #include "core/formats/claudecode_internal.h"
 #include "core/formats/formats.h"
+#include "core/tokens.h"
 
 #include <chrono>
 
@@ -37,6 +38,7 @@ std::string dumpLine(const ordered_json &j)
 
 } // namespace
 
+// postTokens < 0: the estimate of the context this writes (what export.cpp passes).
 WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
                                       std::int64_t postTokens)
 {
@@ -46,11 +48,16 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     if (!out.bytes.empty() && out.bytes.back() != '\n')
         out.bytes += '\n';
 
-    // The leaf the old chain ends at: the last main-chain line with a uuid.
+    // The leaf the old chain ends at: the last main-chain conversation line. Off-branch lines (a
+    // rewind's abandoned branch: no message decoded from them) and progress / metadata lines would
+    // pull another chain into the resumed context.
     std::string leaf;
     std::string lastTimestamp;
     for (std::size_t r = t.records.size(); r-- > 0 && leaf.empty();) {
-        const ordered_json line = parseLine(chomp(t.recordBytes(t.records[r])));
+        const Record &rec = t.records[r];
+        if (rec.message < 0 || !(rec.type == "user" || rec.type == "assistant" || rec.type == "system" || rec.type == "attachment"))
+            continue;
+        const ordered_json line = parseLine(chomp(t.recordBytes(rec)));
         if (line.is_object() && line.value("uuid", ordered_json()).is_string() && !line.value("isSidechain", false)) {
             leaf = line["uuid"].get<std::string>();
             lastTimestamp = line.value("timestamp", std::string());
@@ -61,31 +68,34 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
                                             std::chrono::system_clock::now().time_since_epoch())
                                             .count());
 
-    // The live context starts after the last boundary that came from the file.
+    // The live context starts after the last boundary that came from the file, or earlier, at the
+    // first message a strategy inserted: strategies see the whole conversation, so a summary of
+    // history from before an earlier compaction sits in front of that boundary and is the new
+    // context's head (without this, compacting a session that was compacted before wrote an empty
+    // context).
     std::size_t start = 0;
     for (std::size_t i = 0; i < t.messages.size(); ++i)
         if (t.messages[i].kind == MessageKind::CompactBoundary && !t.messages[i].records.empty())
             start = i + 1;
+    for (std::size_t i = 0; i < start; ++i)
+        if (t.messages[i].records.empty() && t.messages[i].isConversation() && !t.messages[i].sidechain) {
+            start = i;
+            break;
+        }
 
     const Envelope env = envelopeFrom(t);
-    Message boundary;
-    boundary.role = Role::System;
-    boundary.kind = MessageKind::CompactBoundary;
-    boundary.type = "system/compact_boundary";
-    boundary.meta = {{"trigger", trigger}, {"preTokens", preTokens}, {"postTokens", postTokens}};
-    Block b;
-    b.text = "Conversation compacted";
-    boundary.blocks.push_back(b);
-    std::string parent = newUuid();
-    const ordered_json bl = buildLine(boundary, env, parent, leaf, lastTimestamp, out.notes);
-    out.bytes += dumpLine(bl);
-
+    // The boundary's uuid heads the new chain; its line is written once the context's size is known.
+    const std::string boundaryUuid = newUuid();
+    std::string parent = boundaryUuid;
+    std::string context;
+    std::int64_t contextTokens = 0;
     std::size_t written = 0;
     for (std::size_t i = start; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
         if (!m.isConversation() || m.sidechain || m.role == Role::System)
             continue;
         const std::string ts = !m.timestamp.empty() ? m.timestamp : lastTimestamp;
+        bool copied = false;
         if (!m.edited && !m.records.empty()) {
             // Untouched: the original line(s) with a new place in the chain.
             bool ok = true;
@@ -105,20 +115,34 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
                 p = uuid;
             }
             if (ok) {
-                out.bytes += lines;
+                context += lines;
                 parent = p;
-                ++written;
-                continue;
+                copied = true;
             }
         }
-        const std::string uuid = newUuid();
-        const ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
-        if (line.empty())
-            continue;
-        out.bytes += dumpLine(line);
-        parent = uuid;
+        if (!copied) {
+            const std::string uuid = newUuid();
+            const ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
+            if (line.empty())
+                continue;
+            context += dumpLine(line);
+            parent = uuid;
+        }
+        contextTokens += tokens::estimateMessage(m);
         ++written;
     }
+
+    Message boundary;
+    boundary.role = Role::System;
+    boundary.kind = MessageKind::CompactBoundary;
+    boundary.type = "system/compact_boundary";
+    boundary.meta = {{"trigger", trigger}, {"preTokens", preTokens},
+                     {"postTokens", postTokens >= 0 ? postTokens : contextTokens}};
+    Block b;
+    b.text = "Conversation compacted";
+    boundary.blocks.push_back(b);
+    out.bytes += dumpLine(buildLine(boundary, env, boundaryUuid, leaf, lastTimestamp, out.notes));
+    out.bytes += context;
     out.notes.push_back("appended a compaction: boundary + " + std::to_string(written)
                         + " message(s) as the new context; the earlier lines are unchanged");
     return out;
