@@ -3,16 +3,24 @@
 // <= 100 ms (the strategy itself: Strategy::apply through run(), analysis shared and excluded,
 // as the GUI computes it once per transcript); all strategies compared on a 10 000-message session
 // in <= 1 s (everything the compare view shows: stats, fact retention, cache prefix and validity).
-// Usage: bench_strategies [MESSAGES=100000] [COMPARE_MESSAGES=10000]
+// Usage: bench_strategies [MESSAGES=100000] [COMPARE_MESSAGES=10000] [ONLY=name,name]
+//        bench_strategies --dump FILE   every strategy (defaults, then force=true) on FILE as JSON,
+//        everything but timings: fates, reasons, slots, note, log, extra, stats and a hash of the
+//        exported bytes. Diff two dumps to check that a speed-up left results identical.
 #include "core/analysis.h"
 #include "core/compare.h"
 #include "core/generator.h"
 #include "core/strategy.h"
+#include "core/loader.h"
 #include "core/tokens.h"
+#include "core/writer.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <string>
 
 namespace {
 
@@ -33,13 +41,82 @@ double since(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+nlohmann::json dumpResult(const cl::Transcript &t, const cl::strategy::Result &r)
+{
+    using nlohmann::json;
+    json j;
+    j["changed"] = r.changed;
+    j["note"] = r.note;
+    j["log"] = r.log;
+    j["extra"] = r.extra;
+    j["params"] = r.params.values;
+    auto stats = json::object();
+    const auto &s = r.stats;
+    stats = {{"messagesBefore", s.messagesBefore}, {"messagesAfter", s.messagesAfter}, {"originalKept", s.originalKept},
+             {"inserted", s.inserted}, {"tokensBefore", s.tokensBefore}, {"tokensAfter", s.tokensAfter},
+             {"reduction", s.reduction}, {"efficiency", s.efficiency}, {"factsTotal", s.factsTotal},
+             {"factsKept", s.factsKept}, {"cachePrefixTokens", s.cachePrefixTokens}, {"fateCounts", s.fateCounts}};
+    j["stats"] = stats;
+    j["violations"] = r.violations.size();
+    auto fates = json::array();
+    for (const auto &f : r.fates) {
+        json b = json::array();
+        for (const auto x : f.blocks)
+            b.push_back(int(x));
+        fates.push_back({int(f.fate), f.reason, f.slot, b});
+    }
+    j["fates"] = std::move(fates);
+    auto slots = json::array();
+    for (std::size_t i = 0; i < r.slots.size(); ++i) {
+        const auto &sl = r.slots[i];
+        std::string content;
+        if (sl.message)
+            for (const auto &b : sl.message->blocks)
+                content += std::to_string(int(b.type)) + "|" + b.text + "|" + b.toolId + "|" + b.toolName + "|"
+                           + b.input.dump() + "\n";
+        slots.push_back({sl.origin, int(sl.fate), sl.reason, sl.message ? std::hash<std::string>{}(content) : 0,
+                         sl.message ? int(sl.message->role) : -1, sl.message ? int(sl.message->kind) : -1});
+    }
+    j["slots"] = std::move(slots);
+    const cl::Transcript out = r.materialize(t);
+    const auto w = cl::writeTranscript(out, t.format);
+    j["exported"] = std::hash<std::string>{}(w.bytes);
+    return j;
+}
+
+int dump(const std::string &path)
+{
+    using namespace cl::strategy;
+    const auto loaded = cl::loadFile(path);
+    if (!loaded.ok()) {
+        std::fprintf(stderr, "%s: %s\n", path.c_str(), loaded.error.c_str());
+        return 2;
+    }
+    const cl::Transcript &t = *loaded.transcript;
+    Input in(t);
+    nlohmann::json out = nlohmann::json::object();
+    for (const Strategy *s : all()) {
+        out[std::string(s->name())]["default"] = dumpResult(t, run(*s, in));
+        for (const auto &spec : s->params())
+            if (spec.name == "force")
+                out[std::string(s->name())]["force"] = dumpResult(t, run(*s, in, {{"force", true}}));
+    }
+    std::cout << out.dump(1) << "\n";
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     using namespace cl::strategy;
+    if (argc > 2 && std::string(argv[1]) == "--dump")
+        return dump(argv[2]);
     const std::size_t big = argc > 1 ? std::size_t(std::strtoull(argv[1], nullptr, 10)) : 100000;
     const std::size_t small = argc > 2 ? std::size_t(std::strtoull(argv[2], nullptr, 10)) : 10000;
+    std::string only; // ",a,b," when a filter is given
+    if (argc > 3)
+        only.append(",").append(argv[3]).append(",");
 
     const cl::Transcript t = make(big);
     Input in(t);
@@ -55,6 +132,10 @@ int main(int argc, char **argv)
     metrics.metrics = true;
     int slow = 0;
     for (const Strategy *s : all()) {
+        std::string key(",");
+        key.append(s->name()).append(",");
+        if (!only.empty() && only.find(key) == std::string::npos)
+            continue;
         nlohmann::json p = nlohmann::json::object();
         for (const auto &spec : s->params())
             if (spec.name == "force")
@@ -78,6 +159,8 @@ int main(int argc, char **argv)
     }
     std::printf("strategies over 100 ms: %d (target 0)\n", slow);
 
+    if (small == 0)
+        return 0;
     const cl::Transcript t2 = make(small);
     Input in2(t2);
     start = std::chrono::steady_clock::now();

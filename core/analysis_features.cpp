@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
+#include <thread>
 
 namespace cl::analysis {
 
@@ -251,12 +253,40 @@ std::string usageBand(double ratio, const std::vector<double> &b)
     return names[k];
 }
 
+namespace {
+constexpr std::size_t kParallelMessages = 2000;
+} // namespace
+
 Analysis analyze(const Transcript &t, const AnalysisOptions &o)
 {
     Analysis a;
     a.view = conversationView(t);
-    a.rounds = toolRounds(t, a.view);
-    a.critical = criticalTools(t, a.rounds, o);
+    // Tool rounds, critical tools and facts read only the transcript and the view, and take about half
+    // of the time on a large transcript: they run on a second thread (not worth one for small inputs).
+    // Nothing else touches a.rounds, a.critical or a.facts until the join.
+    std::exception_ptr sideError;
+    auto side = [&] {
+        try {
+            a.rounds = toolRounds(t, a.view);
+            a.critical = criticalTools(t, a.rounds, o);
+            a.facts = facts(t, a.view);
+        } catch (...) {
+            sideError = std::current_exception();
+        }
+    };
+    std::thread worker;
+    if (a.view.size() >= kParallelMessages)
+        worker = std::thread(side);
+    else
+        side();
+    struct Joiner {
+        std::thread &th;
+        ~Joiner()
+        {
+            if (th.joinable())
+                th.join();
+        }
+    } joiner{worker};
     {
         // One pass over the messages feeds the boundary and importance rules.
         const detail::Summary summary = detail::summarize(t, a.view, o);
@@ -293,7 +323,10 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
     a.usage.tokens = a.features.totalTokens;
     a.usage.ratio = double(a.usage.tokens) / double(a.usage.window);
     a.usage.band = usageBand(a.usage.ratio, o.bands);
-    a.facts = facts(t, a.view);
+    if (worker.joinable())
+        worker.join();
+    if (sideError)
+        std::rethrow_exception(sideError);
     return a;
 }
 

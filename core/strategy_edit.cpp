@@ -3,6 +3,8 @@
 
 #include "core/tokens.h"
 
+#include <bit>
+#include <cstring>
 #include <unordered_map>
 
 namespace cl::strategy {
@@ -81,12 +83,49 @@ void Editor::restore(std::size_t index)
         f.reason.clear();
 }
 
-Message &Editor::mutableCopy(std::size_t index)
+Message &Editor::mutableCopy(std::size_t index, std::size_t skipText, std::size_t skipInput)
 {
     if (!m_edited[index]) {
-        m_edited[index] = std::make_shared<Message>(m_in.transcript.messages[index]);
-        m_edited[index]->edited = true;
-        m_fates[index].blocks.assign(m_edited[index]->blocks.size(), Fate::Kept);
+        // Field by field, leaving out the text / input the caller is about to replace: a tool
+        // result can be megabytes, and copying it only to drop it dominated the snip strategies.
+        const Message &o = m_in.transcript.messages[index];
+        auto m = std::make_shared<Message>();
+        m->role = o.role;
+        m->kind = o.kind;
+        m->type = o.type;
+        m->id = o.id;
+        m->parentId = o.parentId;
+        m->apiMessageId = o.apiMessageId;
+        m->model = o.model;
+        m->agentId = o.agentId;
+        m->timestamp = o.timestamp;
+        m->timeMs = o.timeMs;
+        m->sidechain = o.sidechain;
+        m->isMeta = o.isMeta;
+        m->usage = o.usage;
+        m->meta = o.meta;
+        m->records = o.records;
+        m->line = o.line;
+        m->blocks.resize(o.blocks.size());
+        for (std::size_t b = 0; b < o.blocks.size(); ++b) {
+            const Block &from = o.blocks[b];
+            Block &to = m->blocks[b];
+            to.type = from.type;
+            if (b != skipText)
+                to.text = from.text;
+            to.toolId = from.toolId;
+            to.toolName = from.toolName;
+            if (b != skipInput)
+                to.input = from.input;
+            to.mediaType = from.mediaType;
+            to.dataSize = from.dataSize;
+            to.isError = from.isError;
+            to.pairMessage = from.pairMessage;
+            to.pairBlock = from.pairBlock;
+        }
+        m->edited = true;
+        m_edited[index] = std::move(m);
+        m_fates[index].blocks.assign(o.blocks.size(), Fate::Kept);
     }
     m_edited[index]->tokenEstimate = -1;
     return *m_edited[index];
@@ -97,7 +136,7 @@ bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text
     const Message &orig = m_in.transcript.messages[index];
     if (m_removed[index] || block >= orig.blocks.size() || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
-    Message &m = mutableCopy(index);
+    Message &m = mutableCopy(index, block);
     m.blocks[block].text = std::move(text);
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
@@ -126,7 +165,7 @@ bool Editor::setToolInput(std::size_t index, std::size_t block, nlohmann::json i
     if (m_removed[index] || block >= orig.blocks.size() || orig.blocks[block].type != BlockType::ToolUse
         || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
-    Message &m = mutableCopy(index);
+    Message &m = mutableCopy(index, kNone, block);
     m.blocks[block].input = std::move(input);
     m_fates[index].blocks[block] = Fate::Cleared;
     mark(index, Fate::Cleared, std::move(reason));
@@ -304,10 +343,20 @@ std::string_view utf8Tail(std::string_view s, std::size_t n)
 
 std::size_t utf8Length(std::string_view s)
 {
-    std::size_t n = 0;
-    for (const char c : s)
-        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-    return n;
+    // Code points = bytes that are not continuation bytes (10xxxxxx). Eight bytes at a time: a
+    // continuation byte has bit 7 set and bit 6 clear; snip strategies count whole tool results.
+    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+    std::size_t continuation = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        const std::uint64_t cont = w & ~(w << 1) & kHigh; // bit 7 of each byte: b7 && !b6
+        continuation += static_cast<std::size_t>(std::popcount(cont));
+    }
+    for (; i < s.size(); ++i)
+        continuation += (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80 ? 1 : 0;
+    return s.size() - continuation;
 }
 
 bool isSafeCut(const Editor &e, std::size_t position)

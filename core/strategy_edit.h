@@ -63,7 +63,10 @@ public:
 
 private:
     void closePairs();
-    Message &mutableCopy(std::size_t index);
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    // The edited copy of a message (made on first use); skipText / skipInput: a block whose text /
+    // input is not copied because the caller replaces it.
+    Message &mutableCopy(std::size_t index, std::size_t skipText = kNone, std::size_t skipInput = kNone);
     void mark(std::size_t index, Fate fate, std::string reason);
     bool blockExempt(const Message &m, std::size_t block) const;
 

@@ -89,7 +89,7 @@ Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
         for (const auto &b : m.blocks) {
             switch (b.type) {
             case BlockType::ToolUse: {
-                Digest::Call c{i, b.toolId, b.toolName, b.input, analysis::toolKind(b.toolName)};
+                Digest::Call c{i, b.toolId, b.toolName, nlohmann::json(), analysis::toolKind(b.toolName), &b};
                 for (auto &p : analysis::toolPaths(b))
                     addUnique(c.kind == analysis::ToolKind::Read || c.kind == analysis::ToolKind::Other ? d.filesRead
                                                                                                        : d.filesModified,

@@ -30,8 +30,22 @@ struct Digest {
     struct Call {
         std::size_t message = 0;
         std::string id, name;
-        nlohmann::json input;
+        nlohmann::json input;   // left null by digest(): read args() (copying every input was its main cost)
         analysis::ToolKind kind = analysis::ToolKind::Other;
+        const Block *block = nullptr; // the tool_use block in the transcript (digest() sets it)
+        const nlohmann::json &args() const { return block ? block->input : input; }
+        // The tool_use block: the original when known, else one rebuilt from name, id and input.
+        const Block &use(Block &storage) const
+        {
+            if (block)
+                return *block;
+            storage = Block();
+            storage.type = BlockType::ToolUse;
+            storage.toolName = name;
+            storage.toolId = id;
+            storage.input = input;
+            return storage;
+        }
     };
     struct Error {
         std::size_t message = 0;

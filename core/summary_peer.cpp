@@ -96,15 +96,7 @@ std::vector<std::string> errorLines(const Digest &d)
     return out;
 }
 
-Block callBlock(const Digest::Call &c)
-{
-    Block b;
-    b.type = BlockType::ToolUse;
-    b.toolId = c.id;
-    b.toolName = c.name;
-    b.input = c.input;
-    return b;
-}
+
 
 std::vector<std::string> recentActions(const Digest &d, std::size_t max = 10)
 {
@@ -113,11 +105,12 @@ std::vector<std::string> recentActions(const Digest &d, std::size_t max = 10)
     for (std::size_t k = from; k < d.toolCalls.size(); ++k) {
         const auto &c = d.toolCalls[k];
         std::string what = c.name;
-        if (const auto paths = analysis::toolPaths(callBlock(c)); !paths.empty())
+        Block storage;
+        if (const auto paths = analysis::toolPaths(c.use(storage)); !paths.empty())
             what += " " + paths.front();
-        else if (c.input.is_object())
+        else if (c.args().is_object())
             for (const char *key : {"command", "pattern", "query", "url"})
-                if (const auto it = c.input.find(key); it != c.input.end() && it->is_string()) {
+                if (const auto it = c.args().find(key); it != c.args().end() && it->is_string()) {
                     what += " " + clipLine(it->get<std::string>(), 120);
                     break;
                 }
@@ -260,9 +253,10 @@ Summary summarizeGemini(const SummaryRequest &r, const Digest &d)
             knowledge.push_back("critical " + c.category + ": " + c.toolName + " (" + c.reason + ")");
     sec["key_knowledge"] = lastItems(knowledge);
     std::vector<std::string> artifacts;
+    Block storage;
     for (const auto &c : d.toolCalls)
         if (c.kind == analysis::ToolKind::Write || c.kind == analysis::ToolKind::Edit || c.kind == analysis::ToolKind::Delete)
-            for (const auto &p : analysis::toolPaths(callBlock(c)))
+            for (const auto &p : analysis::toolPaths(c.use(storage)))
                 artifacts.push_back(p + ": " + c.name);
     sec["artifact_trail"] = lastItems(artifacts);
     std::vector<std::string> fs;

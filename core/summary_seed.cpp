@@ -148,12 +148,9 @@ std::string toolSummary(const Digest &d, nlohmann::json &section)
     std::map<std::string, std::size_t> pairs, files;
     for (std::size_t k = 1; k < d.toolCalls.size(); ++k)
         ++pairs[d.toolCalls[k - 1].name + " -> " + d.toolCalls[k].name];
+    Block storage;
     for (const auto &c : d.toolCalls) {
-        Block b;
-        b.type = BlockType::ToolUse;
-        b.toolName = c.name;
-        b.input = c.input;
-        for (auto &p : analysis::toolPaths(b))
+        for (auto &p : analysis::toolPaths(c.use(storage)))
             ++files[p];
     }
     std::vector<std::string> patterns;

@@ -94,15 +94,6 @@ struct Section {
     std::vector<std::string> lines;
 };
 
-Block asUse(const Digest::Call &c)
-{
-    Block b;
-    b.type = BlockType::ToolUse;
-    b.toolName = c.name;
-    b.toolId = c.id;
-    b.input = c.input;
-    return b;
-}
 
 std::vector<std::string> decisions(const Digest &d)
 {
@@ -138,7 +129,8 @@ std::vector<std::string> filesModified(const Digest &d, const std::unordered_set
             continue;
         if (failed.count(c.id))
             continue;
-        const Block use = asUse(c);
+        Block storage;
+        const Block &use = c.use(storage);
         const auto [added, removed] = extract::lineDelta(use);
         for (const auto &path : analysis::toolPaths(use)) {
             auto [it, fresh] = changes.try_emplace(path);
@@ -218,7 +210,8 @@ std::vector<std::string> errors(const Digest &d)
         std::string line = e.toolName.empty() ? std::string("tool") : e.toolName;
         const auto at = callAt.find(e.toolUseId);
         if (at != callAt.end()) {
-            const Block use = asUse(d.toolCalls[at->second]);
+            Block storage;
+            const Block &use = d.toolCalls[at->second].use(storage);
             std::string target = analysis::shellCommand(use);
             if (target.empty())
                 if (const auto paths = analysis::toolPaths(use); !paths.empty())

@@ -13,7 +13,7 @@ runs=${1:-3}
 data=${BENCH_DATA:-"$build/bench-data"}
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$build" -j2 contextlens-cli bench_load bench_tokens bench_bpe bench_analysis >/dev/null
+ninja -C "$build" -j2 contextlens-cli bench_load bench_tokens bench_bpe bench_analysis bench_strategies >/dev/null
 "$root/scripts/fetch-vocab.sh" "$build/vocab" >/dev/null || echo "warning: no BPE vocabularies, skipping bench_bpe" >&2
 mkdir -p "$data"
 
@@ -32,6 +32,7 @@ load100=$("$build/bench/bench_load" --runs "$runs" --threads 2 --markdown "$data
 split=$("$build/bench/bench_load" --runs 1 --threads 2 --split "$data/session-100mb.jsonl" | grep '^split' || true)
 tokens=$("$build/bench/bench_tokens" --markdown)
 analysis=$("$build/bench/bench_analysis" 100000 2>&1 || echo "bench_analysis failed")
+strategies=$("$build/bench/bench_strategies" 100000 10000 2>&1 || echo "bench_strategies failed")
 bpe=$(CONTEXTLENS_VOCAB_DIR="$build/vocab" "$build/bench/bench_bpe" 20 2>&1 || echo "bench_bpe failed")
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -68,6 +69,12 @@ out="$root/bench/results.md"
     echo
     echo '```'
     echo "$analysis"
+    echo '```'
+    echo
+    echo "## Strategies (apply() on a generated 100 000-message session, forced; compare on 10 000; targets <= 100 ms each, <= 1 s)"
+    echo
+    echo '```'
+    echo "$strategies"
     echo '```'
     echo
     echo "## Exact BPE counting (cl::bpe, 20 MB of prose, code, JSON, CJK and base64)"

@@ -60,7 +60,7 @@ struct Builder {
     }
 };
 
-bool hasRule(const std::vector<Reason> &rs, std::string_view rule)
+template <class Rs> bool hasRule(const Rs &rs, std::string_view rule)
 {
     for (const auto &r : rs)
         if (r.rule == rule)

@@ -399,7 +399,8 @@ private Q_SLOTS:
         QVERIFY(w.openFileNow(file));
         QApplication::processEvents();
         QVERIFY(w.usageChart()->isVisible() && w.contextGauge()->isVisible());
-        QVERIFY(w.usageChart()->height() >= 150 && !w.usageChart()->visibleRegion().isEmpty());
+        QVERIFY2(w.usageChart()->height() >= 150 && !w.usageChart()->visibleRegion().isEmpty(),
+                 qPrintable(QStringLiteral("chart height %1").arg(w.usageChart()->height())));
         QVERIFY(!w.usageChart()->data().estimated.isEmpty());
         QVERIFY(!file.contains(QStringLiteral("compaction")) || !w.usageChart()->data().compactions.isEmpty());
         theme::apply(theme::Choice::Light);

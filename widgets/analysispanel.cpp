@@ -73,7 +73,7 @@ QString yesNo(bool b)
 }
 
 // One table of reasons: points, rule id, explanation (with the instance's numbers).
-QString reasonTable(const std::vector<an::Reason> &reasons, bool withSign = true)
+template <class Rs> QString reasonTable(const Rs &reasons, bool withSign = true)
 {
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\">");
     for (const an::Reason &r : reasons)

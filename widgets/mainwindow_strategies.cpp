@@ -42,6 +42,9 @@ void MainWindow::createStrategyViews()
     m_tabs->setDocumentMode(true);
     m_preview = new PreviewView(this);
     m_compare = new CompareView(this);
+    // Their splitters would otherwise claim the height of the usage dock below the tabs.
+    m_preview->setMinimumHeight(160);
+    m_compare->setMinimumHeight(160);
     m_strategyPanel = new StrategyPanel(this);
     m_strategyDock = new QDockWidget(tr("Strategy"), this);
     m_strategyDock->setObjectName(QStringLiteral("strategyDock"));
@@ -55,6 +58,7 @@ void MainWindow::connectStrategies()
     addDockWidget(Qt::RightDockWidgetArea, m_strategyDock);
     tabifyDockWidget(m_analysisDock, m_strategyDock);
     m_analysisDock->raise();
+    resizeDocks({m_usageDock}, {210}, Qt::Vertical); // adding a dock re-balances the others
 
     connect(m_doc, &TranscriptDocument::transcriptChanged, this, &MainWindow::onDocumentChanged);
     connect(m_doc, &TranscriptDocument::modifiedChanged, this, &MainWindow::updateTitle);

@@ -16,7 +16,7 @@ namespace {
 
 using namespace cl::analysis;
 
-ojson reasonsJson(const std::vector<Reason> &rs)
+ojson reasonsJson(const Reasons &rs)
 {
     ojson a = ojson::array();
     for (const auto &r : rs)

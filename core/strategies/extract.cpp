@@ -3,6 +3,7 @@
 #include "core/strategies/extract.h"
 
 #include "core/analysis.h"
+#include "core/strategy_edit.h"
 
 #include <algorithm>
 #include <array>
@@ -72,10 +73,7 @@ std::string excerpt(std::string_view s)
 
 std::size_t utf8Chars(std::string_view s)
 {
-    std::size_t n = 0;
-    for (const char c : s)
-        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-    return n;
+    return utf8Length(s);
 }
 
 std::size_t lineCount(std::string_view s)
@@ -208,9 +206,30 @@ struct Definitions {
     bool hasExports = false;
 };
 
+// Could the (trimmed) line start a definition? Every keyword scanDefinition eats is followed by a
+// blank, except "pub(crate)"; a line whose first word is none of them defines nothing. This cheap
+// test skips the ~20 keyword comparisons for almost every line of a long file.
+bool mayDefine(std::string_view s)
+{
+    if (s.substr(0, 10) == "pub(crate)")
+        return true;
+    const std::string_view w = s.substr(0, s.find_first_of(" \t"));
+    if (w.size() == s.size() || w.size() < 2 || w.size() > 9)
+        return false;
+    static constexpr std::string_view kWords[] = {"export", "default", "pub", "public", "static", "abstract",
+        "final", "async", "declare", "inline", "unsafe", "function", "def", "fn", "func", "class", "struct",
+        "trait", "interface", "type", "enum", "const", "let", "var"};
+    for (const std::string_view k : kWords)
+        if (w == k)
+            return true;
+    return false;
+}
+
 void scanDefinition(std::string_view line, Definitions &d)
 {
     std::string_view s = trim(stripLineNumber(line));
+    if (!mayDefine(s))
+        return;
     bool exported = false;
     if (eatWord(s, "export")) {
         exported = d.hasExports = true;
