@@ -112,6 +112,23 @@ Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
     return d;
 }
 
+std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view skip)
+{
+    const auto b = s.find_first_not_of(skip);
+    if (b == std::string_view::npos)
+        return {};
+    s.remove_prefix(b);
+    s = s.substr(0, s.find('\n'));
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
+        s.remove_suffix(1);
+    if (s.size() <= max)
+        return std::string(s);
+    std::size_t n = max; // never split a code point
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return std::string(s.substr(0, n)) + "…";
+}
+
 const Summarizer &ruleSummarizer()
 {
     static const RuleSummarizer s;

@@ -93,6 +93,11 @@ public:
 };
 
 const Summarizer &ruleSummarizer();
+
+// The first line of s after any leading characters in `skip`, without trailing spaces / CR, clipped
+// to at most max bytes on a code point boundary with "…" appended when clipped. Every summary style
+// quotes messages through it.
+std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view skip = " \t\r\n");
 std::vector<std::string> summaryStyles();
 
 // Style implementations (summary_seed.cpp, summary_peer.cpp).

@@ -18,19 +18,7 @@ constexpr std::size_t kList = 20;    // items of one list
 
 std::string clipLine(std::string_view s, std::size_t max = kItem)
 {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos)
-        return {};
-    s.remove_prefix(b);
-    s = s.substr(0, s.find('\n'));
-    while (!s.empty() && (s.back() == '\r' || s.back() == ' '))
-        s.remove_suffix(1);
-    if (s.size() <= max)
-        return std::string(s);
-    std::size_t n = max;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return std::string(s.substr(0, n)) + "…";
+    return clipFirstLine(s, max);
 }
 
 // The last `max` items (with a count of the earlier ones), each clipped.

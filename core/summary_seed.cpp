@@ -31,21 +31,10 @@ namespace cl::strategy {
 
 namespace {
 
+// Markdown markers (headings, quotes, bullets) are not part of the line's text.
 std::string firstLine(std::string_view s, std::size_t max)
 {
-    const auto b = s.find_first_not_of(" \t\r\n#>*-");
-    if (b == std::string_view::npos)
-        return {};
-    s.remove_prefix(b);
-    s = s.substr(0, s.find('\n'));
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
-        s.remove_suffix(1);
-    if (s.size() <= max)
-        return std::string(s);
-    std::size_t n = max;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return std::string(s.substr(0, n)) + "…";
+    return clipFirstLine(s, max, " \t\r\n#>*-");
 }
 
 std::string lowerAscii(std::string s)

@@ -113,20 +113,6 @@ Result unchangedResult(const Input &in, std::string note, std::vector<std::strin
     return e.finish();
 }
 
-std::string clip(std::string_view s, std::size_t max)
-{
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos)
-        return {};
-    s.remove_prefix(b);
-    s = s.substr(0, s.find('\n'));
-    while (!s.empty() && (s.back() == '\r' || s.back() == ' '))
-        s.remove_suffix(1);
-    if (s.size() <= max)
-        return std::string(s);
-    return std::string(utf8Head(s, max)) + "…";
-}
-
 namespace {
 
 // Position of the tool partner of block b of message `index`, -1 when none (orphan in the input).

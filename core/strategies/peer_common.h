@@ -34,8 +34,6 @@ bool isRequest(const Message &m);
 bool isObservation(const Message &m);
 // The conversation with a result of `unchanged` + note (e.g. below trigger).
 Result unchangedResult(const Input &in, std::string note, std::vector<std::string> log = {});
-// First text line, clipped to max bytes (UTF-8 safe, "…" when clipped).
-std::string clip(std::string_view s, std::size_t max);
 // Tool blocks of kept messages whose partner is not kept. `kept` is by conversation position.
 std::size_t countOrphans(const Editor &e, const std::vector<char> &kept);
 // Drops kept messages whose tool partner is not kept and keeps the partners of protected messages,
