@@ -321,23 +321,27 @@ struct ConversationView {
 ConversationView conversationView(const Transcript &t);
 bool isUserRequest(const Message &m);
 
+// id views the tool_use block's id: valid while the analysed transcript lives (an Analysis is kept
+// next to its transcript), and no allocation per call (ids are longer than the short-string buffer).
 struct ToolCall {
     std::size_t message = 0, block = 0;  // transcript indices of the tool_use
-    std::string id, name;
+    std::string_view id;
+    std::string name;
     ToolKind kind = ToolKind::Other;
     std::int32_t resultMessage = -1;     // transcript index of the result, -1 if unanswered
     bool failed = false;
 };
 struct ToolRound {
     std::size_t assistant = 0;           // transcript index
-    std::vector<std::size_t> results;    // transcript indices of the messages holding its results
-    std::vector<ToolCall> calls;
+    SmallVec<std::size_t, 2> results;    // transcript indices of the messages holding its results
+    SmallVec<ToolCall, 2> calls;
     std::size_t chain = 0;               // rounds without a user request between share a chain
     bool failed = false;
 };
 struct CriticalTool {
     std::size_t message = 0, block = 0;
-    std::string toolId, toolName;
+    std::string_view toolId;             // views the tool_use block's id, like ToolCall::id
+    std::string toolName;
     std::string category;                // file_modification, system_change, error_context
     std::string reason;
 };
@@ -449,5 +453,11 @@ struct Analysis {
 };
 
 Analysis analyze(const Transcript &t, const AnalysisOptions &o = {});
+
+// Fills Message::textIndex (the per-message text scans analyze() needs: keywords, fences, break
+// phrases, topic words) for options `o`, on up to two threads. The loader does this with the
+// default options right after the token estimate; analyze() falls back to scanning any message
+// whose index is missing, stale or made for other options, so calling this is never required.
+void indexText(Transcript &t, const AnalysisOptions &o = {}, int threads = 2);
 
 } // namespace cl::analysis

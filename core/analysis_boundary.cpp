@@ -14,7 +14,8 @@ namespace cl::analysis {
 
 namespace {
 
-using Words = std::vector<std::uint64_t>;
+using detail::Word;
+using Words = std::vector<Word>;
 
 // Jaccard similarity of two unions of word sets; -1 when a side is empty.
 double jaccard(const std::vector<const Words *> &before, const std::vector<const Words *> &after, Words &a, Words &b)
@@ -66,7 +67,7 @@ public:
         slots_.assign(cap, Slot{});
         mask_ = cap - 1;
     }
-    void add(const std::uint64_t *w, const std::uint64_t *end, bool before)
+    void add(const Word *w, const Word *end, bool before)
     {
         for (; w != end; ++w) {
             Slot &e = slots_[findOrInsert(*w)];
@@ -79,7 +80,7 @@ public:
             }
         }
     }
-    void remove(const std::uint64_t *w, const std::uint64_t *end, bool before)
+    void remove(const Word *w, const Word *end, bool before)
     {
         for (; w != end; ++w) {
             const std::size_t k = find(*w);
@@ -105,18 +106,18 @@ public:
 
 private:
     struct Slot {
-        std::uint64_t key = 0;
+        Word key = 0;
         std::uint32_t a = 0, b = 0;  // both 0: empty
     };
-    std::size_t home(std::uint64_t key) const { return std::size_t((key * 0x9e3779b97f4a7c15ull) >> 20) & mask_; }
-    std::size_t find(std::uint64_t key) const
+    std::size_t home(Word key) const { return std::size_t((std::uint64_t(key) * 0x9e3779b97f4a7c15ull) >> 20) & mask_; }
+    std::size_t find(Word key) const
     {
         std::size_t k = home(key);
         while (slots_[k].key != key || (slots_[k].a == 0 && slots_[k].b == 0))
             k = (k + 1) & mask_;
         return k;
     }
-    std::size_t findOrInsert(std::uint64_t key)
+    std::size_t findOrInsert(Word key)
     {
         std::size_t k = home(key);
         while (slots_[k].a != 0 || slots_[k].b != 0) {
@@ -179,7 +180,6 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
     for (std::size_t p = 0; p < n; ++p)
         errPrefix[p + 1] = errPrefix[p] + (info[p].has(kFailed) ? 1u : 0u);
     const std::string errorDetail = "within " + std::to_string(o.errorDistance) + " messages";
-    std::optional<Scanner> breaks;   // built on first use: most cuts are decided before the phrases
 
     // Topic windows: before = [i - W, i), after = [i, i + W), slid from i = 1.
     const std::size_t W = o.topicWindow > 0 ? std::size_t(o.topicWindow) : 0;
@@ -213,16 +213,10 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
         if (prev.role == Role::Assistant && prev.has(kToolUse) && cur.has(kToolResult)) {
             seqRule = "tool_sequence_call_result";
             seqText = "would separate a tool call from its result";
-        } else if (prev.has(kToolResult) && cur.role == Role::Assistant && cur.has(kToolUse)) {
-            const std::string &firstId = t.messages[v.index[i - 1]].blocks[std::size_t(prev.firstResult)].toolId;
-            if (!firstId.empty())
-                for (const auto &b : t.messages[v.index[i]].blocks)
-                    if (b.type == BlockType::Text && b.text.find(firstId) != std::string::npos) {
-                        seqRule = "tool_sequence_chained";
-                        seqText = "next call's text references the previous result's id";
-                        seqDetail = firstId;
-                        break;
-                    }
+        } else if (cur.has(kChainedRef)) {   // (summarize() tested the text)
+            seqRule = "tool_sequence_chained";
+            seqText = "next call's text references the previous result's id";
+            seqDetail = t.messages[v.index[i - 1]].blocks[std::size_t(prev.firstResult)].toolId;
         }
         if (seqRule.empty() && spanCount > 0) {
             seqRule = "pair_spans_cut";
@@ -236,13 +230,9 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
         } else if (prev.timeMs != kNoTime && cur.timeMs != kNoTime && cur.timeMs - prev.timeMs > o.breakGapMs) {
             breakText = "conversation break: long pause";
             breakDetail = std::to_string((cur.timeMs - prev.timeMs) / 1000) + " s";
-        } else if (cur.has(kUserRequest)) {
-            if (!breaks)
-                breaks.emplace(o.breakPhrases);
-            if (const int k = breaks->findInText(t.messages[v.index[i]], o.scanBytes); k >= 0) {
-                breakText = "conversation break: break phrase";
-                breakDetail = o.breakPhrases[std::size_t(k)];
-            }
+        } else if (cur.has(kUserRequest) && cur.breakPhrase >= 0) {
+            breakText = "conversation break: break phrase";
+            breakDetail = o.breakPhrases[std::size_t(cur.breakPhrase)];
         }
         // Error near the cut.
         const std::size_t lo = i >= std::size_t(o.errorDistance) ? i - std::size_t(o.errorDistance) : 0;

@@ -261,15 +261,16 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
 {
     Analysis a;
     a.view = conversationView(t);
-    // Tool rounds, critical tools and facts read only the transcript and the view, and take about half
-    // of the time on a large transcript: they run on a second thread (not worth one for small inputs).
-    // Nothing else touches a.rounds, a.critical or a.facts until the join.
+    // Tool rounds, critical tools, facts and priorities read only the transcript and the view, and take
+    // about half of the time on a large transcript: they run on a second thread (not worth one for
+    // small inputs). Nothing else touches a.rounds, a.critical, a.facts or a.priority until the join.
     std::exception_ptr sideError;
     auto side = [&] {
         try {
             a.rounds = toolRounds(t, a.view);
             a.critical = criticalTools(t, a.rounds, o);
             a.facts = facts(t, a.view);
+            a.priority = priorities(t, a.view, o);
         } catch (...) {
             sideError = std::current_exception();
         }
@@ -294,7 +295,6 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
         a.importance = detail::importance(t, a.view, o, summary);
     }
     a.boundary = findCompactionBoundary(a.boundaries, a.view.size(), o);
-    a.priority = priorities(t, a.view, o);
 
     std::string model = o.model;
     for (std::size_t p = a.view.size(); model.empty() && p-- > 0;)

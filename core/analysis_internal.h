@@ -7,6 +7,7 @@
 
 #include "core/analysis.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -54,10 +55,60 @@ std::string_view shellCommandView(const Block &toolUse, std::string &storage);
 template <class F> void forEachToolPath(const Block &toolUse, F &&f);
 template <class F> void forEachPatchPath(std::string_view text, F &&f);
 
+// Topic words are kept as the high 32 bits of their 64-bit hashes (analysis.h "topic change"):
+// the set chosen per message is the same, and 32 of them fit in Message::textIndex.
+using Word = std::uint32_t;
+
+// The text scans of one message that depend only on its text and the scan options: what
+// Message::textIndex caches (analysis_index.cpp). `key` identifies the options (0 when the words
+// do not fit the cache, i.e. topicMaxWords > TextIndex::kMaxWords).
+class TextScanner {
+public:
+    explicit TextScanner(const AnalysisOptions &o);
+    std::uint32_t key() const { return key_; }
+    // Scans m's text blocks: keyword, fence, break phrase (user requests), topic words (sorted,
+    // unique, at most topicMaxWords) into words; returns the text + tool result bytes.
+    std::size_t scan(const Message &m, TextIndex &out, std::vector<Word> &words) const;
+    // The cached index when it is current for these options, else nullptr.
+    const TextIndex *cached(const Message &m, std::size_t bytes) const
+    {
+        const TextIndex &x = m.textIndex;
+        return key_ != 0 && x.key == key_ && x.bytes == std::uint32_t(bytes) ? &x : nullptr;
+    }
+
+private:
+    const AnalysisOptions &o_;
+    Scanner keywords_, breaks_;
+    std::uint32_t key_ = 0;
+    mutable std::vector<std::uint64_t> raw_;
+};
+
+// The walks over every message are bound by cache misses on data allocated apart from the message
+// array (block arrays, text, tool input objects), not by computation: a 100 000-message session's
+// heap is far larger than the caches. This prefetches, two stages ahead of position p, the block
+// array of the message at p + 8 and the text and input of the blocks of the message at p + 4.
+inline void prefetchAhead(const Transcript &t, const ConversationView &v, std::size_t p)
+{
+    if (p + 8 < v.size()) {
+        const Message &m = t.messages[v.index[p + 8]];
+        const char *b = reinterpret_cast<const char *>(m.blocks.data());
+        const std::size_t bytes = std::min<std::size_t>(m.blocks.size() * sizeof(Block), 256);
+        for (std::size_t off = 0; off < bytes; off += 64)
+            __builtin_prefetch(b + off);
+    }
+    if (p + 4 < v.size())
+        for (const Block &b : t.messages[v.index[p + 4]].blocks) {
+            __builtin_prefetch(b.text.data());
+            if (b.type == BlockType::ToolUse && b.input.is_object() && !b.input.empty())
+                __builtin_prefetch(&*b.input.begin()); // the object's (contiguous) key/value pairs
+        }
+}
+
 // Per conversation position, everything the rules read.
 enum MsgFlag : std::uint16_t {
     kUserRequest = 1, kToolUse = 2, kToolResult = 4, kFailed = 8, kFence = 16, kCodeCall = 32, kMedia = 64,
     kReferencedLater = 128,
+    kChainedRef = 256,   // an assistant call whose text names the previous position's first result id
 };
 struct MsgInfo {
     std::int64_t timeMs = kNoTime;
@@ -65,13 +116,14 @@ struct MsgInfo {
     std::uint32_t wordBegin = 0, wordEnd = 0; // topic word hashes in Summary::words
     std::int32_t keyword = -1;       // textContainsAny(importantKeywords)
     std::int32_t firstResult = -1;   // block index of the first tool_result
+    std::int32_t breakPhrase = -1;   // Scanner(breakPhrases).findInText() for user requests
     Role role = Role::Unknown;
     std::uint16_t flags = 0;
     bool has(MsgFlag f) const { return (flags & f) != 0; }
 };
 struct Summary {
     std::vector<MsgInfo> msgs;            // per position
-    std::vector<std::uint64_t> words;     // sorted unique word hashes per message, concatenated
+    std::vector<Word> words;              // sorted unique word hashes per message, concatenated
     std::vector<std::int32_t> spans;      // rule (c) difference array, n + 1
     std::size_t maxWords = 0;             // most words of one message
 };

@@ -72,6 +72,7 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
         return std::find(recentResults.begin(), recentResults.end(), std::pair(i, b)) != recentResults.end();
     };
     for (std::size_t p = 0; p < v.size(); ++p) {
+        detail::prefetchAhead(t, v, p);
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
         PriorityInfo &info = out[i];

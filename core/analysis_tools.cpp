@@ -121,6 +121,7 @@ std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v
     std::size_t chain = 0;
     bool requestSinceLast = true;
     for (std::size_t p = 0; p < v.size(); ++p) {
+        detail::prefetchAhead(t, v, p);
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
         // One walk over the blocks: tool uses (count) and tool results (user request test).
@@ -157,11 +158,8 @@ std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v
                 const Message &rm = t.messages[std::size_t(blk.pairMessage)];
                 if (std::size_t(blk.pairBlock) < rm.blocks.size())
                     c.failed = c.failed || rm.blocks[std::size_t(blk.pairBlock)].isError;
-                if (std::find(r.results.begin(), r.results.end(), std::size_t(blk.pairMessage)) == r.results.end()) {
-                    if (r.results.empty())
-                        r.results.reserve(uses);
+                if (std::find(r.results.begin(), r.results.end(), std::size_t(blk.pairMessage)) == r.results.end())
                     r.results.push_back(std::size_t(blk.pairMessage));
-                }
             }
             r.failed = r.failed || c.failed;
         }
@@ -177,6 +175,10 @@ std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v
 std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<ToolRound> &rounds, const AnalysisOptions &o)
 {
     std::vector<CriticalTool> out;
+    std::size_t calls = 0;
+    for (const auto &round : rounds)
+        calls += round.calls.size();
+    out.reserve(calls / 2);   // one large allocation rather than a doubling series
     std::string storage;
     for (const auto &round : rounds) {
         for (const auto &c : round.calls) {
@@ -191,13 +193,16 @@ std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<T
                 const std::string_view cmd = detail::shellCommandView(b, storage);
                 for (const auto &pat : o.systemChangePatterns)
                     if (!pat.empty() && cmd.find(pat) != std::string_view::npos) {
+                        std::string reason = c.name;
+                        reason.append(" command contains \"").append(pat).append("\"");
                         out.push_back({c.message, c.block, c.id, c.name, "system_change",
-                            c.name + " command contains \"" + pat + "\""});
+                                       std::move(reason)});
                         break;
                     }
             }
             if (c.failed)
-                out.push_back({c.message, c.block, c.id, c.name, "error_context", c.name + " failed"});
+                out.push_back({c.message, c.block, c.id, c.name, "error_context",
+                               c.name + " failed"});
         }
     }
     return out;
@@ -224,6 +229,7 @@ Facts facts(const Transcript &t, const ConversationView &v)
     std::string storage;
     std::int32_t lastWork = -1;
     for (std::size_t p = 0; p < v.size(); ++p) {
+        detail::prefetchAhead(t, v, p);
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
         if (m.role == Role::Assistant && !blankText(m))

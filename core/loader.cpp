@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/loader.h"
 
+#include "core/analysis.h"
 #include "core/formats/formats.h"
 #include "core/jsonutil.h"
 #include "core/tokens.h"
@@ -279,6 +280,8 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     }
     linkToolPairs(*t);
     tokens::estimateAll(*t, opts.threads);
+    // The analysis' per-message text scans, while the text is warm (analysis::indexText).
+    analysis::indexText(*t, analysis::AnalysisOptions{}, opts.threads);
     ctx.progress(1.0);
     result.transcript = std::move(t);
     return result;

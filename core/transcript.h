@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -64,6 +65,21 @@ struct Usage {
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
 
+// Text features of one message cached for the analysis: core/analysis_index.cpp fills them after
+// loading (analysis::indexText), and analyze() uses them when `key` matches its scan options and
+// `bytes` the message's current text size; otherwise it scans the text itself. Edits that build a
+// new Message start with key 0 (not computed).
+struct TextIndex {
+    static constexpr std::size_t kMaxWords = 32;
+    std::uint32_t key = 0;        // hash of the scan options; 0 = not computed
+    std::uint32_t bytes = 0;      // text + tool result bytes when scanned (a cheap staleness check)
+    std::int16_t keyword = -1;    // first important keyword found (index into the option's list)
+    std::int16_t breakPhrase = -1; // first break phrase (user requests only)
+    bool fence = false;           // ``` in the scanned text
+    std::uint8_t wordCount = 0;
+    std::array<std::uint32_t, kMaxWords> words{}; // topic word hashes, sorted (analysis.h "topic change")
+};
+
 struct Message {
     Role role = Role::Unknown;
     MessageKind kind = MessageKind::Conversation;
@@ -88,6 +104,7 @@ struct Message {
     bool edited = false;        // set when a strategy changed it; writers then re-serialize it
     // Cached seed-001 estimate; -1 = not computed. See tokens.h.
     mutable std::int32_t tokenEstimate = -1;
+    TextIndex textIndex;
 
     bool isConversation() const { return kind == MessageKind::Conversation || kind == MessageKind::CompactSummary; }
     bool hasToolUse() const;

@@ -400,7 +400,7 @@ private Q_SLOTS:
         QCOMPARE(rounds[5].chain, std::size_t(0));
         QCOMPARE(rounds[6].chain, std::size_t(1)); // after "Now run tests"
         QVERIFY(rounds[2].failed);
-        QCOMPARE(rounds[0].results, (std::vector<std::size_t>{2}));
+        QCOMPARE(std::vector<std::size_t>(rounds[0].results.begin(), rounds[0].results.end()), (std::vector<std::size_t>{2}));
 
         const auto c = criticalTools(t, rounds, AnalysisOptions{});
         std::vector<std::string> cats;

@@ -130,16 +130,16 @@ QString criticalHtml(const an::Analysis &a, std::size_t message)
 {
     // Calls answered by this message: a critical call counts for its result too. Collected once,
     // so the scan stays linear on sessions with tens of thousands of calls.
-    std::vector<std::pair<std::size_t, const std::string *>> answered;
+    std::vector<std::pair<std::size_t, std::string_view>> answered;
     for (const an::ToolRound &round : a.rounds)
         for (const an::ToolCall &call : round.calls)
             if (call.resultMessage == std::int32_t(message))
-                answered.emplace_back(call.message, &call.id);
+                answered.emplace_back(call.message, call.id);
     QString html;
     for (const an::CriticalTool &c : a.critical) {
         bool mine = c.message == message;
         for (const auto &[from, id] : answered)
-            mine = mine || (from == c.message && *id == c.toolId);
+            mine = mine || (from == c.message && id == c.toolId);
         if (mine)
             html += QStringLiteral("<li><b>critical</b> <code>%1</code> %2: %3</li>")
                         .arg(esc(c.toolName), esc(c.category), esc(QString::fromStdString(c.reason)));
