@@ -3,6 +3,8 @@
 
 #include "core/tokens.h"
 
+#include <algorithm>
+
 namespace cl::sim {
 
 namespace {
@@ -12,7 +14,39 @@ bool startsTurn(const Message &m)
     return m.kind == MessageKind::Conversation && !m.isMeta && analysis::isUserRequest(m);
 }
 
+// Turn starts, as positions in the view. The first turn starts at 0: what precedes the first request
+// (a system or developer prompt) belongs to that request's turn, not to a turn of its own, so there
+// is one turn per user request.
+std::vector<std::size_t> turnStarts(const Transcript &t, const analysis::ConversationView &view)
+{
+    std::vector<std::size_t> starts;
+    if (view.size() == 0)
+        return starts;
+    starts.push_back(0);
+    bool seenRequest = startsTurn(t.messages[view.index[0]]);
+    for (std::size_t p = 1; p < view.size(); ++p) {
+        if (!startsTurn(t.messages[view.index[p]]))
+            continue;
+        if (seenRequest)
+            starts.push_back(p);
+        seenRequest = true;
+    }
+    return starts;
+}
+
 } // namespace
+
+std::size_t countTurns(const Transcript &t)
+{
+    return turnStarts(t, analysis::conversationView(t)).size();
+}
+
+std::size_t suggestedStride(std::size_t turns, std::size_t budget)
+{
+    if (budget == 0 || turns <= budget)
+        return 1;
+    return (turns + budget - 1) / budget;
+}
 
 Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nlohmann::json &params,
                     const SimulationOptions &options)
@@ -24,14 +58,11 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         return out;
 
     const analysis::ConversationView view = analysis::conversationView(t);
-    // Turn starts, as positions in the view.
-    std::vector<std::size_t> starts;
-    for (std::size_t p = 0; p < view.size(); ++p)
-        if (startsTurn(t.messages[view.index[p]]) && p > 0)
-            starts.push_back(p);
-    starts.insert(starts.begin(), 0);
-    if (view.size() == 0)
-        starts.clear();
+    const std::vector<std::size_t> starts = turnStarts(t, view);
+    out.totalTurns = starts.size();
+    out.stride = std::max<std::size_t>(1, options.stride);
+    const std::size_t total = options.maxTurns ? std::min(options.maxTurns, starts.size()) : starts.size();
+    out.turns.reserve(total);
 
     Transcript managed;
     managed.format = t.format;
@@ -41,9 +72,7 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
     run.metrics = false;
     std::int64_t without = 0;
     out.window = 0;
-    for (std::size_t k = 0; k < starts.size(); ++k) {
-        if (options.maxTurns && k >= options.maxTurns)
-            break;
+    for (std::size_t k = 0; k < total; ++k) {
         const std::size_t from = starts[k], to = k + 1 < starts.size() ? starts[k + 1] : view.size();
         TurnPoint point;
         point.turn = k + 1;
@@ -67,9 +96,11 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         strategy::Input in(managed, options.analysis);
         if (out.window == 0)
             out.window = in.contextWindow();
-        const strategy::Result r = strategy::run(s, in, params, run);
+        // Skipped turns still count tokens; the strategy sees their messages at its next run.
+        const bool runs = (k + 1) % out.stride == 0 || k + 1 == total;
+        const strategy::Result r = runs ? strategy::run(s, in, params, run) : strategy::Result{};
         point.changed = r.changed;
-        point.note = r.note;
+        point.note = runs ? r.note : std::string("(not run: every ") + std::to_string(out.stride) + " turns)";
         if (r.changed) {
             std::vector<Message> next;
             next.reserve(r.slots.size());
@@ -85,7 +116,13 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         if (out.exceedsWith < 0 && point.with > out.window)
             out.exceedsWith = static_cast<std::int32_t>(point.turn);
         out.turns.push_back(std::move(point));
+        if (options.progress && !options.progress(k + 1, total)) {
+            out.cancelled = k + 1 < total;
+            break;
+        }
     }
+    if (out.window == 0) // no turn ran: still report the window the turns would have been held against
+        out.window = strategy::Input(t, options.analysis).contextWindow();
     return out;
 }
 

@@ -10,7 +10,11 @@
 // turn's messages) is handed to the strategy through run() (any registered strategy, with its
 // params; validation and metrics off), and its result carries over to the next turn, the way an
 // agent that manages its context after every turn would. "Without" is the plain running total.
-// Cost: one strategy run per turn over the managed context, so O(turns x managed size).
+// Cost: one strategy run per turn over the managed context, so O(turns x managed size). Long
+// sessions take SimulationOptions::stride (the strategy runs every stride-th turn, as an agent that
+// manages its context less often) and report progress / can be cancelled between turns. Measured
+// (debug build, progressive): 2,123 turns of an 84 MB generated Claude Code session take 23 s every
+// turn, 3 s with suggestedStride() (stride 11, ~193 runs).
 
 #include "core/analysis.h"
 #include "core/strategy.h"
@@ -19,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,12 +50,28 @@ struct Simulation {
     std::int32_t exceedsWith = -1;     // first turn still over the window after the strategy ran
     std::size_t compactions = 0;       // turns where the strategy changed something
     std::string error;                 // unknown strategy, bad params
+    std::size_t totalTurns = 0;        // turns in the transcript (turns.size() is less with maxTurns or a cancel)
+    std::size_t stride = 1;            // the stride used (see SimulationOptions)
+    bool cancelled = false;            // progress returned false: turns holds the turns done so far
 };
 
 struct SimulationOptions {
     analysis::AnalysisOptions analysis; // contextWindow (0: by model, else 200000) and the rest
     std::size_t maxTurns = 0;           // 0: all
+    // The strategy runs at every stride-th turn and at the last simulated one; in between the turns
+    // only accumulate (changed false, with == beforeStrategy). 0 and 1: every turn.
+    std::size_t stride = 1;
+    // Called after each turn (done of total); returning false cancels (Simulation::cancelled). Runs
+    // on the simulating thread.
+    std::function<bool(std::size_t done, std::size_t total)> progress;
 };
+
+// Turns of `t` as simulate() splits them, without running anything (the GUI sizes its progress bar
+// and picks a stride from it).
+std::size_t countTurns(const Transcript &t);
+// A stride that keeps the strategy runs of a simulation of `turns` turns near `budget` (1 when
+// turns <= budget): ceil(turns / budget).
+std::size_t suggestedStride(std::size_t turns, std::size_t budget = 200);
 
 Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nlohmann::json &params = nlohmann::json::object(),
                     const SimulationOptions &options = {});

@@ -19,7 +19,8 @@ struct CommandLine {
     QString screenshot;            // --screenshot OUT.png
     QSize size{1400, 860};         // --size WxH (screenshot window size)
     // --view: what the screenshot shows: "transcript" (default, with the analysis), "preview:NAME"
-    // (strategy NAME previewed side by side, forced when it has a trigger) or "compare".
+    // (strategy NAME previewed side by side, forced when it has a trigger), "compare" or
+    // "simulate:NAME[@WINDOW]" (the Simulate tab: NAME replayed turn by turn, in a WINDOW-token window).
     QString view = QStringLiteral("transcript");
     QString error;                 // non-empty when the arguments are wrong
 };

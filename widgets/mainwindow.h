@@ -30,6 +30,7 @@ class DetailPane;
 class DiagnosticsPanel;
 class LoadController;
 class RecentFiles;
+class SimulationView;
 class StatusPanel;
 class TranscriptPanel;
 class UsageChart;
@@ -82,6 +83,9 @@ public:
     OperationsDialog *operationsDialog();
     void showPreviewTab();
     void showCompareTab();
+    // Simulate tab: seed 003's turn-by-turn replay of the current transcript under a strategy.
+    SimulationView *simulationView() const { return m_simulate; }
+    void showSimulateTab();
     // Messages the user pinned (strategies never remove or edit them), transcript indices.
     const std::vector<std::size_t> &pinned() const { return m_pinned; }
     void togglePinSelected();
@@ -120,6 +124,7 @@ private:
     // Strategy wiring (mainwindow_strategies.cpp).
     void createStrategyViews();
     void connectStrategies();
+    void addSimulateActions();
     void onDocumentChanged();
     void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow);
     void updateStrategyInputs();
@@ -144,6 +149,7 @@ private:
     QDockWidget *m_strategyDock = nullptr;
     PreviewView *m_preview = nullptr;
     CompareView *m_compare = nullptr;
+    SimulationView *m_simulate = nullptr;
     OperationsDialog *m_ops = nullptr;
     std::vector<std::size_t> m_pinned;
     bool m_applying = false; // a load is being applied: the gauge's window change is not a user's

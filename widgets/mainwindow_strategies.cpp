@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The strategy side of the main window: the working document and its undo stack, the strategy dock,
-// the preview and compare tabs, pinning, export, the seed 004 operations dialog and the seed 001
+// the preview, compare and simulate tabs, pinning, export, the seed 004 operations dialog and the seed 001
 // event notifications in the status bar.
 #include "widgets/mainwindow.h"
 
@@ -15,6 +15,7 @@
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/operationsdialog.h"
 #include "widgets/previewview.h"
+#include "widgets/simulationview.h"
 #include "widgets/statuspanel.h"
 #include "widgets/strategypanel.h"
 #include "widgets/transcriptdocument.h"
@@ -26,6 +27,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QItemSelectionModel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -42,9 +45,11 @@ void MainWindow::createStrategyViews()
     m_tabs->setDocumentMode(true);
     m_preview = new PreviewView(this);
     m_compare = new CompareView(this);
+    m_simulate = new SimulationView(this);
     // Their splitters would otherwise claim the height of the usage dock below the tabs.
     m_preview->setMinimumHeight(160);
     m_compare->setMinimumHeight(160);
+    m_simulate->setMinimumHeight(160);
     m_strategyPanel = new StrategyPanel(this);
     m_strategyDock = new QDockWidget(tr("Strategy"), this);
     m_strategyDock->setObjectName(QStringLiteral("strategyDock"));
@@ -55,6 +60,8 @@ void MainWindow::connectStrategies()
 {
     m_tabs->addTab(m_preview, tr("Preview"));
     m_tabs->addTab(m_compare, tr("Compare"));
+    m_tabs->addTab(m_simulate, tr("Simulate"));
+    addSimulateActions();
     addDockWidget(Qt::RightDockWidgetArea, m_strategyDock);
     tabifyDockWidget(m_analysisDock, m_strategyDock);
     m_analysisDock->raise();
@@ -86,6 +93,20 @@ void MainWindow::connectStrategies()
             m_strategyDock->raise();
             m_strategyPanel->runPreview();
         }
+    });
+    connect(m_simulate, &SimulationView::messageActivated, this, [this](int message) {
+        if (message < 0)
+            return;
+        m_tabs->setCurrentIndex(0);
+        jumpToMessage(message);
+    });
+    connect(m_simulate, &SimulationView::finished, this, [this] {
+        if (const auto s = m_simulate->simulation(); s && s->error.empty())
+            statusBar()->showMessage(tr("Simulated %1 over %2 turns: %3 compactions")
+                                         .arg(QString::fromStdString(s->strategy))
+                                         .arg(s->turns.size())
+                                         .arg(s->compactions),
+                                     5000);
     });
     connect(m_compare, &CompareView::finished, this, [this] {
         statusBar()->showMessage(tr("Compared %1 strategies").arg(m_compare->rows().size()), 5000);
@@ -137,6 +158,55 @@ void MainWindow::showCompareTab()
     m_tabs->setCurrentWidget(m_compare);
 }
 
+void MainWindow::showSimulateTab()
+{
+    m_tabs->setCurrentWidget(m_simulate);
+}
+
+// createMenus() (mainwindow_actions.cpp) builds the menus before the strategy wiring runs; the
+// simulate entries join its Strategies and View menus here so that file stays untouched.
+void MainWindow::addSimulateActions()
+{
+    QMenu *strategies = nullptr, *view = nullptr;
+    for (QAction *a : menuBar()->actions()) {
+        if (!a->menu())
+            continue;
+        if (a->text() == tr("&Strategies"))
+            strategies = a->menu();
+        else if (a->text() == tr("&View"))
+            view = a->menu();
+    }
+    const auto simulate = [this] {
+        showSimulateTab();
+        // A fresh tab runs at once; with a result on screen the user re-runs after changing settings.
+        if (!m_simulate->hasResult() && !m_simulate->isRunning() && m_transcript)
+            m_simulate->run();
+    };
+    if (strategies) {
+        // Ctrl+Shift+S is the System theme; T for "turns".
+        QAction *before = nullptr;
+        for (QAction *a : strategies->actions())
+            if (a->isSeparator())
+                before = a;
+        QAction *act = new QAction(tr("&Simulate…"), strategies);
+        act->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+        connect(act, &QAction::triggered, this, simulate);
+        strategies->insertAction(before, act);
+    }
+    if (view) {
+        // After "Show Compare" (Alt+3).
+        QAction *after = nullptr;
+        const QList<QAction *> actions = view->actions();
+        for (int i = 0; i < actions.size(); ++i)
+            if (actions[i]->shortcut() == QKeySequence(Qt::ALT | Qt::Key_3) && i + 1 < actions.size())
+                after = actions[i + 1];
+        QAction *act = new QAction(tr("Show &Simulate"), view);
+        act->setShortcut(QKeySequence(Qt::ALT | Qt::Key_4));
+        connect(act, &QAction::triggered, this, &MainWindow::showSimulateTab);
+        view->insertAction(after, act);
+    }
+}
+
 void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow)
 {
     m_transcript = std::move(transcript);
@@ -176,6 +246,8 @@ void MainWindow::updateStrategyInputs()
     for (const QString &s : m_strategyPanel->exemptTools())
         exempt.push_back(s.toStdString());
     m_compare->setInput(m_transcript, options, m_pinned, exempt);
+    // The simulation has its own window box (0: by model); the gauge's window is its default.
+    m_simulate->setInput(m_transcript, options);
     if (m_ops && m_transcript)
         m_ops->setTranscript(m_transcript, QFileInfo(m_path).absolutePath(), options, m_pinned, exempt);
 }

@@ -7,9 +7,11 @@
 #include "widgets/compareview.h"
 #include "widgets/paramform.h"
 #include "widgets/previewview.h"
+#include "widgets/simulationview.h"
 #include "widgets/strategypanel.h"
 
 #include <QCheckBox>
+#include <QSpinBox>
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QTimer>
@@ -66,6 +68,37 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
                     window.previewView()->selectSlot(int(k));
                     break;
                 }
+    } else if (view.startsWith(QLatin1String("simulate:"))) {
+        // simulate:NAME[@WINDOW]: the window lets a short demo session show a compaction story.
+        const QStringList parts = view.mid(9).split(QLatin1Char('@'));
+        SimulationView *simView = window.simulationView();
+        if (!simView->setCurrentStrategy(parts.front())) {
+            err << "contextlens: unknown strategy " << parts.front() << Qt::endl;
+            return false;
+        }
+        if (parts.size() > 1) {
+            bool okWindow = false;
+            const int tokens = parts[1].toInt(&okWindow);
+            if (!okWindow || tokens <= 0) {
+                err << "contextlens: simulate:NAME@WINDOW wants a positive token count, not " << parts[1] << Qt::endl;
+                return false;
+            }
+            simView->windowSpin()->setValue(tokens);
+        }
+        window.showSimulateTab();
+        simView->runNow(); // synchronous: the grab below must see the result
+        const auto result = simView->simulation();
+        if (!result || !result->error.empty()) {
+            err << "contextlens: the simulation failed: " << (result ? QString::fromStdString(result->error) : QString())
+                << Qt::endl;
+            return false;
+        }
+        // The first turn the strategy changed is what the chart is read for.
+        for (const auto &p : result->turns)
+            if (p.changed) {
+                simView->selectTurn(int(p.turn));
+                break;
+            }
     } else if (view == QLatin1String("compare")) {
         window.showCompareTab();
         window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires

@@ -183,6 +183,9 @@ std::string helpText()
         "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
         "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
         "      Run every strategy (or the listed ones) and print the comparison table.\n"
+        "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
+        "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
+        "      without it, the first turn over the window, compactions.\n"
         "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
         "  --version            Print the version.\n"
         "\n"
@@ -242,6 +245,17 @@ std::string commandHelp(const std::string &command)
                "Runs every strategy with its defaults (on two threads) and prints one row each: tokens\n"
                "before/after, reduction, efficiency, fact retention, cache prefix, validity, time and note.\n"
                "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n";
+    if (command == "simulate")
+        return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
+               "                                [--max-turns N] [--stride N|auto] [--as FORMAT] [--json]\n"
+               "Replays FILE turn by turn (a turn starts at each user request) as an agent that runs the\n"
+               "strategy after every turn and carries its result on. Prints per turn the messages, the\n"
+               "context without any strategy, with it, its share of the window, the managed messages and\n"
+               "whether (*) and how the strategy changed something; then the window, the first turn over\n"
+               "it without / with the strategy and the number of compactions. --window sets the window\n"
+               "(default: by model, else 200000); --max-turns stops early; --stride N runs the strategy only\n"
+               "every N turns (auto: at most about 200 runs, for long sessions).\n"
+               "Exit: 0 simulated, 2 failure (unknown strategy, bad parameter, unreadable file).\n";
     if (command == "generate")
         return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"
                "                                [--max-read-lines L] -o OUT [--json]\n"
@@ -282,7 +296,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             ojson formats = ojson::array();
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
         } else {
             out += text;
@@ -307,6 +321,8 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return compact(rest, out, err);
     if (cmd == "compare")
         return compare(rest, out, err);
+    if (cmd == "simulate")
+        return simulate(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

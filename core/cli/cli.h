@@ -30,6 +30,7 @@ int tokens(const std::vector<std::string> &args, std::string &out, std::string &
 int strategies(const std::vector<std::string> &args, std::string &out, std::string &err); // cli_strategy.cpp
 int compact(const std::vector<std::string> &args, std::string &out, std::string &err);
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
+int simulate(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli_simulate.cpp
 
 std::string helpText();
 

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+// `contextlens-cli simulate`, run in-process, and the core additions it uses (stride, progress,
+// cancel): on an OpenAI chat transcript the test writes itself (K requests, each one tool round with a
+// large result, so the turn structure and the numbers can be checked by hand) and on a generated
+// Claude Code session, against cl::sim::simulate() called directly on the same file.
+#include "core/cli/cli.h"
+#include "core/generator.h"
+#include "core/loader.h"
+#include "core/simulation.h"
+#include "core/strategy.h"
+#include "core/tokens.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+using namespace cl;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Run runCli(const std::vector<std::string> &args)
+{
+    Run r;
+    r.code = cl::cli::run(args, r.out, r.err);
+    return r;
+}
+
+// system, then per request: user, assistant tool call, tool result (resultChars of text), assistant answer.
+std::string chatSession(int requests, int resultChars)
+{
+    json messages = json::array();
+    messages.push_back({{"role", "system"}, {"content", "You are a coding agent."}});
+    for (int k = 1; k <= requests; ++k) {
+        const std::string id = "call_" + std::to_string(k);
+        messages.push_back({{"role", "user"}, {"content", "Request " + std::to_string(k) + ": look at file " + std::to_string(k) + ".txt"}});
+        messages.push_back({{"role", "assistant"}, {"content", nullptr},
+            {"tool_calls", json::array({{{"id", id}, {"type", "function"},
+                {"function", {{"name", "read_file"}, {"arguments", json{{"path", std::to_string(k) + ".txt"}}.dump()}}}}})}});
+        std::string body;
+        for (int line = 0; int(body.size()) < resultChars; ++line)
+            body += "line " + std::to_string(line) + " of file " + std::to_string(k) + ": some content here\n";
+        messages.push_back({{"role", "tool"}, {"tool_call_id", id}, {"content", body}});
+        messages.push_back({{"role", "assistant"}, {"content", "File " + std::to_string(k) + " looks fine."}});
+    }
+    return json{{"model", "gpt-4o"}, {"messages", messages}}.dump(1);
+}
+
+std::shared_ptr<Transcript> load(const std::string &path)
+{
+    LoadResult r = loadFile(path, LoadOptions{});
+    return r.transcript;
+}
+
+} // namespace
+
+class TestSimulateCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_chat;
+    static constexpr int kRequests = 12;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_chat = m_dir.filePath(QStringLiteral("chat.json")).toStdString();
+        std::ofstream(m_chat, std::ios::binary) << chatSession(kRequests, 12000);
+    }
+
+    void turnsAreRequests()
+    {
+        const auto t = load(m_chat);
+        QVERIFY(t);
+        QCOMPARE(t->format, Format::OpenAIChat);
+        QCOMPARE(sim::countTurns(*t), std::size_t(kRequests));
+        const Run r = runCli({"simulate", m_chat, "--strategy", "trim-tools", "--json"});
+        QCOMPARE(r.code, 0);
+        const json j = json::parse(r.out);
+        QCOMPARE(j["totalTurns"].get<int>(), kRequests);
+        QCOMPARE(j["turns"].size(), std::size_t(kRequests));
+        // Turn 1 carries the system prompt: 5 messages; every other turn 4 (user, call, result, answer).
+        QCOMPARE(j["turns"][0]["messages"].get<int>(), 5);
+        QCOMPARE(j["turns"][0]["firstIndex"].get<int>(), 0);
+        for (int k = 1; k < kRequests; ++k) {
+            QCOMPARE(j["turns"][k]["messages"].get<int>(), 4);
+            QCOMPARE(j["turns"][k]["firstIndex"].get<int>(), 1 + 4 * k);
+            QCOMPARE(j["turns"][k]["lastIndex"].get<int>(), 4 + 4 * k);
+        }
+        // "Without" is the running total of the message estimates: check it turn by turn.
+        std::int64_t sum = 0;
+        for (int k = 0; k < kRequests; ++k) {
+            const int from = k == 0 ? 0 : 1 + 4 * k, to = 4 + 4 * k;
+            for (int i = from; i <= to; ++i)
+                sum += tokens::estimateMessage(t->messages[std::size_t(i)]);
+            QCOMPARE(j["turns"][k]["without"].get<std::int64_t>(), sum);
+        }
+        QCOMPARE(sum, tokens::totalEstimate(*t));
+    }
+
+    void matchesSimulateAndReduces_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("window");
+        QTest::newRow("progressive") << QStringLiteral("progressive") << 20000;
+        QTest::newRow("trim-tools") << QStringLiteral("trim-tools") << 0;
+        QTest::newRow("snip") << QStringLiteral("snip") << 15000;
+    }
+
+    void matchesSimulateAndReduces()
+    {
+        QFETCH(QString, strategy);
+        QFETCH(int, window);
+        const auto t = load(m_chat);
+        QVERIFY(t);
+        sim::SimulationOptions so;
+        so.analysis.contextWindow = window;
+        const sim::Simulation s = sim::simulate(*t, *strategy::find(strategy.toStdString()), json::object(), so);
+        QVERIFY(s.error.empty());
+        std::vector<std::string> args{"simulate", m_chat, "--strategy", strategy.toStdString(), "--json"};
+        if (window > 0) {
+            args.push_back("--window");
+            args.push_back(std::to_string(window));
+        }
+        const Run r = runCli(args);
+        QCOMPARE(r.code, 0);
+        const json j = json::parse(r.out);
+        QCOMPARE(j["strategy"].get<std::string>(), strategy.toStdString());
+        QCOMPARE(j["window"].get<std::int64_t>(), s.window);
+        if (window > 0)
+            QCOMPARE(s.window, std::int64_t(window));
+        QCOMPARE(j["compactions"].get<std::size_t>(), s.compactions);
+        QCOMPARE(j["exceedsWithout"].is_null() ? -1 : j["exceedsWithout"].get<int>(), s.exceedsWithout);
+        QCOMPARE(j["exceedsWith"].is_null() ? -1 : j["exceedsWith"].get<int>(), s.exceedsWith);
+        QCOMPARE(j["turns"].size(), s.turns.size());
+        std::int32_t firstOver = -1;
+        for (std::size_t k = 0; k < s.turns.size(); ++k) {
+            const auto &p = s.turns[k];
+            const json &q = j["turns"][k];
+            QCOMPARE(q["without"].get<std::int64_t>(), p.without);
+            QCOMPARE(q["with"].get<std::int64_t>(), p.with);
+            QCOMPARE(q["beforeStrategy"].get<std::int64_t>(), p.beforeStrategy);
+            QCOMPARE(q["managedMessages"].get<std::size_t>(), p.managedMessages);
+            QCOMPARE(q["changed"].get<bool>(), p.changed);
+            QCOMPARE(q["note"].get<std::string>(), p.note);
+            if (k > 0)
+                QVERIFY(p.without >= s.turns[k - 1].without);
+            // Every strategy here only removes or shortens: never more than the plain total.
+            QVERIFY2(p.with <= p.without, qPrintable(QStringLiteral("turn %1").arg(p.turn)));
+            if (firstOver < 0 && p.without > s.window)
+                firstOver = std::int32_t(p.turn);
+        }
+        QCOMPARE(s.exceedsWithout, firstOver);
+        if (window > 0) {
+            // 12 results of ~3,000 tokens each outgrow these windows, and each strategy trims them.
+            QVERIFY(s.exceedsWithout > 0);
+            QVERIFY(s.compactions > 0);
+            QVERIFY(s.turns.back().with < s.turns.back().without);
+        }
+
+        // The text table: a header, one line per turn, the summary line.
+        const Run text = runCli({"simulate", m_chat, "--strategy", strategy.toStdString(), "--window",
+                                 std::to_string(window)});
+        QCOMPARE(text.code, 0);
+        const QStringList lines = QString::fromStdString(text.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2 + kRequests + 1);
+        QVERIFY(lines[1].contains(QLatin1String("without")));
+        QVERIFY(lines.last().startsWith(QStringLiteral("window %1").arg(s.window)));
+        QVERIFY(lines.last().contains(QStringLiteral("%1 compaction").arg(s.compactions)));
+        const QStringList turn3 = lines[2 + 2].split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        QCOMPARE(turn3[0], QStringLiteral("3"));
+        QCOMPARE(turn3[2].toLongLong(), qint64(s.turns[2].without));
+        QCOMPARE(turn3[3].toLongLong(), qint64(s.turns[2].with));
+    }
+
+    void optionsAndErrors()
+    {
+        // --max-turns stops early; params reach the strategy and are reported resolved.
+        Run r = runCli({"simulate", m_chat, "-s", "snip", "--param", "snipMaxChars=2000", "--max-turns", "3", "--json"});
+        QCOMPARE(r.code, 0);
+        json j = json::parse(r.out);
+        QCOMPARE(j["turns"].size(), std::size_t(3));
+        QCOMPARE(j["totalTurns"].get<int>(), kRequests);
+        QCOMPARE(j["params"]["snipMaxChars"].get<int>(), 2000);
+
+        // Unknown strategy: exit 2 and a message naming it (text and JSON).
+        r = runCli({"simulate", m_chat, "--strategy", "no-such-thing"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.find("no-such-thing") != std::string::npos);
+        r = runCli({"simulate", m_chat, "--strategy", "no-such-thing", "--json"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(json::parse(r.out)["error"].get<std::string>().find("no-such-thing") != std::string::npos);
+        // Bad parameter, bad numbers, missing pieces.
+        r = runCli({"simulate", m_chat, "--strategy", "snip", "--param", "bogus=1"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.find("bogus") != std::string::npos);
+        r = runCli({"simulate", m_chat, "--strategy", "snip", "--max-turns", "x3"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.find("--max-turns") != std::string::npos);
+        r = runCli({"simulate", m_chat, "--strategy", "snip", "--window", "-5"});
+        QCOMPARE(r.code, 2);
+        QCOMPARE(runCli({"simulate", m_chat}).code, 2);
+        QCOMPARE(runCli({"simulate", "--strategy", "snip"}).code, 2);
+        r = runCli({"simulate", m_dir.filePath(QStringLiteral("missing.json")).toStdString(), "--strategy", "snip"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.find("missing.json") != std::string::npos);
+        // Help names the command and its options.
+        r = runCli({"simulate", "--help"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.find("--max-turns") != std::string::npos);
+        QVERIFY(runCli({"help"}).out.find("simulate FILE --strategy NAME") != std::string::npos);
+        QVERIFY(json::parse(runCli({"help", "--json"}).out)["commands"].dump().find("simulate") != std::string::npos);
+    }
+
+    void strideAndCancel()
+    {
+        const auto t = load(m_chat);
+        QVERIFY(t);
+        const strategy::Strategy &snip = *strategy::find("snip");
+        sim::SimulationOptions so;
+        so.analysis.contextWindow = 15000;
+        const sim::Simulation every = sim::simulate(*t, snip, json::object(), so);
+        so.stride = 5;
+        const sim::Simulation strided = sim::simulate(*t, snip, json::object(), so);
+        QCOMPARE(strided.stride, std::size_t(5));
+        QCOMPARE(strided.turns.size(), std::size_t(kRequests));
+        // Runs at turns 5, 10 and the last (12); in between nothing changes and with == before.
+        for (const auto &p : strided.turns) {
+            const bool runs = p.turn % 5 == 0 || p.turn == std::size_t(kRequests);
+            if (!runs) {
+                QVERIFY(!p.changed);
+                QCOMPARE(p.with, p.beforeStrategy);
+            }
+            QCOMPARE(p.without, every.turns[p.turn - 1].without); // "without" does not depend on the strategy
+        }
+        QVERIFY(strided.compactions <= 3);
+        const Run r = runCli({"simulate", m_chat, "--strategy", "snip", "--window", "15000", "--stride", "5", "--json"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(json::parse(r.out)["stride"].get<int>(), 5);
+        QCOMPARE(json::parse(r.out)["compactions"].get<std::size_t>(), strided.compactions);
+
+        // Progress counts every turn; returning false stops after that turn.
+        std::vector<std::pair<std::size_t, std::size_t>> calls;
+        so.stride = 1;
+        so.progress = [&](std::size_t done, std::size_t total) {
+            calls.emplace_back(done, total);
+            return done < 4;
+        };
+        const sim::Simulation cancelled = sim::simulate(*t, snip, json::object(), so);
+        QVERIFY(cancelled.cancelled);
+        QCOMPARE(cancelled.turns.size(), std::size_t(4));
+        QCOMPARE(calls.size(), std::size_t(4));
+        QCOMPARE(calls.back(), std::make_pair(std::size_t(4), std::size_t(kRequests)));
+        for (std::size_t k = 0; k < 4; ++k)
+            QCOMPARE(cancelled.turns[k].with, every.turns[k].with);
+        // Not cancelled when the last turn is the one that returns false.
+        so.progress = [](std::size_t, std::size_t) { return false; };
+        so.maxTurns = 1;
+        QVERIFY(!sim::simulate(*t, snip, json::object(), so).cancelled);
+
+        QCOMPARE(sim::suggestedStride(150, 200), std::size_t(1));
+        QCOMPARE(sim::suggestedStride(200, 200), std::size_t(1));
+        QCOMPARE(sim::suggestedStride(201, 200), std::size_t(2));
+        QCOMPARE(sim::suggestedStride(2000, 200), std::size_t(10));
+    }
+
+    // The real samples: every format loads and simulates; the CLI agrees with simulate() and the
+    // running totals behave (a 2,000-token window makes the strategy act on the larger ones).
+    void realSamples()
+    {
+        const QDir dir(QStringLiteral(CL_SAMPLES_DIR));
+        if (!dir.exists())
+            QSKIP("no samples folder");
+        int checked = 0;
+        for (const QString &sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            if (sub == QLatin1String("schema"))
+                continue;
+            for (const QFileInfo &fi : QDir(dir.filePath(sub)).entryInfoList({QStringLiteral("*.json"), QStringLiteral("*.jsonl")}, QDir::Files)) {
+                const std::string path = fi.absoluteFilePath().toStdString();
+                const auto t = load(path);
+                QVERIFY2(t, path.c_str());
+                const Run r = runCli({"simulate", path, "--strategy", "progressive", "--window", "2000", "--json"});
+                QVERIFY2(r.code == 0, (path + ": " + r.err).c_str());
+                const json j = json::parse(r.out);
+                sim::SimulationOptions so;
+                so.analysis.contextWindow = 2000;
+                const sim::Simulation s = sim::simulate(*t, *strategy::find("progressive"), json::object(), so);
+                QCOMPARE(j["turns"].size(), s.turns.size());
+                QCOMPARE(s.turns.size(), sim::countTurns(*t));
+                QCOMPARE(j["compactions"].get<std::size_t>(), s.compactions);
+                for (std::size_t k = 0; k < s.turns.size(); ++k) {
+                    QCOMPARE(j["turns"][k]["with"].get<std::int64_t>(), s.turns[k].with);
+                    QVERIFY(s.turns[k].with <= s.turns[k].without);
+                    if (k > 0)
+                        QVERIFY(s.turns[k].without >= s.turns[k - 1].without);
+                }
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 5);
+    }
+
+    // A long generated session: with the auto stride the replay stays within seconds.
+    void longSessionIsBounded()
+    {
+        gen::Options o;
+        o.format = Format::ClaudeCode;
+        o.messages = 2400;
+        o.seed = 11;
+        o.maxReadLines = 60;
+        const std::string path = m_dir.filePath(QStringLiteral("long.jsonl")).toStdString();
+        std::ofstream(path, std::ios::binary) << gen::generate(o);
+        const auto t = load(path);
+        QVERIFY(t);
+        const std::size_t turns = sim::countTurns(*t);
+        QVERIFY(turns > 100);
+        QElapsedTimer timer;
+        timer.start();
+        const Run r = runCli({"simulate", path, "--strategy", "progressive", "--stride", "auto", "--json"});
+        QCOMPARE(r.code, 0);
+        const json j = json::parse(r.out);
+        QCOMPARE(j["turns"].size(), turns);
+        QCOMPARE(j["stride"].get<std::size_t>(), sim::suggestedStride(turns));
+        qInfo("%zu turns, stride %zu: %lld ms", turns, j["stride"].get<std::size_t>(), qint64(timer.elapsed()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimulateCli)
+#include "tst_simulatecli.moc"

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/models/simulationmodel.h"
+
+#include <QLocale>
+
+namespace cl::gui {
+
+SimulationModel::SimulationModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void SimulationModel::setSimulation(std::shared_ptr<const sim::Simulation> simulation)
+{
+    beginResetModel();
+    m_sim = std::move(simulation);
+    endResetModel();
+}
+
+int SimulationModel::rowOfTurn(int turn) const
+{
+    // Turns are consecutive from 1, so the row is turn - 1 when it exists.
+    return turn >= 1 && turn <= rowCount() ? turn - 1 : -1;
+}
+
+int SimulationModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_sim ? 0 : int(m_sim->turns.size());
+}
+
+int SimulationModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SimulationModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_sim)
+        return {};
+    const sim::TurnPoint &p = m_sim->turns[std::size_t(index.row())];
+    const double share = m_sim->window > 0 ? double(p.with) / double(m_sim->window) : 0.0;
+    switch (role) {
+    case FirstIndexRole: return int(p.firstIndex);
+    case TurnRole: return int(p.turn);
+    case ChangedRole: return p.changed;
+    case ValueRole:
+        switch (index.column()) {
+        case TurnColumn: return int(p.turn);
+        case MessagesColumn: return qint64(p.messages);
+        case WithoutColumn: return qint64(p.without);
+        case WithColumn: return qint64(p.with);
+        case ShareColumn: return share;
+        case ManagedColumn: return qint64(p.managedMessages);
+        case NoteColumn: return p.changed;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        return index.column() == NoteColumn ? QVariant(int(Qt::AlignLeft | Qt::AlignVCenter))
+                                            : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+    case Qt::ToolTipRole:
+        if (index.column() == NoteColumn || index.column() == WithColumn)
+            return tr("Turn %1 (messages %2–%3): %4 tokens before the strategy, %5 after.\n%6")
+                .arg(p.turn)
+                .arg(p.firstIndex)
+                .arg(p.lastIndex)
+                .arg(QLocale().toString(qint64(p.beforeStrategy)), QLocale().toString(qint64(p.with)),
+                     QString::fromStdString(p.note));
+        return {};
+    case Qt::DisplayRole: {
+        const QLocale loc;
+        switch (index.column()) {
+        case TurnColumn: return QString::number(p.turn);
+        case MessagesColumn: return QString::number(p.messages);
+        case WithoutColumn: return loc.toString(qint64(p.without));
+        case WithColumn: return loc.toString(qint64(p.with));
+        case ShareColumn: return QStringLiteral("%1 %").arg(loc.toString(share * 100, 'f', 1));
+        case ManagedColumn: return QString::number(p.managedMessages);
+        case NoteColumn:
+            return QString((p.changed ? QStringLiteral("✱ ") : QString()) + QString::fromStdString(p.note));
+        }
+        return {};
+    }
+    default: return {};
+    }
+}
+
+QVariant SimulationModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case TurnColumn: return tr("Turn");
+        case MessagesColumn: return tr("Messages");
+        case WithoutColumn: return tr("Without");
+        case WithColumn: return tr("With");
+        case ShareColumn: return tr("Of window");
+        case ManagedColumn: return tr("Managed");
+        case NoteColumn: return tr("Strategy");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case TurnColumn: return tr("A turn starts at each user request");
+        case MessagesColumn: return tr("Conversation messages in the turn");
+        case WithoutColumn: return tr("Context after this turn without any strategy (estimated tokens)");
+        case WithColumn: return tr("Context after this turn with the strategy run after every turn");
+        case ShareColumn: return tr("With, as a share of the context window");
+        case ManagedColumn: return tr("Messages in the managed context after the strategy");
+        case NoteColumn: return tr("✱: the strategy changed the context at this turn; its note");
+        }
+    }
+    return {};
+}
+
+} // namespace cl::gui

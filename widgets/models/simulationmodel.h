@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One row per simulated turn (cl::sim::TurnPoint): turn, messages, context without / with the
+// strategy, its share of the window, managed messages and what the strategy did.
+
+#include "core/simulation.h"
+
+#include <QAbstractTableModel>
+
+#include <memory>
+
+namespace cl::gui {
+
+class SimulationModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { TurnColumn, MessagesColumn, WithoutColumn, WithColumn, ShareColumn, ManagedColumn, NoteColumn, ColumnCount };
+    enum Role {
+        FirstIndexRole = Qt::UserRole + 300, // int transcript index of the turn's first message
+        TurnRole,                            // int 1-based turn
+        ChangedRole,                         // bool the strategy changed something at this turn
+        ValueRole,                           // qint64 / double raw number of the cell (sorting, tests)
+    };
+
+    explicit SimulationModel(QObject *parent = nullptr);
+
+    void setSimulation(std::shared_ptr<const sim::Simulation> simulation);
+    void clear() { setSimulation(nullptr); }
+    const sim::Simulation *simulation() const { return m_sim.get(); }
+    // Row of a 1-based turn, -1 when absent.
+    int rowOfTurn(int turn) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const sim::Simulation> m_sim;
+};
+
+} // namespace cl::gui
