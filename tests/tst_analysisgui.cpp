@@ -13,6 +13,8 @@
 #include "widgets/transcriptpanel.h"
 #include "widgets/usagechart.h"
 
+#include "test_support.h"
+
 #include <QApplication>
 #include <QDockWidget>
 #include <QImage>
@@ -28,12 +30,7 @@ using namespace cl::gui;
 
 namespace {
 
-const bool kEnvironment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
-    return true;
-}();
+const bool kEnvironment = cl::test::guiEnvironment();
 
 // Claude Code 1.0.108 session with tool calls, sidechain lines and edits (see SOURCES.md).
 const QString kSample = QStringLiteral(CL_SAMPLES_DIR "/claude-code/viewer-sample-edits.jsonl");

@@ -11,6 +11,8 @@
 #include "widgets/transcriptpanel.h"
 #include "widgets/usagechart.h"
 
+#include "test_support.h"
+
 #include <QApplication>
 #include <QImage>
 #include <QLocale>
@@ -24,12 +26,7 @@ using namespace cl::gui;
 
 namespace {
 
-const bool kEnvironment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
-    return true;
-}();
+const bool kEnvironment = cl::test::guiEnvironment();
 
 Message textMessage(Role role, const std::string &text, MessageKind kind = MessageKind::Conversation)
 {

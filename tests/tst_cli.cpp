@@ -5,6 +5,8 @@
 #include "core/generator.h"
 #include "core/loader.h"
 
+#include "test_support.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -16,30 +18,12 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
+using Run = cl::test::CliRun;
+using cl::test::readFile;
+using cl::test::writeFile;
 Run cli(const std::vector<std::string> &args)
 {
-    Run r;
-    r.code = cl::cli::run(args, r.out, r.err);
-    return r;
-}
-
-void writeFile(const std::string &path, const std::string &bytes)
-{
-    std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string readFile(const std::string &path)
-{
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return cl::test::runCli(args);
 }
 
 bool claudeLoaderIsStub()

@@ -11,6 +11,8 @@
 #include "widgets/models/comparemodel.h"
 #include "widgets/theme.h"
 
+#include "test_support.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLocale>
@@ -24,12 +26,7 @@ using namespace cl::gui;
 
 namespace {
 
-const bool kEnvironment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
-    return true;
-}();
+const bool kEnvironment = cl::test::guiEnvironment();
 
 std::shared_ptr<const Transcript> generated(std::size_t messages, std::uint64_t seed = 7)
 {

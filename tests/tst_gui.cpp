@@ -15,6 +15,8 @@
 #include "widgets/theme.h"
 #include "widgets/transcriptpanel.h"
 
+#include "test_support.h"
+
 #include <QApplication>
 #include <QImage>
 #include <QLineEdit>
@@ -33,12 +35,7 @@ using namespace cl::gui;
 
 namespace {
 
-const bool kEnvironment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
-    return true;
-}();
+const bool kEnvironment = cl::test::guiEnvironment();
 
 // A small Claude Code session: a Read tool pair, an invalid line 4, and a closing answer.
 const char kSession[] =

@@ -10,6 +10,8 @@
 #include "core/strategy.h"
 #include "core/tokens.h"
 
+#include "test_support.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -23,18 +25,8 @@ using namespace cl;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string> &args)
-{
-    Run r;
-    r.code = cl::cli::run(args, r.out, r.err);
-    return r;
-}
+using Run = cl::test::CliRun;
+using cl::test::runCli;
 
 // system, then per request: user, assistant tool call, tool result (resultChars of text), assistant answer.
 std::string chatSession(int requests, int resultChars)

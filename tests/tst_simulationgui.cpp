@@ -16,6 +16,8 @@
 #include "widgets/theme.h"
 #include "widgets/transcriptpanel.h"
 
+#include "test_support.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLabel>
@@ -37,12 +39,7 @@ using nlohmann::json;
 
 namespace {
 
-const bool kEnvironment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
-    return true;
-}();
+const bool kEnvironment = cl::test::guiEnvironment();
 
 sim::TurnPoint point(std::size_t turn, std::int64_t without, std::int64_t before, std::int64_t with, bool changed)
 {

@@ -9,6 +9,8 @@
 #include "core/strategy.h"
 #include "core/validity.h"
 
+#include "test_support.h"
+
 #include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -24,31 +26,10 @@ using namespace cl::strategy;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string> &args)
-{
-    Run r;
-    r.code = cl::cli::run(args, r.out, r.err);
-    return r;
-}
-
-void writeFile(const std::string &path, const std::string &bytes)
-{
-    std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string readFile(const std::string &path)
-{
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using Run = cl::test::CliRun;
+using cl::test::readFile;
+using cl::test::runCli;
+using cl::test::writeFile;
 
 bool mentions(const Run &r, const std::string &word)
 {

@@ -16,6 +16,8 @@
 #include "widgets/theme.h"
 #include "widgets/transcriptdocument.h"
 
+#include "test_support.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
@@ -40,12 +42,7 @@ using cl::strategy::ParamSpec;
 
 namespace {
 
-const bool kEnvironment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
-    return true;
-}();
+const bool kEnvironment = cl::test::guiEnvironment();
 
 // Everything a message says, so two transcripts compare message by message.
 std::vector<std::string> texts(const Transcript &t)

@@ -59,4 +59,9 @@ std::string severityName(Diagnostic::Severity s);
 
 std::string commandHelp(const std::string &command);
 
+// Strategy parameters: --param NAME=VALUE / -p / --param=NAME=VALUE may repeat (parseArgs keeps one
+// value per option); they go to params, every other argument to rest (cli_strategy.cpp).
+bool collectParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
+                   std::string &error);
+
 } // namespace cl::cli

@@ -12,33 +12,6 @@ namespace cl::cli {
 
 namespace {
 
-// cli_strategy.cpp keeps its --param collector private; this is the same rule: --param / -p may
-// repeat (parseArgs keeps one value per option), each one NAME=VALUE.
-bool collectSimParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
-                      std::string &error)
-{
-    params = nlohmann::json::object();
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        std::string value;
-        if (a == "--param" || a == "-p") {
-            if (i + 1 >= args.size()) {
-                error = a + " needs name=value";
-                return false;
-            }
-            value = args[++i];
-        } else if (a.rfind("--param=", 0) == 0) {
-            value = a.substr(8);
-        } else {
-            rest.push_back(a);
-            continue;
-        }
-        if (!strategy::parseAssignment(value, params, error))
-            return false;
-    }
-    return true;
-}
-
 // A count option: digits only, so a typo is an error instead of atoll's silent 0.
 bool parseCount(const Args &a, const std::string &name, std::size_t &value, std::string &error)
 {
@@ -84,7 +57,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     nlohmann::json params;
     std::vector<std::string> rest;
     std::string perr;
-    const bool paramsOk = collectSimParams(args, params, rest, perr);
+    const bool paramsOk = collectParams(args, params, rest, perr);
     Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true},
                               {"--max-turns", "", true}, {"--stride", "", true}});
     Output o{out, err, a.has("--json")};

@@ -59,31 +59,6 @@ ojson violationsJson(const Result &r)
     return a;
 }
 
-// --param k=v may repeat; parseArgs keeps one value per option, so collect them here.
-bool collectParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
-                   std::string &error)
-{
-    params = nlohmann::json::object();
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        std::string value;
-        if (a == "--param" || a == "-p") {
-            if (i + 1 >= args.size()) {
-                error = a + " needs name=value";
-                return false;
-            }
-            value = args[++i];
-        } else if (a.rfind("--param=", 0) == 0) {
-            value = a.substr(8);
-        } else {
-            rest.push_back(a);
-            continue;
-        }
-        if (!parseAssignment(value, params, error))
-            return false;
-    }
-    return true;
-}
 
 // "a,b,,c" -> {a, b, c}: --exempt, --pin and --only take comma-separated lists.
 std::vector<std::string> splitList(const std::string &s)
@@ -125,6 +100,32 @@ const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}
     {"--pin", "", true}};
 
 } // namespace
+
+// --param k=v may repeat; parseArgs keeps one value per option, so collect them here.
+bool collectParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
+                   std::string &error)
+{
+    params = nlohmann::json::object();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        std::string value;
+        if (a == "--param" || a == "-p") {
+            if (i + 1 >= args.size()) {
+                error = a + " needs name=value";
+                return false;
+            }
+            value = args[++i];
+        } else if (a.rfind("--param=", 0) == 0) {
+            value = a.substr(8);
+        } else {
+            rest.push_back(a);
+            continue;
+        }
+        if (!strategy::parseAssignment(value, params, error))
+            return false;
+    }
+    return true;
+}
 
 int strategies(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
