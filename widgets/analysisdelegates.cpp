@@ -149,6 +149,28 @@ QColor RoundBracketDelegate::chainColor(const QPalette &palette)
     return isDark(palette) ? QColor(100, 170, 250) : QColor(30, 110, 210);
 }
 
+int RoundBracketDelegate::neighbourMessage(const QModelIndex &index, int delta)
+{
+    const QAbstractItemModel *model = index.model();
+    const int row = index.row() + delta;
+    if (!model || row < 0 || row >= model->rowCount(index.parent()))
+        return -1;
+    const QVariant v = model->index(row, index.column(), index.parent()).data(MessageIndexRole);
+    return v.isValid() ? v.toInt() : -1;
+}
+
+bool RoundBracketDelegate::joins(const QModelIndex &index, int first, int last, int delta)
+{
+    const QVariant self = index.data(MessageIndexRole);
+    if (first < 0 || last < 0 || !self.isValid())
+        return true; // no span to check against: trust the model's order
+    const int me = self.toInt();
+    const int other = neighbourMessage(index, delta);
+    // Only a neighbour inside the span, on the file-order side, continues the line: in a sorted or
+    // filtered view an unrelated row (or the span's rows in another order) breaks it here.
+    return delta < 0 ? other >= first && other < me : other > me && other <= last;
+}
+
 void RoundBracketDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     QStyleOptionViewItem opt = option;
@@ -166,22 +188,36 @@ void RoundBracketDelegate::paint(QPainter *painter, const QStyleOptionViewItem &
     auto vline = [&](int x, int y0, int y1, const QColor &col) { painter->fillRect(QRect(x - 1, y0, 2, y1 - y0 + 1), col); };
     auto hline = [&](int x0, int x1, int y, const QColor &col) { painter->fillRect(QRect(x0, y - 1, x1 - x0 + 1, 2), col); };
 
+    // Which halves of the row continue into the neighbouring rows of the view (see joins()).
+    const bool chainUp = (c.chainPart == ChainPart::Middle || c.chainPart == ChainPart::End) && joins(index, c.chainFirst, c.chainLast, -1);
+    const bool chainDown = (c.chainPart == ChainPart::Start || c.chainPart == ChainPart::Middle) && joins(index, c.chainFirst, c.chainLast, 1);
     const QColor chain = chainColor(option.palette);
-    switch (c.chainPart) {
-    case ChainPart::Start: vline(chainX, mid, bottom, chain); hline(chainX, bracketX, mid, chain); break;
-    case ChainPart::Middle: vline(chainX, top, bottom, chain); break;
-    case ChainPart::End: vline(chainX, top, mid, chain); hline(chainX, bracketX, mid, chain); break;
-    case ChainPart::None: break;
-    }
+    if (chainUp)
+        vline(chainX, top, mid, chain);
+    if (chainDown)
+        vline(chainX, mid, bottom, chain);
+    if ((chainUp && c.chainPart == ChainPart::End) || (chainDown && c.chainPart == ChainPart::Start))
+        hline(chainX, bracketX, mid, chain);
+
     const QColor bracket = bracketColor(option.palette, c.failed);
     const int tickEnd = bracketX + 5;
-    switch (c.part) {
-    case RoundPart::Single: hline(bracketX, tickEnd, mid, bracket); break;
-    case RoundPart::Start: vline(bracketX, mid, bottom, bracket); hline(bracketX, tickEnd, mid, bracket); break;
-    case RoundPart::Result: vline(bracketX, top, bottom, bracket); hline(bracketX, tickEnd, mid, bracket); break;
-    case RoundPart::End: vline(bracketX, top, mid, bracket); hline(bracketX, tickEnd, mid, bracket); break;
-    case RoundPart::Through: vline(bracketX, top, bottom, mix(bracket, option.palette.color(QPalette::Base), 0.5)); break;
-    case RoundPart::None: break;
+    const bool needUp = c.part == RoundPart::Result || c.part == RoundPart::End || c.part == RoundPart::Through;
+    const bool needDown = c.part == RoundPart::Start || c.part == RoundPart::Result || c.part == RoundPart::Through;
+    const bool up = needUp && joins(index, c.first, c.last, -1);
+    const bool down = needDown && joins(index, c.first, c.last, 1);
+    if (c.part == RoundPart::Through) {
+        // A row the bracket merely passes: a line only when both sides continue it.
+        if (up && down)
+            vline(bracketX, top, bottom, mix(bracket, option.palette.color(QPalette::Base), 0.5));
+    } else if (c.part != RoundPart::None) {
+        // A member: the tick, and each needed half either joined to the neighbour or, when the
+        // neighbour is not the round's, a short stub that stays inside the row (a self-contained
+        // marker with the shape of its role: call ┌, middle result ├, last result └).
+        hline(bracketX, tickEnd, mid, bracket);
+        if (needUp)
+            vline(bracketX, up ? top : mid - kStub, mid, bracket);
+        if (needDown)
+            vline(bracketX, mid, down ? bottom : mid + kStub, bracket);
     }
     const QString label = index.data(Qt::DisplayRole).toString();
     if (!label.isEmpty()) {

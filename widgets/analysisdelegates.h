@@ -35,7 +35,11 @@ public:
 };
 
 // Round column: a bracket from the call message down to its last result (RoundRole), the round
-// number beside it, and a line on the left joining chained rounds.
+// number beside it, and a line on the left joining chained rounds. Lines join a row to the row
+// above / below in the view only when that row lies inside the bracket's (chain's) file-order span
+// on the right side (RoundCell::first/last, MessageIndexRole): sorted by another column or filtered,
+// a member without such a neighbour draws a short stub instead, so each row stays a self-contained
+// marker (round number + the shape of its role) and runs still adjacent keep their joined lines.
 class RoundBracketDelegate : public QStyledItemDelegate
 {
     Q_OBJECT
@@ -45,8 +49,14 @@ public:
     static constexpr int kChainX = 4;    // x offsets in the cell of the chain line and the bracket
     static constexpr int kBracketX = 11;
     static constexpr int kTextX = 20;
+    static constexpr int kStub = 4;      // length of a half-line that does not join a neighbour
     static QColor bracketColor(const QPalette &palette, bool failed);
     static QColor chainColor(const QPalette &palette);
+    // Message (MessageIndexRole) of the sibling `delta` rows away in the index's model, -1 for none.
+    static int neighbourMessage(const QModelIndex &index, int delta);
+    // Whether the line of a span [first, last] continues from `index` into the row delta (-1 above,
+    // +1 below) away: that row's message is inside the span, before (above) or after (below) this one.
+    static bool joins(const QModelIndex &index, int first, int last, int delta);
 };
 
 } // namespace cl::gui

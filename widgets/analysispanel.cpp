@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/analysispanel.h"
 
+#include "widgets/estimatorreport.h"
 #include "widgets/models/chartgeometry.h"
 #include "widgets/models/contextmapgeometry.h"
 #include "widgets/prioritycolors.h"
@@ -12,6 +13,7 @@
 #include <QLocale>
 #include <QSplitter>
 #include <QTextBrowser>
+#include <QScrollBar>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -153,6 +155,7 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
     : QWidget(parent)
     , m_messageView(new QTextBrowser(this))
     , m_sessionView(new QTextBrowser(this))
+    , m_estimator(new EstimatorReport(this))
 {
     setObjectName(QStringLiteral("analysisPanel"));
     auto *splitter = new QSplitter(Qt::Vertical, this);
@@ -168,6 +171,9 @@ AnalysisPanel::AnalysisPanel(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
+    connect(m_estimator, &EstimatorReport::started, this, &AnalysisPanel::refreshSession);
+    connect(m_estimator, &EstimatorReport::ready, this, &AnalysisPanel::refreshSession);
+    connect(m_estimator, &EstimatorReport::unavailable, this, &AnalysisPanel::refreshSession);
     refresh();
 }
 
@@ -176,6 +182,10 @@ void AnalysisPanel::setAnalysis(std::shared_ptr<const Transcript> transcript, st
     m_transcript = std::move(transcript);
     m_analysis = m_transcript ? std::move(analysis) : nullptr;
     m_busy = false;
+    if (!m_transcript)
+        m_estimator->clear();
+    else if (m_estimator->transcript() != m_transcript)
+        m_estimator->start(m_transcript);
     refresh();
 }
 
@@ -209,12 +219,25 @@ void AnalysisPanel::changeEvent(QEvent *event)
 
 void AnalysisPanel::refresh()
 {
-    if (m_transcript && m_analysis)
-        m_sessionView->setHtml(sessionHtml(*m_transcript, *m_analysis, theme::isDark(palette())));
-    else
-        m_sessionView->setHtml(m_busy ? tr("<p><i>Analysing the session…</i></p>")
-                                      : tr("<p><i>Open a transcript to see its analysis.</i></p>"));
+    refreshSession();
     refreshMessage();
+}
+
+void AnalysisPanel::refreshSession()
+{
+    const bool dark = theme::isDark(palette());
+    QString html;
+    if (m_transcript && m_analysis)
+        html = sessionHtml(*m_transcript, *m_analysis, dark);
+    else
+        html = m_busy ? tr("<p><i>Analysing the session…</i></p>") : tr("<p><i>Open a transcript to see its analysis.</i></p>");
+    // The estimator table needs only the transcript: it shows while the analysis still runs.
+    if (m_transcript && m_estimator->transcript() == m_transcript)
+        html += estimatorReportHtml(*m_estimator, dark);
+    // Keep the reader's place: the table arriving must not scroll the session back to the top.
+    const int scroll = m_sessionView->verticalScrollBar()->value();
+    m_sessionView->setHtml(html);
+    m_sessionView->verticalScrollBar()->setValue(scroll);
 }
 
 void AnalysisPanel::refreshMessage()

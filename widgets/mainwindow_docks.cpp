@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Docks of the main window and the analysis wiring: the usage chart, diagnostics and analysis docks,
-// the background analysis on load / window change, and selection sync between map, panel and tree.
+// the background analysis and estimator report on load / window change, and selection sync between
+// map, panel and tree.
 #include "widgets/mainwindow.h"
 
 #include "widgets/analysiscontroller.h"
@@ -9,6 +10,7 @@
 #include "widgets/contextmap.h"
 #include "widgets/detailpane.h"
 #include "widgets/diagnosticspanel.h"
+#include "widgets/estimatorreport.h"
 #include "widgets/transcriptpanel.h"
 #include "widgets/usagechart.h"
 
@@ -60,6 +62,11 @@ void MainWindow::startAnalysis(bool now)
 {
     // The old analysis no longer matches: clear the views until the new one arrives.
     m_analysis.reset();
+    // The estimator table depends on the transcript only (not on the window): a new transcript
+    // (load, apply, undo) recounts it. setAnalysis below starts it in the background; the
+    // synchronous path (openFileNow, screenshots) wants it filled before it returns.
+    if (now && m_transcript && m_analysisPanel->estimatorReport()->transcript() != m_transcript)
+        m_analysisPanel->estimatorReport()->runNow(m_transcript);
     m_map->setAnalysis(m_transcript, nullptr);
     m_analysisPanel->setAnalysis(m_transcript, nullptr);
     m_transcriptPanel->setAnalysis(nullptr);

@@ -28,6 +28,10 @@ void AnalysisRows::build(const Transcript &t, const analysis::Analysis &a)
     round.assign(n, -1);
     roundPart.assign(n, RoundPart::None);
     chainPart.assign(n, ChainPart::None);
+    throughRound.assign(n, -1);
+    roundLast.assign(a.rounds.size(), 0);
+    chain.assign(n, -1);
+    chains.clear();
     criticalRank.assign(n, 0);
     marks.clear();
     markBegin.assign(n + 1, 0);
@@ -49,6 +53,7 @@ void AnalysisRows::build(const Transcript &t, const analysis::Analysis &a)
         for (std::size_t i : rd.results)
             if (i < n && i > last)
                 last = i;
+        roundLast[r] = std::uint32_t(last);
         for (std::size_t i : rd.results)
             if (i < n && i > rd.assistant && round[i] < 0) {
                 round[i] = std::int32_t(r);
@@ -56,8 +61,10 @@ void AnalysisRows::build(const Transcript &t, const analysis::Analysis &a)
             }
         if (last - rd.assistant <= kMaxThroughRows)
             for (std::size_t i = rd.assistant + 1; i < last; ++i)
-                if (roundPart[i] == RoundPart::None)
+                if (roundPart[i] == RoundPart::None) {
                     roundPart[i] = RoundPart::Through;
+                    throughRound[i] = std::int32_t(r);
+                }
     }
 
     // Chains of two or more rounds: one connecting line from the first call to the last result.
@@ -70,9 +77,13 @@ void AnalysisRows::build(const Transcript &t, const analysis::Analysis &a)
             std::size_t last = a.rounds[e - 1].assistant;
             for (std::size_t i : a.rounds[e - 1].results)
                 last = std::max(last, i);
-            if (first < n && last < n && first < last)
-                for (std::size_t i = first; i <= last; ++i)
+            if (first < n && last < n && first < last) {
+                for (std::size_t i = first; i <= last; ++i) {
                     chainPart[i] = i == first ? ChainPart::Start : i == last ? ChainPart::End : ChainPart::Middle;
+                    chain[i] = std::int32_t(chains.size());
+                }
+                chains.emplace_back(std::uint32_t(first), std::uint32_t(last));
+            }
         }
         r = e;
     }

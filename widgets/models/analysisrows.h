@@ -10,6 +10,7 @@
 #include <QMetaType>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cl::gui {
@@ -34,6 +35,12 @@ struct RoundCell {
     ChainPart chainPart = ChainPart::None;
     bool failed = false;            // the round has a failed call
     bool block = false;             // a block row (drawn without the bracket)
+    // Message indices the bracket (call to last result; for a Through row, the round it passes) and
+    // the chain line run over. A delegate joins a row to its neighbour in the view only when that
+    // neighbour lies inside the same span in file order, so sorted or filtered views do not draw
+    // lines between unrelated rows.
+    int first = -1, last = -1;
+    int chainFirst = -1, chainLast = -1;
 };
 
 struct CriticalMark {
@@ -46,6 +53,10 @@ struct AnalysisRows {
     std::vector<std::int32_t> round;     // per message: index into Analysis::rounds, -1
     std::vector<RoundPart> roundPart;    // per message
     std::vector<ChainPart> chainPart;    // per message
+    std::vector<std::int32_t> throughRound; // per message: the round a Through row lies in, -1
+    std::vector<std::uint32_t> roundLast; // per round: its last result after the call (or the call)
+    std::vector<std::int32_t> chain;     // per message: index into chains, -1
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> chains; // first and last message of each chain line
     std::vector<std::uint32_t> markBegin; // per message + 1: range into marks (CSR)
     std::vector<CriticalMark> marks;
     std::vector<std::uint8_t> criticalRank; // per message: highest category rank, 0 none

@@ -206,6 +206,16 @@ QVariant TranscriptModel::roundCell(int message, int block) const
         cell.chain = int(rd.chain);
         cell.failed = rd.failed;
     }
+    // The file-order span of the bracket this row draws a part of, and of its chain line.
+    const std::int32_t spanRound = cell.part == RoundPart::Through ? m_rows.throughRound[i] : r;
+    if (spanRound >= 0 && cell.part != RoundPart::None) {
+        cell.first = int(m_analysis->rounds[std::size_t(spanRound)].assistant);
+        cell.last = int(m_rows.roundLast[std::size_t(spanRound)]);
+    }
+    if (const std::int32_t c = m_rows.chain[i]; c >= 0) {
+        cell.chainFirst = int(m_rows.chains[std::size_t(c)].first);
+        cell.chainLast = int(m_rows.chains[std::size_t(c)].second);
+    }
     if (block >= 0) {
         // A block belongs to the round when it is one of its calls or answers one of them.
         if (r < 0)
