@@ -164,18 +164,30 @@ template <class F> void forEachToolPath(const Block &b, F &&f)
     }
     if (!in.is_object())
         return;
-    for (const char *key : {"file_path", "path", "absolute_path", "notebook_path"}) {
-        const auto it = in.find(key);
-        if (it != in.end() && it->is_string() && !it->template get_ref<const std::string &>().empty())
-            f(std::string_view(it->template get_ref<const std::string &>()));
+    // One pass over the members (tool inputs have a handful) instead of seven lookups, each a walk
+    // over scattered tree nodes; the paths are then reported in the fixed key order below.
+    enum { kFilePath, kPath, kAbsolutePath, kNotebookPath, kPaths, kInput, kPatch, kKeys };
+    static constexpr std::string_view keys[kKeys] = {"file_path", "path", "absolute_path", "notebook_path", "paths",
+                                                     "input", "patch"};
+    const nlohmann::json *found[kKeys] = {};
+    for (auto it = in.begin(); it != in.end(); ++it) {
+        const std::string &k = it.key();
+        for (int j = 0; j < kKeys; ++j)
+            if (k == keys[j]) {
+                found[j] = &it.value();
+                break;
+            }
     }
-    if (const auto it = in.find("paths"); it != in.end() && it->is_array())
-        for (const auto &p : *it)
+    for (int j = kFilePath; j <= kNotebookPath; ++j)
+        if (found[j] && found[j]->is_string() && !found[j]->template get_ref<const std::string &>().empty())
+            f(std::string_view(found[j]->template get_ref<const std::string &>()));
+    if (found[kPaths] && found[kPaths]->is_array())
+        for (const auto &p : *found[kPaths])
             if (p.is_string())
-                f(std::string_view(p.get_ref<const std::string &>()));
-    for (const char *key : {"input", "patch"})
-        if (const auto it = in.find(key); it != in.end() && it->is_string())
-            forEachPatchPath(it->template get_ref<const std::string &>(), f);
+                f(std::string_view(p.template get_ref<const std::string &>()));
+    for (int j = kInput; j <= kPatch; ++j)
+        if (found[j] && found[j]->is_string())
+            forEachPatchPath(found[j]->template get_ref<const std::string &>(), f);
 }
 
 } // namespace cl::analysis::detail
