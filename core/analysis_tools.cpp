@@ -79,9 +79,17 @@ std::string_view shellCommandView(const Block &b, std::string &storage)
         return in.get_ref<const std::string &>();
     if (!in.is_object())
         return storage;
-    for (const char *key : {"command", "cmd"}) {
-        const auto it = in.find(key);
-        if (it == in.end())
+    // One pass over the members rather than two tree lookups; "command" is preferred over "cmd".
+    const nlohmann::json *found[2] = {};
+    for (auto m = in.begin(); m != in.end(); ++m) {
+        const std::string &k = m.key();
+        if (k == "command")
+            found[0] = &m.value();
+        else if (k == "cmd")
+            found[1] = &m.value();
+    }
+    for (const nlohmann::json *it : found) {
+        if (!it)
             continue;
         if (it->is_string())
             return it->get_ref<const std::string &>();
