@@ -6,7 +6,9 @@
 // Usage: bench_strategies [MESSAGES=100000] [COMPARE_MESSAGES=10000] [ONLY=name,name]
 //        bench_strategies --dump FILE   every strategy (defaults, then force=true) on FILE as JSON,
 //        everything but timings: fates, reasons, slots, note, log, extra, stats and a hash of the
-//        exported bytes. Diff two dumps to check that a speed-up left results identical.
+//        exported bytes (random UUIDs numbered by first appearance, today's timestamps as "<now>").
+//        Diff two dumps to check that a speed-up left results identical. CL_DUMP_EXPORTS=DIR also
+//        writes the normalized exported bytes there.
 #include "core/analysis.h"
 #include "core/compare.h"
 #include "core/generator.h"
@@ -18,9 +20,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <string>
+#include <unordered_map>
 
 namespace {
 
@@ -39,6 +44,48 @@ cl::Transcript make(std::size_t n)
 double since(std::chrono::steady_clock::time_point start)
 {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The Claude Code compaction export gives its new lines random UUIDs: each distinct UUID becomes
+// its order of first appearance, so that two runs of the same result hash alike.
+std::string normalizeUuids(const std::string &bytes)
+{
+    auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+    auto isUuid = [&](std::size_t at) {
+        if (at + 36 > bytes.size())
+            return false;
+        for (std::size_t k = 0; k < 36; ++k) {
+            const bool dash = k == 8 || k == 13 || k == 18 || k == 23;
+            if (dash ? bytes[at + k] != '-' : !hex(bytes[at + k]))
+                return false;
+        }
+        return true;
+    };
+    // Lines written now (an inserted summary) carry the current time: today's timestamps become "<now>".
+    char today[16];
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    std::strftime(today, sizeof today, "%Y-%m-%dT", &tm);
+    const std::string_view day(today);
+    std::unordered_map<std::string, std::size_t> seen;
+    std::string out;
+    out.reserve(bytes.size());
+    for (std::size_t i = 0; i < bytes.size();) {
+        if (std::string_view(bytes).substr(i, day.size()) == day && i + 24 <= bytes.size() && bytes[i + 23] == 'Z') {
+            out += "<now>";
+            i += 24;
+            continue;
+        }
+        if (bytes[i] == '-' || !isUuid(i)) {
+            out += bytes[i++];
+            continue;
+        }
+        const auto [it, fresh] = seen.emplace(bytes.substr(i, 36), seen.size());
+        out += "uuid#" + std::to_string(it->second);
+        i += 36;
+    }
+    return out;
 }
 
 nlohmann::json dumpResult(const cl::Transcript &t, const cl::strategy::Result &r)
@@ -80,7 +127,12 @@ nlohmann::json dumpResult(const cl::Transcript &t, const cl::strategy::Result &r
     j["slots"] = std::move(slots);
     const cl::Transcript out = r.materialize(t);
     const auto w = cl::writeTranscript(out, t.format);
-    j["exported"] = std::hash<std::string>{}(w.bytes);
+    const std::string normalized = normalizeUuids(w.bytes);
+    j["exported"] = std::hash<std::string>{}(normalized);
+    if (const char *dir = std::getenv("CL_DUMP_EXPORTS")) { // the bytes themselves, to see what differs
+        static int serial = 0;
+        std::ofstream(std::string(dir) + "/" + std::to_string(serial++) + ".out", std::ios::binary) << normalized;
+    }
     return j;
 }
 

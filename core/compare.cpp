@@ -31,6 +31,7 @@ std::vector<CompareRow> compare(const Input &in, const CompareOptions &o)
     (void)in.analysis();
     (void)in.isPinned(0);
     tokens::estimateAll(in.transcript, 1);
+    (void)in.blockTokens();
 
     std::vector<CompareRow> done(list.size());
     std::vector<char> finished(list.size(), 0);

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 namespace cl::strategy {
 
@@ -293,6 +295,46 @@ bool Input::isPinned(std::size_t index) const
                 m_pinned[p] = 1;
     }
     return index < m_pinned.size() && m_pinned[index];
+}
+
+std::shared_ptr<const Input::BlockTokens> Input::blockTokens() const
+{
+    // compare() runs strategies on threads that share this input: the first one builds the table.
+    static std::mutex lock;
+    const std::lock_guard<std::mutex> guard(lock);
+    const std::size_t n = transcript.messages.size();
+    if (m_blockTokens && m_blockTokens->first.size() == n + 1)
+        return m_blockTokens;
+    auto table = std::make_shared<BlockTokens>();
+    table->first.resize(n + 1);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        table->first[i] = count;
+        const std::size_t blocks = transcript.messages[i].blocks.size();
+        count += blocks > 1 ? blocks : 0;
+    }
+    table->first[n] = count;
+    table->values.assign(count, 0);
+    // Two threads, interleaved chunks (as tokens::estimateAll): large results cluster.
+    auto work = [&](std::size_t k, std::size_t threads) {
+        constexpr std::size_t kChunk = 64;
+        for (std::size_t start = k * kChunk; start < n; start += threads * kChunk)
+            for (std::size_t i = start; i < std::min(n, start + kChunk); ++i) {
+                const auto &blocks = transcript.messages[i].blocks;
+                if (blocks.size() > 1)
+                    for (std::size_t b = 0; b < blocks.size(); ++b)
+                        table->values[table->first[i] + b] = tokens::estimateBlock(blocks[b]);
+            }
+    };
+    if (count > 256) {
+        std::thread other(work, 1, 2);
+        work(0, 2);
+        other.join();
+    } else {
+        work(0, 1);
+    }
+    m_blockTokens = std::move(table);
+    return m_blockTokens;
 }
 
 bool Input::isExemptTool(std::string_view toolName) const

@@ -90,8 +90,19 @@ public:
     bool isPinned(std::size_t index) const;
     bool isExemptTool(std::string_view toolName) const;
 
+    // tokens::estimateBlock of every block of the messages with more than one block (a one-block
+    // message's block is its cached estimate minus the fixed overhead): block b of message i is
+    // values[first[i] + b]. Computed once per transcript on first use, like the analysis, so that
+    // strategies weighing single blocks or re-estimating edited copies do not scan unchanged text.
+    struct BlockTokens {
+        std::vector<std::size_t> first;   // per message, then one past the end
+        std::vector<std::int64_t> values;
+    };
+    std::shared_ptr<const BlockTokens> blockTokens() const;
+
 private:
     mutable std::shared_ptr<const analysis::Analysis> m_analysis;
+    mutable std::shared_ptr<const BlockTokens> m_blockTokens;
     mutable std::vector<char> m_pinned;
 };
 

@@ -36,6 +36,9 @@ public:
     bool isEdited(std::size_t index) const { return m_edited[index] != nullptr; }
     bool isProtected(std::size_t index) const;      // pinned, or carries an exempt tool's block
     std::int64_t tokens(std::size_t index) const;   // current estimate (0 when removed)
+    // Estimate of block `block` of the original message (tokens::estimateBlock, from the input's
+    // per-transcript table: no text is scanned again).
+    std::int64_t blockTokens(std::size_t index, std::size_t block) const;
 
     bool remove(std::size_t index, std::string reason, Fate fate = Fate::Removed);
     void restore(std::size_t index);
@@ -68,11 +71,18 @@ private:
     // input is not copied because the caller replaces it.
     Message &mutableCopy(std::size_t index, std::size_t skipText = kNone, std::size_t skipInput = kNone);
     void mark(std::size_t index, Fate fate, std::string reason);
+    // Estimate of an edited copy: its changed blocks estimated, the others taken from the table
+    // (the same sum tokens::estimateMessage makes). dropped (per block, may be null): leave out the
+    // blocks whose fate is Removed, as finish() does.
+    std::int64_t estimateCopy(std::size_t index, const std::vector<Fate> *dropped) const;
     bool blockExempt(const Message &m, std::size_t block) const;
 
     const Input &m_in;
     std::vector<char> m_removed;
     std::vector<std::shared_ptr<Message>> m_edited;
+    std::vector<std::vector<char>> m_changed; // per edited copy: blocks whose text / input was replaced
+    std::vector<char> m_freeform;             // edit() handed the copy out: any block may differ
+    mutable std::shared_ptr<const Input::BlockTokens> m_blockTable;
     std::vector<MessageFate> m_fates;
     std::vector<std::vector<std::pair<Message, std::string>>> m_inserted; // by insertion point
     std::vector<std::string> m_log;

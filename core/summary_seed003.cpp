@@ -97,23 +97,34 @@ struct Section {
 
 std::vector<std::string> decisions(const Digest &d)
 {
-    // Both lists are in message order; merge them so the decisions read chronologically.
-    std::vector<std::pair<std::size_t, std::string>> found;
-    auto scan = [&](const std::vector<std::pair<std::size_t, std::string>> &texts, std::string_view who) {
-        for (const auto &[index, text] : texts)
-            for (const std::string_view s : sentences(text))
-                if (containsAny(s, kDecisionWords))
-                    if (std::string line = cut(s, 160); line.size() > 8)
-                        found.emplace_back(index, std::string(who) + line);
+    // The last six decision sentences in message order, duplicates dropped. Both lists are in
+    // message order (and never share a message: one holds user, the other assistant messages), so
+    // they are walked newest first until six are found: a long history is not split into
+    // sentences only to be thrown away.
+    constexpr std::size_t kShown = 6;
+    std::vector<std::string> newest; // newest first
+    std::vector<std::string> lines;
+    auto scan = [&](const std::string &text, std::string_view who) {
+        lines.clear();
+        for (const std::string_view s : sentences(text))
+            if (containsAny(s, kDecisionWords))
+                if (std::string line = cut(s, 160); line.size() > 8)
+                    lines.push_back(std::string(who) + line);
+        for (auto it = lines.rbegin(); it != lines.rend() && newest.size() < kShown; ++it)
+            newest.push_back(std::move(*it));
     };
-    scan(d.userInputs, "user: ");
-    scan(d.assistantResponses, "");
-    std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::size_t u = d.userInputs.size(), a = d.assistantResponses.size();
+    while ((u > 0 || a > 0) && newest.size() < kShown) {
+        if (a == 0 || (u > 0 && d.userInputs[u - 1].first > d.assistantResponses[a - 1].first))
+            scan(d.userInputs[--u].second, "user: ");
+        else
+            scan(d.assistantResponses[--a].second, "");
+    }
     std::vector<std::string> out;
     std::unordered_set<std::string> seen;
-    for (std::size_t k = found.size() > 6 ? found.size() - 6 : 0; k < found.size(); ++k)
-        if (seen.insert(found[k].second).second)
-            out.push_back(found[k].second);
+    for (auto it = newest.rbegin(); it != newest.rend(); ++it)
+        if (seen.insert(*it).second)
+            out.push_back(std::move(*it));
     return out;
 }
 

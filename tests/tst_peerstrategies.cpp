@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The peer policies (peers.md) on small transcripts built here, with expectations worked out by
 // hand from each agent's rules: split points, kept counts, placeholders, budgets, orphan counts.
+// The Claude Code and Anthropic API policies are in tst_peerclaude.cpp; the builders in
+// strategy_fixture.h.
+#include "strategy_fixture.h"
+
 #include "core/strategy.h"
 #include "core/strategy_edit.h"
 #include "core/summary.h"
@@ -11,121 +15,15 @@
 
 using namespace cl;
 using namespace cl::strategy;
-
-namespace {
-
-Message text(Role r, std::string s)
-{
-    Message m;
-    m.role = r;
-    m.type = std::string(roleName(r));
-    Block b;
-    b.type = BlockType::Text;
-    b.text = std::move(s);
-    m.blocks.push_back(std::move(b));
-    return m;
-}
-
-Message call(std::string id, std::string name, nlohmann::json input, std::string prose = {})
-{
-    Message m;
-    m.role = Role::Assistant;
-    m.type = "assistant";
-    if (!prose.empty()) {
-        Block t;
-        t.type = BlockType::Text;
-        t.text = std::move(prose);
-        m.blocks.push_back(std::move(t));
-    }
-    Block b;
-    b.type = BlockType::ToolUse;
-    b.toolId = std::move(id);
-    b.toolName = std::move(name);
-    b.input = std::move(input);
-    m.blocks.push_back(std::move(b));
-    return m;
-}
-
-// Anthropic-style result: a user message with a tool_result block.
-Message result(std::string id, std::string out, bool error = false)
-{
-    Message m;
-    m.role = Role::User;
-    m.type = "user";
-    Block b;
-    b.type = BlockType::ToolResult;
-    b.toolId = std::move(id);
-    b.text = std::move(out);
-    b.isError = error;
-    m.blocks.push_back(std::move(b));
-    return m;
-}
-
-Transcript make(Format f, std::vector<Message> ms)
-{
-    Transcript t;
-    t.format = f;
-    t.buffer = std::make_shared<const std::string>();
-    t.messages = std::move(ms);
-    linkToolPairs(t);
-    return t;
-}
-
-analysis::AnalysisOptions window(std::int64_t w)
-{
-    analysis::AnalysisOptions o;
-    o.contextWindow = w;
-    return o;
-}
-
-Result runNamed(const char *name, const Input &in, const nlohmann::json &params = nlohmann::json::object())
-{
-    const Strategy *s = find(name);
-    if (!s)
-        qFatal("strategy %s is not registered", name);
-    std::string err;
-    Result r = run(*s, in, params, {}, &err);
-    if (!err.empty())
-        qWarning("%s: %s", name, err.c_str());
-    return r;
-}
-
-std::int64_t est(const Transcript &t, std::size_t i)
-{
-    return tokens::estimateMessage(t.messages[i]);
-}
-
-// Texts of the result's messages, in order.
-std::vector<const Message *> resultMessages(const Result &r, const Transcript &t)
-{
-    std::vector<const Message *> out;
-    for (std::size_t s = 0; s < r.slots.size(); ++s)
-        out.push_back(&r.message(t, s));
-    return out;
-}
-
-std::string repeatLines(const char *word, int n)
-{
-    std::string s;
-    for (int k = 0; k < n; ++k)
-        s += std::string(word) + " line " + std::to_string(k) + " of the file, distinct text " + std::to_string(k * 7) + "\n";
-    return s;
-}
-
-} // namespace
+using namespace cl::test::peerfix;
 
 class TestPeerStrategies : public QObject
 {
     Q_OBJECT
-
 private Q_SLOTS:
     void registered();
     void geminiSplit();
     void geminiRejects();
-    void claudeCompact();
-    void microcompact();
-    void clearToolUses();
-    void clearThinking();
     void codexBudget();
     void langchainLast();
     void langchainFirst();
@@ -205,161 +103,6 @@ void TestPeerStrategies::geminiRejects()
     Result r = runNamed("gemini-cli", in, {{"force", true}});
     QVERIFY(!r.changed);
     QVERIFY2(r.note.find("rejected") != std::string::npos, r.note.c_str());
-}
-
-void TestPeerStrategies::claudeCompact()
-{
-    const std::string big = repeatLines("big", 5000); // far above 10K tokens
-    Transcript t = make(Format::Anthropic,
-                        {text(Role::System, "You are a coding agent."), text(Role::User, "Please fix the parser in src"),
-                         call("r1", "Read", {{"file_path", "/src/a.cpp"}}), result("r1", "content A v1"),
-                         call("r2", "Read", {{"file_path", "/src/b.cpp"}}), result("r2", "content B"),
-                         call("r3", "Read", {{"file_path", "/src/a.cpp"}}), result("r3", "content A v2"),
-                         call("r4", "Read", {{"file_path", "/src/big.cpp"}}), result("r4", big),
-                         text(Role::Assistant, "Done reading.")});
-    QVERIFY(tokens::estimateText(big) > 10000);
-    Input in(t, window(200000));
-    Result below = runNamed("claude-code-compact", in);
-    QVERIFY(!below.changed);
-    Result r = runNamed("claude-code-compact", in, {{"force", true}, {"instructions", "focus on the parser"}});
-    QVERIFY2(r.changed, r.note.c_str());
-    QCOMPARE(r.fates[0].fate, Fate::Kept); // system prompt stays
-    for (std::size_t i = 1; i < t.messages.size(); ++i)
-        QCOMPARE(r.fates[i].fate, Fate::Summarized);
-    const auto out = resultMessages(r, t);
-    // system, summary, ack, a.cpp (newest read), ack, b.cpp; big.cpp is above 10K tokens.
-    QCOMPARE(out.size(), std::size_t(6));
-    QCOMPARE(out[1]->kind, MessageKind::CompactSummary);
-    const std::string s = out[1]->plainText();
-    QVERIFY(s.rfind("This session continues", 0) == 0);
-    for (const char *h : {"1. Primary Request and Intent", "2. Key Technical Concepts", "3. Files and Code Sections",
-                          "4. Errors and fixes", "5. Problem Solving", "6. All user messages", "7. Pending Tasks",
-                          "8. Current Work", "9. Optional Next Step", "focus on the parser", "/src/a.cpp"})
-        QVERIFY2(s.find(h) != std::string::npos, h);
-    QVERIFY(out[3]->plainText().find("/src/a.cpp") != std::string::npos);
-    QVERIFY(out[3]->plainText().find("content A v2") != std::string::npos);
-    QVERIFY(out[3]->plainText().find("content A v1") == std::string::npos);
-    QVERIFY(out[5]->plainText().find("content B") != std::string::npos);
-    QCOMPARE(r.extra["rereadFiles"].size(), std::size_t(2));
-    QCOMPARE(r.extra["compactMetadata"]["trigger"].get<std::string>(), std::string("manual"));
-    std::int64_t pre = 0;
-    for (std::size_t i = 0; i < t.messages.size(); ++i)
-        pre += est(t, i);
-    QCOMPARE(r.extra["compactMetadata"]["preTokens"].get<std::int64_t>(), pre);
-    QCOMPARE(r.extra["compactMetadata"]["postTokens"].get<std::int64_t>(), r.stats.tokensAfter);
-    QVERIFY2(r.violations.empty(), r.violations.empty() ? "" : r.violations[0].reason.c_str());
-
-    Result one = runNamed("claude-code-compact", in, {{"force", true}, {"maxFiles", 1}});
-    QCOMPARE(one.extra["rereadFiles"].size(), std::size_t(1));
-    // A total budget below the two small files' size: none fits... each is a few tokens, so 1 token admits none.
-    Result none = runNamed("claude-code-compact", in, {{"force", true}, {"maxTotalFileTokens", 1}});
-    QCOMPARE(none.extra["rereadFiles"].size(), std::size_t(0));
-}
-
-void TestPeerStrategies::microcompact()
-{
-    std::vector<Message> ms{text(Role::User, "look around")};
-    const char *tools[] = {"Read", "Read", "Grep", "Read", "Read", "Read", "Custom"};
-    for (int k = 0; k < 7; ++k) {
-        const std::string id = "t" + std::to_string(k);
-        ms.push_back(call(id, tools[k], {{"file_path", "/f" + std::to_string(k)}}));
-        ms.push_back(result(id, repeatLines(tools[k], 40)));
-    }
-    ms.push_back(text(Role::Assistant, "ok"));
-    Transcript t = make(Format::ClaudeCode, ms);
-    Input in(t, window(200000));
-    Result below = runNamed("claude-code-microcompact", in);
-    QVERIFY(!below.changed);
-    QVERIFY(below.note.find("below trigger") != std::string::npos);
-    Result r = runNamed("claude-code-microcompact", in, {{"triggerTokens", 0}, {"minSavings", 0}});
-    QVERIFY2(r.changed, r.note.c_str());
-    // 6 compactable results (messages 2,4,6,8,10,12); the last 3 (8,10,12) stay; Custom (14) is never touched.
-    for (std::size_t i : {2, 4, 6})
-        QCOMPARE(r.fates[i].fate, Fate::Microcompacted);
-    for (std::size_t i : {8, 10, 12, 14})
-        QCOMPARE(r.fates[i].fate, Fate::Kept);
-    QCOMPARE(r.extra["microcompactMetadata"]["compactedToolIds"], nlohmann::json({"t0", "t1", "t2"}));
-    QVERIFY(r.extra["microcompactMetadata"]["tokensSaved"].get<std::int64_t>() > 0);
-    QVERIFY(r.violations.empty());
-    Result r1 = runNamed("claude-code-microcompact", in, {{"triggerTokens", 0}, {"minSavings", 0}, {"keepRecent", 1}});
-    QCOMPARE(r1.extra["microcompactMetadata"]["compactedToolIds"].size(), std::size_t(5));
-    Result lazy = runNamed("claude-code-microcompact", in, {{"triggerTokens", 0}, {"minSavings", 100000000}});
-    QVERIFY(!lazy.changed);
-    QVERIFY(lazy.note.find("not worth it") != std::string::npos);
-}
-
-void TestPeerStrategies::clearToolUses()
-{
-    std::vector<Message> ms{text(Role::User, "start")};
-    const char *tools[] = {"Read", "Bash", "Read", "Read", "Bash", "Read"};
-    for (int k = 0; k < 6; ++k) {
-        const std::string id = "u" + std::to_string(k);
-        ms.push_back(call(id, tools[k], {{"command", "cat /f" + std::to_string(k)}}));
-        ms.push_back(result(id, repeatLines(tools[k], 20)));
-    }
-    ms.push_back(text(Role::Assistant, "done"));
-    Transcript t = make(Format::Anthropic, ms);
-    Input in(t, window(200000));
-    Result below = runNamed("anthropic-clear-tool-uses", in);
-    QVERIFY(!below.changed);
-    // keep 3: uses 0,1,2 are candidates (results at 2,4,6); Bash (use 1, result 4) is excluded.
-    Result r = runNamed("anthropic-clear-tool-uses", in,
-                        {{"triggerTokens", 0}, {"excludeTools", nlohmann::json::array({"Bash"})}, {"clearToolInputs", true}});
-    QVERIFY2(r.changed, r.note.c_str());
-    QCOMPARE(r.fates[2].fate, Fate::Cleared);
-    QCOMPARE(r.fates[4].fate, Fate::Kept);
-    QCOMPARE(r.fates[6].fate, Fate::Cleared);
-    QCOMPARE(r.fates[8].fate, Fate::Kept);
-    QCOMPARE(r.fates[1].fate, Fate::Cleared); // input cleared
-    QCOMPARE(r.fates[3].fate, Fate::Kept);
-    QCOMPARE(r.extra["cacheInvalidatedFrom"].get<int>(), 1);
-    const Transcript out = r.materialize(t);
-    QCOMPARE(out.messages[2].blocks[0].text, std::string("[Tool result cleared by context editing]"));
-    QVERIFY(out.messages[1].blocks[0].input.empty());
-    QVERIFY(r.violations.empty());
-    // Inputs only for Read via the list form; results cleared for all candidates when nothing is excluded.
-    Result list = runNamed("anthropic-clear-tool-uses", in,
-                           {{"triggerTokens", 0}, {"clearToolInputsFor", nlohmann::json::array({"Bash"})}});
-    QCOMPARE(list.fates[3].fate, Fate::Cleared); // Bash input
-    QCOMPARE(list.fates[1].fate, Fate::Kept);    // Read input untouched
-    QCOMPARE(list.extra["cacheInvalidatedFrom"].get<int>(), 2);
-    Result few = runNamed("anthropic-clear-tool-uses", in, {{"triggerTokens", 0}, {"clearAtLeast", 100000000}});
-    QVERIFY(!few.changed);
-    QVERIFY(few.note.find("clear_at_least") != std::string::npos);
-    // Trigger by tool uses: 6 uses > 5.
-    Result uses = runNamed("anthropic-clear-tool-uses", in, {{"triggerToolUses", 5}});
-    QVERIFY(uses.changed);
-    Result notYet = runNamed("anthropic-clear-tool-uses", in, {{"triggerToolUses", 6}});
-    QVERIFY(!notYet.changed);
-}
-
-void TestPeerStrategies::clearThinking()
-{
-    auto thinking = [](std::string thought, std::string answer) {
-        Message m = text(Role::Assistant, std::move(answer));
-        Block b;
-        b.type = BlockType::Thinking;
-        b.text = std::move(thought);
-        m.blocks.insert(m.blocks.begin(), std::move(b));
-        return m;
-    };
-    Transcript t = make(Format::Anthropic, {text(Role::User, "q1"), thinking("think one about it", "a1"),
-                                            text(Role::User, "q2"), thinking("think two about it", "a2"),
-                                            text(Role::User, "q3"), thinking("think three about it", "a3")});
-    Input in(t, window(200000));
-    Result r = runNamed("anthropic-clear-thinking", in);
-    QVERIFY(r.changed);
-    QCOMPARE(r.fates[1].fate, Fate::Cleared);
-    QCOMPARE(r.fates[3].fate, Fate::Cleared);
-    QCOMPARE(r.fates[5].fate, Fate::Kept);
-    const Transcript out = r.materialize(t);
-    QCOMPARE(out.messages[1].blocks.size(), std::size_t(1));
-    QCOMPARE(out.messages[1].blocks[0].text, std::string("a1"));
-    QCOMPARE(out.messages[5].blocks.size(), std::size_t(2));
-    QVERIFY(r.violations.empty());
-    QCOMPARE(runNamed("anthropic-clear-thinking", in, {{"keepTurns", 2}}).fates[3].fate, Fate::Kept);
-    QCOMPARE(runNamed("anthropic-clear-thinking", in, {{"keepTurns", 0}}).fates[5].fate, Fate::Cleared);
-    QVERIFY(!runNamed("anthropic-clear-thinking", in, {{"keepAll", true}}).changed);
 }
 
 void TestPeerStrategies::codexBudget()

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <cctype>
 #include <unordered_set>
 #include <vector>
@@ -97,6 +100,32 @@ template <typename F> void forLines(std::string_view s, F f)
             break;
         start = nl + 1;
     }
+}
+
+// forLines without the early stop, eight bytes at a time: a Read result is thousands of short
+// lines, and one memchr call per line was the largest cost of the microcompact digests.
+template <typename F> void forEveryLine(std::string_view s, F f)
+{
+    constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full, kHigh = 0x8080808080808080ull;
+    constexpr std::uint64_t kFeeds = 0x0A0A0A0A0A0A0A0Aull;
+    std::size_t start = 0, i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        const std::uint64_t x = w ^ kFeeds; // zero bytes where w has '\n'
+        for (std::uint64_t feeds = ~(((x & kLow7) + kLow7) | x) & kHigh; feeds; feeds &= feeds - 1) {
+            const std::size_t nl = i + std::size_t(std::countr_zero(feeds)) / 8;
+            f(s.substr(start, nl - start));
+            start = nl + 1;
+        }
+    }
+    for (; i < s.size(); ++i)
+        if (s[i] == '\n') {
+            f(s.substr(start, i - start));
+            start = i + 1;
+        }
+    if (start < s.size())
+        f(s.substr(start));
 }
 
 // Meaningful: has a letter or digit (ASCII) or any non-ASCII character; rules like "-----", "```"
@@ -206,15 +235,9 @@ struct Definitions {
     bool hasExports = false;
 };
 
-// Could the (trimmed) line start a definition? Every keyword scanDefinition eats is followed by a
-// blank, except "pub(crate)"; a line whose first word is none of them defines nothing. This cheap
-// test skips the ~20 keyword comparisons for almost every line of a long file.
-bool mayDefine(std::string_view s)
+bool isDefinitionWord(std::string_view w)
 {
-    if (s.substr(0, 10) == "pub(crate)")
-        return true;
-    const std::string_view w = s.substr(0, s.find_first_of(" \t"));
-    if (w.size() == s.size() || w.size() < 2 || w.size() > 9)
+    if (w.size() < 2 || w.size() > 9)
         return false;
     static constexpr std::string_view kWords[] = {"export", "default", "pub", "public", "static", "abstract",
         "final", "async", "declare", "inline", "unsafe", "function", "def", "fn", "func", "class", "struct",
@@ -225,9 +248,45 @@ bool mayDefine(std::string_view s)
     return false;
 }
 
+// Could the (trimmed) line start a definition? Every keyword scanDefinition eats is followed by a
+// blank, except "pub(crate)"; a line whose first word is none of them defines nothing. This cheap
+// test skips the ~20 keyword comparisons for almost every line of a long file.
+bool mayDefine(std::string_view s)
+{
+    if (s.substr(0, 10) == "pub(crate)")
+        return true;
+    const std::string_view w = s.substr(0, s.find_first_of(" \t"));
+    if (w.size() == s.size())
+        return false;
+    return isDefinitionWord(w);
+}
+
+// First letters of the words mayDefine accepts ("pub(crate)" included): a line starting with any
+// other character defines nothing, which a table lookup tells before trimming and comparing.
+constexpr std::array<bool, 256> kDefinitionStart = [] {
+    std::array<bool, 256> t{};
+    for (const char c : std::string_view("acdefilpstuv"))
+        t[static_cast<unsigned char>(c)] = true;
+    return t;
+}();
+
 void scanDefinition(std::string_view line, Definitions &d)
 {
-    std::string_view s = trim(stripLineNumber(line));
+    const std::string_view stripped = stripLineNumber(line);
+    std::size_t k = 0; // trim()'s blanks
+    while (k < stripped.size() && (stripped[k] == ' ' || stripped[k] == '\t' || stripped[k] == '\r' || stripped[k] == '\n'))
+        ++k;
+    if (k == stripped.size() || !kDefinitionStart[static_cast<unsigned char>(stripped[k])])
+        return;
+    // mayDefine's first-word test without trimming the line: the word ends at the first blank
+    // within ten characters (a longer or blank-less word defines nothing, "pub(crate)" aside).
+    const std::size_t end = std::min(stripped.size(), k + 10);
+    std::size_t j = k;
+    while (j < end && stripped[j] != ' ' && stripped[j] != '\t')
+        ++j;
+    if (j == end ? stripped.substr(k, 10) != "pub(crate)" : !isDefinitionWord(stripped.substr(k, j - k)))
+        return;
+    std::string_view s = trim(stripped);
     if (!mayDefine(s))
         return;
     bool exported = false;
@@ -276,10 +335,7 @@ std::string readKey(const Block &use, const Block &result)
     if (const std::string lang = languageForPath(path); !lang.empty())
         out += " " + lang;
     Definitions d;
-    forLines(result.text, [&](std::string_view l) {
-        scanDefinition(l, d);
-        return true;
-    });
+    forEveryLine(result.text, [&](std::string_view l) { scanDefinition(l, d); });
     const auto &names = d.hasExports ? d.exported : d.names;
     const std::size_t types = d.hasExports ? d.exportedTypes : d.types;
     if (!names.empty()) {

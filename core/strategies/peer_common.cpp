@@ -75,11 +75,9 @@ std::size_t countLines(std::string_view s)
     return feeds + (s.back() != '\n' ? 1 : 0);
 }
 
-std::int64_t blockTokens(const Message &m, std::size_t b)
+std::int64_t blockTokens(const Editor &e, std::size_t index, std::size_t b)
 {
-    if (m.blocks.size() == 1)
-        return tokens::estimateMessage(m) - tokens::kRoleTokens - tokens::kStructureTokens;
-    return tokens::estimateBlock(m.blocks[b]);
+    return e.blockTokens(index, b);
 }
 
 std::int64_t blockTokensWithText(const Block &b, std::string_view text)

@@ -83,11 +83,14 @@ SnipStyle seed004Snip()
     return {0.5, 0.5, true};
 }
 
-std::optional<std::string> snipText(std::string_view text, std::size_t maxChars, const SnipStyle &style)
+std::optional<std::string> snipText(std::string_view text, std::size_t maxChars, const SnipStyle &style,
+                                    std::size_t *lengthOut)
 {
     if (text.size() <= maxChars) // bytes >= code points: cannot be over the limit
         return std::nullopt;
     const std::size_t length = utf8Length(text);
+    if (lengthOut)
+        *lengthOut = length;
     if (length <= maxChars)
         return std::nullopt;
     const auto head = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.headShare));
@@ -158,10 +161,10 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
             const Block &blk = m.blocks[b];
             if (blk.type != BlockType::ToolResult || blk.text.size() <= maxChars)
                 continue;
-            auto snipped = snipText(blk.text, maxChars, style);
+            std::size_t chars = 0; // counted once, for the cut and the reason
+            auto snipped = snipText(blk.text, maxChars, style, &chars);
             if (!snipped || snipped->size() >= blk.text.size())
                 continue;
-            const std::size_t chars = utf8Length(blk.text);
             std::string why = "tool result of " + std::to_string(chars) + " characters > "
                               + std::to_string(maxChars) + ": kept the first "
                               + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))

@@ -54,7 +54,9 @@ SnipStyle seed004Snip();
 // seed 003: head + "\n\n[... N characters snipped ...]\n\n" + tail; seed 004: head +
 // "\n\n... [truncated N characters] ...\n\n" + tail; head/tail = floor(maxChars x share) code points,
 // N = code points removed.
-std::optional<std::string> snipText(std::string_view text, std::size_t maxChars, const SnipStyle &style);
+// *length (when given) receives the text's code points whenever they were counted.
+std::optional<std::string> snipText(std::string_view text, std::size_t maxChars, const SnipStyle &style,
+                                    std::size_t *length = nullptr);
 
 // One run of tiers over an Editor; keeps the tokens of inserted messages so usage can be re-measured.
 class TierRun
