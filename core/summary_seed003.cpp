@@ -94,7 +94,6 @@ struct Section {
     std::vector<std::string> lines;
 };
 
-
 std::vector<std::string> decisions(const Digest &d)
 {
     // The last six decision sentences in message order, duplicates dropped. Both lists are in

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: MIT
 // The deterministic microcompact extractor (see extract.h for the line shapes).
 #include "core/strategies/extract.h"
+#include "core/strategies/extract_text.h"
 
 #include "core/analysis.h"
 #include "core/strategy_edit.h"
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
-#include <cstring>
 #include <cctype>
 #include <unordered_set>
 #include <vector>
 
 namespace cl::strategy::extract {
 
-namespace {
+using namespace text;
 
-constexpr std::size_t kExcerpt = 80; // code points of an excerpt (a command, a line of output)
+namespace {
 
 enum class Kind { Read, Write, Edit, Delete, Shell, Grep, Glob, Web, Other };
 
@@ -44,151 +43,6 @@ Kind kindOf(std::string_view name)
     if (anyOf(name, {"WebFetch", "web_fetch", "fetch", "WebSearch", "web_search", "google_web_search", "browser"}))
         return Kind::Web;
     return Kind::Other;
-}
-
-std::string_view trim(std::string_view s)
-{
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos)
-        return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
-// At most kExcerpt code points, one line, "…" when cut.
-std::string excerpt(std::string_view s)
-{
-    s = trim(s.substr(0, s.find('\n')));
-    std::size_t bytes = 0, points = 0;
-    while (bytes < s.size() && points < kExcerpt) {
-        ++bytes;
-        while (bytes < s.size() && (static_cast<unsigned char>(s[bytes]) & 0xC0) == 0x80)
-            ++bytes;
-        ++points;
-    }
-    std::string out(s.substr(0, bytes));
-    std::replace(out.begin(), out.end(), '\t', ' ');
-    std::replace(out.begin(), out.end(), '\r', ' ');
-    if (bytes < s.size())
-        out += "…";
-    return out;
-}
-
-std::size_t utf8Chars(std::string_view s)
-{
-    return utf8Length(s);
-}
-
-std::size_t lineCount(std::string_view s)
-{
-    if (s.empty())
-        return 0;
-    const auto n = static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
-    return s.back() == '\n' ? n : n + 1;
-}
-
-// Calls f(line) for every line (without its '\n'); stops when f returns false.
-template <typename F> void forLines(std::string_view s, F f)
-{
-    std::size_t start = 0;
-    while (start < s.size()) {
-        const auto nl = s.find('\n', start);
-        const std::string_view line = s.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-        if (!f(line))
-            return;
-        if (nl == std::string_view::npos)
-            break;
-        start = nl + 1;
-    }
-}
-
-// forLines without the early stop, eight bytes at a time: a Read result is thousands of short
-// lines, and one memchr call per line was the largest cost of the microcompact digests.
-template <typename F> void forEveryLine(std::string_view s, F f)
-{
-    constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full, kHigh = 0x8080808080808080ull;
-    constexpr std::uint64_t kFeeds = 0x0A0A0A0A0A0A0A0Aull;
-    std::size_t start = 0, i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        const std::uint64_t x = w ^ kFeeds; // zero bytes where w has '\n'
-        for (std::uint64_t feeds = ~(((x & kLow7) + kLow7) | x) & kHigh; feeds; feeds &= feeds - 1) {
-            const std::size_t nl = i + std::size_t(std::countr_zero(feeds)) / 8;
-            f(s.substr(start, nl - start));
-            start = nl + 1;
-        }
-    }
-    for (; i < s.size(); ++i)
-        if (s[i] == '\n') {
-            f(s.substr(start, i - start));
-            start = i + 1;
-        }
-    if (start < s.size())
-        f(s.substr(start));
-}
-
-// Meaningful: has a letter or digit (ASCII) or any non-ASCII character; rules like "-----", "```"
-// and blank lines are not.
-bool meaningful(std::string_view line)
-{
-    return std::any_of(line.begin(), line.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return u >= 0x80 || std::isalnum(u);
-    });
-}
-
-std::string firstMeaningful(std::string_view s)
-{
-    std::string out;
-    forLines(s, [&](std::string_view l) {
-        if (!meaningful(l))
-            return true;
-        out = excerpt(l);
-        return false;
-    });
-    return out;
-}
-
-std::string lastMeaningful(std::string_view s, std::string_view skipPrefix = {})
-{
-    std::string_view last;
-    forLines(s, [&](std::string_view l) {
-        const std::string_view t = trim(l);
-        if (meaningful(t) && (skipPrefix.empty() || t.substr(0, skipPrefix.size()) != skipPrefix))
-            last = t;
-        return true;
-    });
-    return excerpt(last);
-}
-
-std::string inputString(const Block &use, std::initializer_list<const char *> keys)
-{
-    if (!use.input.is_object())
-        return {};
-    for (const char *k : keys) {
-        const auto it = use.input.find(k);
-        if (it != use.input.end() && it->is_string())
-            return it->get<std::string>();
-    }
-    return {};
-}
-
-std::string toolLabel(const Block &use, const Block &result)
-{
-    if (!use.toolName.empty())
-        return use.toolName;
-    return result.toolName.empty() ? std::string("tool") : result.toolName;
-}
-
-std::string firstPath(const Block &use)
-{
-    auto paths = analysis::toolPaths(use);
-    if (paths.empty())
-        return {};
-    if (paths.size() == 1)
-        return paths.front();
-    return paths.front() + " (+" + std::to_string(paths.size() - 1) + " more)";
 }
 
 // ---- Read: definitions ------------------------------------------------------------------------------
@@ -497,7 +351,7 @@ std::string webKey(const Block &use, const Block &result)
     out += " — ";
     if (const std::string title = webTitle(result.text); !title.empty())
         out += "title: " + title + ", ";
-    const std::size_t chars = utf8Chars(result.text);
+    const std::size_t chars = utf8Length(result.text);
     return out + std::to_string(chars) + " chars";
 }
 

@@ -108,14 +108,14 @@ public:
                 const auto rb = std::size_t(u.resultBlock);
                 if (rb < rm.blocks.size() && rm.blocks[rb].text != placeholder) {
                     pl.result = true;
-                    freed += std::max<std::int64_t>(0, peer::blockTokens(e, std::size_t(u.resultMessage), rb) - placeholderTokens);
+                    freed += std::max<std::int64_t>(0, e.blockTokens(std::size_t(u.resultMessage), rb) - placeholderTokens);
                 }
             }
             const bool inputs = allInputs || std::find(inputsFor.begin(), inputsFor.end(), *u.tool) != inputsFor.end();
             const Block &call = t.messages[u.message].blocks[u.block];
             if (inputs && !(call.input.is_object() && call.input.empty())) {
                 pl.input = true;
-                freed += std::max<std::int64_t>(0, peer::blockTokens(e, u.message, u.block)
+                freed += std::max<std::int64_t>(0, e.blockTokens(u.message, u.block)
                                                        - (10 + 1)); // tool_use overhead + "{}"
             }
             if (pl.result || pl.input)

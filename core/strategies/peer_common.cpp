@@ -75,11 +75,6 @@ std::size_t countLines(std::string_view s)
     return feeds + (s.back() != '\n' ? 1 : 0);
 }
 
-std::int64_t blockTokens(const Editor &e, std::size_t index, std::size_t b)
-{
-    return e.blockTokens(index, b);
-}
-
 std::int64_t blockTokensWithText(const Block &b, std::string_view text)
 {
     Block copy;

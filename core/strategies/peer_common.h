@@ -23,9 +23,6 @@ bool alternatingFormat(Format f);
 std::size_t jsonChars(const Message &m);
 // Lines as Python's str.splitlines() counts them for \n and \r\n endings ("a\nb\n" = 2, "" = 0).
 std::size_t countLines(std::string_view s);
-// Token estimate of block b of original message `index` (Editor::blockTokens: the message's cached
-// estimate or the input's per-block table, so that scanning 100 000 messages stays cheap).
-std::int64_t blockTokens(const Editor &e, std::size_t index, std::size_t b);
 // Same block with another text; its estimate.
 std::int64_t blockTokensWithText(const Block &b, std::string_view text);
 // User request as analysis::isUserRequest sees it (role user, no tool result).

@@ -62,7 +62,7 @@ public:
                 if (blk.type != BlockType::ToolResult
                     || std::find(tools.begin(), tools.end(), blk.toolName) == tools.end())
                     continue;
-                const std::int64_t saved = peer::blockTokens(e, i, b) - placeholderTokens;
+                const std::int64_t saved = e.blockTokens(i, b) - placeholderTokens;
                 hits.push_back({i, b, blk.text == placeholder ? 0 : saved});
             }
         }
