@@ -231,12 +231,17 @@ bool SimulationView::prepare(Job &job)
     return true;
 }
 
-void SimulationView::run()
+void SimulationView::stopRun()
 {
     if (isRunning()) {
         m_cancel->store(true);
         m_watcher.waitForFinished();
     }
+}
+
+void SimulationView::run()
+{
+    stopRun();
     Job job;
     if (!prepare(job))
         return;
@@ -260,10 +265,7 @@ void SimulationView::run()
 
 void SimulationView::runNow()
 {
-    if (isRunning()) {
-        m_cancel->store(true);
-        m_watcher.waitForFinished();
-    }
+    stopRun();
     Job job;
     if (!prepare(job))
         return;

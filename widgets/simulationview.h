@@ -85,6 +85,7 @@ private:
         std::shared_ptr<const sim::Simulation> simulation;
     };
     bool prepare(Job &job);
+    void stopRun();   // cancels a background run and waits for it (a new run supersedes it)
     void strategyChosen();
     void onFinished();
     void onProgress(quint64 generation, int done, int total);

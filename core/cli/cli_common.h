@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace cl::strategy {
+class Strategy;
+}
+
 namespace cl::cli {
 
 using ojson = nlohmann::ordered_json;
@@ -63,5 +67,8 @@ std::string commandHelp(const std::string &command);
 // value per option); they go to params, every other argument to rest (cli_strategy.cpp).
 bool collectParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
                    std::string &error);
+// The strategy named by --strategy; null with error ("<command> needs --strategy NAME" / "unknown
+// strategy 'x'") when it is missing or unknown (cli_strategy.cpp).
+const strategy::Strategy *strategyOption(const Args &a, const std::string &command, std::string &error);
 
 } // namespace cl::cli

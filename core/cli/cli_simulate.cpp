@@ -71,13 +71,10 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         return o.fail(a.error);
     if (a.positional.size() != 1)
         return o.fail("simulate needs exactly one FILE (see contextlens-cli simulate --help)");
-    const auto name = a.value("--strategy");
-    if (!name)
-        return o.fail("simulate needs --strategy NAME (contextlens-cli strategies lists them)");
-    const strategy::Strategy *s = strategy::find(*name);
-    if (!s)
-        return o.fail("unknown strategy '" + *name + "' (contextlens-cli strategies lists them)");
     std::string error;
+    const strategy::Strategy *s = strategyOption(a, "simulate", error);
+    if (!s)
+        return o.fail(error);
     std::size_t window = 0, maxTurns = 0, stride = 1;
     if (!parseCount(a, "--window", window, error) || !parseCount(a, "--max-turns", maxTurns, error))
         return o.fail(error);

@@ -101,6 +101,19 @@ const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}
 
 } // namespace
 
+const Strategy *strategyOption(const Args &a, const std::string &command, std::string &error)
+{
+    const auto name = a.value("--strategy");
+    if (!name) {
+        error = command + " needs --strategy NAME (contextlens-cli strategies lists them)";
+        return nullptr;
+    }
+    const Strategy *s = find(*name);
+    if (!s)
+        error = "unknown strategy '" + *name + "' (contextlens-cli strategies lists them)";
+    return s;
+}
+
 // --param k=v may repeat; parseArgs keeps one value per option, so collect them here.
 bool collectParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
                    std::string &error)
@@ -193,13 +206,10 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         return o.fail(a.error);
     if (a.positional.size() != 1)
         return o.fail("compact needs exactly one FILE (see contextlens-cli compact --help)");
-    const auto name = a.value("--strategy");
-    if (!name)
-        return o.fail("compact needs --strategy NAME (contextlens-cli strategies lists them)");
-    const Strategy *s = find(*name);
-    if (!s)
-        return o.fail("unknown strategy '" + *name + "' (contextlens-cli strategies lists them)");
     std::string error;
+    const Strategy *s = strategyOption(a, "compact", error);
+    if (!s)
+        return o.fail(error);
     std::optional<Format> as;
     if (auto f = a.value("--as")) {
         as = parseFormat(*f, error);
