@@ -16,15 +16,9 @@
 namespace cl::analysis::detail {
 
 std::string_view trim(std::string_view s);
-// ASCII case-insensitive search of needle in the first `limit` bytes of hay.
-bool containsCi(std::string_view hay, std::string_view needle, std::size_t limit);
-// Any text block (first `limit` bytes each) contains one of the needles; returns its index or -1.
-int textContainsAny(const Message &m, const std::vector<std::string> &needles, std::size_t limit);
 bool hasFence(const Message &m, std::size_t limit);
 // ``` in text, or a Write/Edit/Shell call (see analysis.h).
 bool hasCodeOrCommand(const Message &m, std::size_t limit);
-bool hasFailedResult(const Message &m);
-std::size_t textLength(const Message &m); // text + tool result text, in bytes
 
 // A fixed set of needles searched at once, ASCII case-insensitively (see analysis_scan.cpp).
 class Scanner {
@@ -32,7 +26,7 @@ public:
     explicit Scanner(const std::vector<std::string> &needles);
     // Lowest index of a needle occurring in hay, or -1 (empty needles never match).
     int find(std::string_view hay) const;
-    // textContainsAny() with this set: the first text block holding a needle decides.
+    // Over m's text blocks (first `limit` bytes each): the first block holding a needle decides.
     int findInText(const Message &m, std::size_t limit) const;
 
 private:
