@@ -124,7 +124,6 @@ private:
     // Strategy wiring (mainwindow_strategies.cpp).
     void createStrategyViews();
     void connectStrategies();
-    void addSimulateActions();
     void onDocumentChanged();
     void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow);
     void updateStrategyInputs();

@@ -10,6 +10,7 @@
 #include "widgets/transcriptpanel.h"
 #include "widgets/compareview.h"
 #include "widgets/operationsdialog.h"
+#include "widgets/simulationview.h"
 #include "widgets/strategypanel.h"
 #include "widgets/transcriptdocument.h"
 
@@ -69,6 +70,13 @@ void MainWindow::createMenus()
         showCompareTab();
         m_compare->runAll();
     });
+    // Ctrl+Shift+S is the System theme; T for "turns".
+    strategies->addAction(tr("&Simulate…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), this, [this] {
+        showSimulateTab();
+        // A fresh tab runs at once; with a result on screen the user re-runs after changing settings.
+        if (!m_simulate->hasResult() && !m_simulate->isRunning() && m_transcript)
+            m_simulate->run();
+    });
     strategies->addSeparator();
     strategies->addAction(tr("Compression &Operations…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
         OperationsDialog *d = operationsDialog();
@@ -97,6 +105,7 @@ void MainWindow::createMenus()
     view->addAction(tr("Show &Transcript"), QKeySequence(Qt::ALT | Qt::Key_1), this, [this] { m_tabs->setCurrentIndex(0); });
     view->addAction(tr("Show Pre&view"), QKeySequence(Qt::ALT | Qt::Key_2), this, &MainWindow::showPreviewTab);
     view->addAction(tr("Show &Compare"), QKeySequence(Qt::ALT | Qt::Key_3), this, &MainWindow::showCompareTab);
+    view->addAction(tr("Show &Simulate"), QKeySequence(Qt::ALT | Qt::Key_4), this, &MainWindow::showSimulateTab);
     QAction *map = view->addAction(tr("Context &Map"));
     map->setCheckable(true);
     map->setChecked(true);

@@ -27,8 +27,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QItemSelectionModel>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -61,7 +59,6 @@ void MainWindow::connectStrategies()
     m_tabs->addTab(m_preview, tr("Preview"));
     m_tabs->addTab(m_compare, tr("Compare"));
     m_tabs->addTab(m_simulate, tr("Simulate"));
-    addSimulateActions();
     addDockWidget(Qt::RightDockWidgetArea, m_strategyDock);
     tabifyDockWidget(m_analysisDock, m_strategyDock);
     m_analysisDock->raise();
@@ -161,50 +158,6 @@ void MainWindow::showCompareTab()
 void MainWindow::showSimulateTab()
 {
     m_tabs->setCurrentWidget(m_simulate);
-}
-
-// createMenus() (mainwindow_actions.cpp) builds the menus before the strategy wiring runs; the
-// simulate entries join its Strategies and View menus here so that file stays untouched.
-void MainWindow::addSimulateActions()
-{
-    QMenu *strategies = nullptr, *view = nullptr;
-    for (QAction *a : menuBar()->actions()) {
-        if (!a->menu())
-            continue;
-        if (a->text() == tr("&Strategies"))
-            strategies = a->menu();
-        else if (a->text() == tr("&View"))
-            view = a->menu();
-    }
-    const auto simulate = [this] {
-        showSimulateTab();
-        // A fresh tab runs at once; with a result on screen the user re-runs after changing settings.
-        if (!m_simulate->hasResult() && !m_simulate->isRunning() && m_transcript)
-            m_simulate->run();
-    };
-    if (strategies) {
-        // Ctrl+Shift+S is the System theme; T for "turns".
-        QAction *before = nullptr;
-        for (QAction *a : strategies->actions())
-            if (a->isSeparator())
-                before = a;
-        QAction *act = new QAction(tr("&Simulate…"), strategies);
-        act->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
-        connect(act, &QAction::triggered, this, simulate);
-        strategies->insertAction(before, act);
-    }
-    if (view) {
-        // After "Show Compare" (Alt+3).
-        QAction *after = nullptr;
-        const QList<QAction *> actions = view->actions();
-        for (int i = 0; i < actions.size(); ++i)
-            if (actions[i]->shortcut() == QKeySequence(Qt::ALT | Qt::Key_3) && i + 1 < actions.size())
-                after = actions[i + 1];
-        QAction *act = new QAction(tr("Show &Simulate"), view);
-        act->setShortcut(QKeySequence(Qt::ALT | Qt::Key_4));
-        connect(act, &QAction::triggered, this, &MainWindow::showSimulateTab);
-        view->insertAction(after, act);
-    }
 }
 
 void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow)
