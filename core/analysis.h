@@ -348,14 +348,28 @@ struct CriticalTool {
 std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v);
 std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<ToolRound> &rounds, const AnalysisOptions &o);
 
+// A score keeps what its rules saw (flags and the numbers behind them, ~80 bytes); the reason list
+// is built on demand by reasonsFor(): 100 000 positions of ready-made reason objects were most of
+// analyze()'s time and memory, and only the panel, tooltips and the CLI ever read them.
+enum class SequenceRule : std::uint8_t { None, CallResult, Chained, PairSpansCut };
+enum class BreakRule : std::uint8_t { None, UserFollowsUser, Pause, Phrase };
 struct BoundaryScore {
     std::size_t position = 0;  // cut before this conversation position
     std::size_t index = 0;     // transcript index of the message at that position
     double score = 0;
-    bool inToolSequence = false, conversationBreak = false, errorNear = false, topicChange = false;
     double topicSimilarity = -1; // -1: not computed (a side without words)
-    Reasons reasons;
+    bool inToolSequence = false, conversationBreak = false, errorNear = false, topicChange = false;
+    bool afterToolResult = false, afterAssistant = false;
+    SequenceRule sequence = SequenceRule::None;
+    BreakRule breakRule = BreakRule::None;
+    std::int32_t breakPhrase = -1;   // index into AnalysisOptions::breakPhrases (BreakRule::Phrase)
+    std::int64_t pauseMs = 0;        // BreakRule::Pause
+    std::string_view chainedId;      // SequenceRule::Chained: the result id the next call's text names
+                                     // (views the transcript, like ToolCall::id)
 };
+// Every rule that moved the score, in order, with its points ("base" 100 first). `o` must be the
+// options the score was computed with (Analysis::options).
+Reasons reasonsFor(const BoundaryScore &s, const AnalysisOptions &o);
 // Scores for positions 1..n-1 (element k is position k+1).
 std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const ConversationView &v, const AnalysisOptions &o);
 // Best position in [max(minIndex, target - window), min(n - window, target + window)], first on ties;
@@ -374,14 +388,22 @@ struct PriorityInfo {
 // One per transcript message (Excluded for non-conversation ones).
 std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o);
 
+// Like BoundaryScore: the rules' inputs are kept, the reason lists are built on demand.
 struct Importance {
     std::size_t index = 0;
     double score = 0;            // seed 004, 0..1
-    bool important = false;
-    Reasons reasons;
     int points = 0;              // seed 001
-    PointReasons pointReasons;
+    bool important = false;
+    bool userRequest = false, codeOrCommand = false, toolResult = false, failedResult = false;
+    bool media = false, referencedLater = false;
+    std::int32_t keyword = -1;            // index into AnalysisOptions::importantKeywords
+    std::uint64_t textBytes = 0;          // text + tool result text (UTF-8 bytes)
+    std::int64_t minutesBeforeLast = -1;  // age against the transcript's last timestamp; -1 unknown
 };
+// Seed 004 reasons (base first, points = score delta) and seed 001 point reasons; `o` as for
+// boundaries (Analysis::options).
+Reasons reasonsFor(const Importance &im, const AnalysisOptions &o);
+PointReasons pointReasonsFor(const Importance &im);
 // One per conversation position.
 std::vector<Importance> importance(const Transcript &t, const ConversationView &v, const AnalysisOptions &o);
 
@@ -437,6 +459,7 @@ bool modelMatches(const std::string &model, const std::string &pattern);
 Facts facts(const Transcript &t, const ConversationView &v);
 
 struct Analysis {
+    AnalysisOptions options;                 // what it was computed with (reasonsFor needs them)
     ConversationView view;
     std::vector<ToolRound> rounds;
     std::vector<CriticalTool> critical;

@@ -179,7 +179,6 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
     std::vector<std::uint32_t> errPrefix(n + 1, 0);
     for (std::size_t p = 0; p < n; ++p)
         errPrefix[p + 1] = errPrefix[p] + (info[p].has(kFailed) ? 1u : 0u);
-    const std::string errorDetail = "within " + std::to_string(o.errorDistance) + " messages";
 
     // Topic windows: before = [i - W, i), after = [i, i + W), slid from i = 1.
     const std::size_t W = o.topicWindow > 0 ? std::size_t(o.topicWindow) : 0;
@@ -207,32 +206,25 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
         spanCount += sum.spans[i];
         const MsgInfo &prev = info[i - 1];
         const MsgInfo &cur = info[i];
+        BoundaryScore &s = out[i - 1];
         // Tool sequence.
-        std::string_view seqRule, seqText;
-        std::string seqDetail;
         if (prev.role == Role::Assistant && prev.has(kToolUse) && cur.has(kToolResult)) {
-            seqRule = "tool_sequence_call_result";
-            seqText = "would separate a tool call from its result";
+            s.sequence = SequenceRule::CallResult;
         } else if (cur.has(kChainedRef)) {   // (summarize() tested the text)
-            seqRule = "tool_sequence_chained";
-            seqText = "next call's text references the previous result's id";
-            seqDetail = t.messages[v.index[i - 1]].blocks[std::size_t(prev.firstResult)].toolId;
-        }
-        if (seqRule.empty() && spanCount > 0) {
-            seqRule = "pair_spans_cut";
-            seqText = "a tool call before the cut is answered after it";
+            s.sequence = SequenceRule::Chained;
+            s.chainedId = t.messages[v.index[i - 1]].blocks[std::size_t(prev.firstResult)].toolId;
+        } else if (spanCount > 0) {
+            s.sequence = SequenceRule::PairSpansCut;
         }
         // Conversation break.
-        std::string_view breakText;
-        std::string breakDetail;
         if (prev.has(kUserRequest) && cur.has(kUserRequest)) {
-            breakText = "conversation break: user message follows a user message";
+            s.breakRule = BreakRule::UserFollowsUser;
         } else if (prev.timeMs != kNoTime && cur.timeMs != kNoTime && cur.timeMs - prev.timeMs > o.breakGapMs) {
-            breakText = "conversation break: long pause";
-            breakDetail = std::to_string((cur.timeMs - prev.timeMs) / 1000) + " s";
+            s.breakRule = BreakRule::Pause;
+            s.pauseMs = cur.timeMs - prev.timeMs;
         } else if (cur.has(kUserRequest) && cur.breakPhrase >= 0) {
-            breakText = "conversation break: break phrase";
-            breakDetail = o.breakPhrases[std::size_t(cur.breakPhrase)];
+            s.breakRule = BreakRule::Phrase;
+            s.breakPhrase = cur.breakPhrase;
         }
         // Error near the cut.
         const std::size_t lo = i >= std::size_t(o.errorDistance) ? i - std::size_t(o.errorDistance) : 0;
@@ -261,47 +253,67 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
         }
         const bool topicChange = similarity >= 0 && similarity < o.topicThreshold;
 
-        BoundaryScore &s = out[i - 1];
         s.position = i;
         s.index = v.index[i];
         s.topicSimilarity = similarity;
-        s.reasons.reserve(1 + prev.has(kToolResult) + (prev.role == Role::Assistant) + !seqRule.empty()
-                          + !breakText.empty() + errorNear + topicChange);
-        s.score = 100;
-        s.reasons.push_back({"base", 100, "base score", {}});
-        if (prev.has(kToolResult)) {
-            s.score += 50;
-            s.reasons.push_back({"after_tool_result", 50, "previous message holds a tool result", {}});
-        }
-        if (prev.role == Role::Assistant) {
-            s.score += 30;
-            s.reasons.push_back({"after_assistant", 30, "previous message is an assistant message", {}});
-        }
-        if (!seqRule.empty()) {
-            s.inToolSequence = true;
-            s.score -= 100;
-            s.reasons.push_back({seqRule, -100, seqText, std::move(seqDetail)});
-        }
-        if (!breakText.empty()) {
-            s.conversationBreak = true;
-            s.score += 20;
-            s.reasons.push_back({"conversation_break", 20, breakText, std::move(breakDetail)});
-        }
-        if (errorNear) {
-            s.errorNear = true;
-            s.score -= 30;
-            s.reasons.push_back({"error_near", -30, "failed tool result near the cut", errorDetail});
-        }
-        if (topicChange) {
-            s.topicChange = true;
-            s.score += 25;
-            s.reasons.push_back({"topic_change", 25, "topic change (low word overlap)", "Jaccard " + fmt(similarity)});
-        }
+        s.afterToolResult = prev.has(kToolResult);
+        s.afterAssistant = prev.role == Role::Assistant;
+        s.inToolSequence = s.sequence != SequenceRule::None;
+        s.conversationBreak = s.breakRule != BreakRule::None;
+        s.errorNear = errorNear;
+        s.topicChange = topicChange;
+        s.score = 100 + (s.afterToolResult ? 50 : 0) + (s.afterAssistant ? 30 : 0) - (s.inToolSequence ? 100 : 0)
+                  + (s.conversationBreak ? 20 : 0) - (errorNear ? 30 : 0) + (topicChange ? 25 : 0);
     }
     return out;
 }
 
 } // namespace detail
+
+Reasons reasonsFor(const BoundaryScore &s, const AnalysisOptions &o)
+{
+    Reasons r;
+    r.push_back({"base", 100, "base score", {}});
+    if (s.afterToolResult)
+        r.push_back({"after_tool_result", 50, "previous message holds a tool result", {}});
+    if (s.afterAssistant)
+        r.push_back({"after_assistant", 30, "previous message is an assistant message", {}});
+    switch (s.sequence) {
+    case SequenceRule::None:
+        break;
+    case SequenceRule::CallResult:
+        r.push_back({"tool_sequence_call_result", -100, "would separate a tool call from its result", {}});
+        break;
+    case SequenceRule::Chained:
+        r.push_back({"tool_sequence_chained", -100, "next call's text references the previous result's id",
+                     std::string(s.chainedId)});
+        break;
+    case SequenceRule::PairSpansCut:
+        r.push_back({"pair_spans_cut", -100, "a tool call before the cut is answered after it", {}});
+        break;
+    }
+    switch (s.breakRule) {
+    case BreakRule::None:
+        break;
+    case BreakRule::UserFollowsUser:
+        r.push_back({"conversation_break", 20, "conversation break: user message follows a user message", {}});
+        break;
+    case BreakRule::Pause:
+        r.push_back({"conversation_break", 20, "conversation break: long pause", std::to_string(s.pauseMs / 1000) + " s"});
+        break;
+    case BreakRule::Phrase: {
+        const bool known = s.breakPhrase >= 0 && std::size_t(s.breakPhrase) < o.breakPhrases.size();
+        r.push_back({"conversation_break", 20, "conversation break: break phrase",
+                     known ? o.breakPhrases[std::size_t(s.breakPhrase)] : std::string()});
+        break;
+    }
+    }
+    if (s.errorNear)
+        r.push_back({"error_near", -30, "failed tool result near the cut", "within " + std::to_string(o.errorDistance) + " messages"});
+    if (s.topicChange)
+        r.push_back({"topic_change", 25, "topic change (low word overlap)", "Jaccard " + fmt(s.topicSimilarity)});
+    return r;
+}
 
 std::optional<std::size_t> findCompactionBoundary(const std::vector<BoundaryScore> &scores, std::size_t n,
                                                   const AnalysisOptions &o)

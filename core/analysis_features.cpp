@@ -6,6 +6,7 @@
 #include "core/tokens.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <exception>
 #include <thread>
@@ -260,26 +261,35 @@ constexpr std::size_t kParallelMessages = 2000;
 Analysis analyze(const Transcript &t, const AnalysisOptions &o)
 {
     Analysis a;
+    a.options = o;
     a.view = conversationView(t);
-    // Tool rounds, critical tools, facts and priorities read only the transcript and the view, and take
-    // about half of the time on a large transcript: they run on a second thread (not worth one for
-    // small inputs). Nothing else touches a.rounds, a.critical, a.facts or a.priority until the join.
+    // Tool rounds, critical tools and facts read only the transcript and the view, and take about half
+    // of the time on a large transcript: they run on a second thread (not worth one for small inputs)
+    // while this one does the summary, boundaries and importance. Priorities go last on both threads:
+    // each claims chunks of positions until none are left, so that whichever finishes first takes
+    // more of them. Nothing else touches a.rounds, a.critical or a.facts until the join.
+    enum PlanState { Pending, Ready, Failed };
+    std::atomic<int> planState{Pending};
+    std::atomic<std::size_t> nextChunk{0};
+    detail::PriorityPlan plan;
+    constexpr std::size_t kChunk = 2048;
+    auto drainPriorities = [&] {
+        planState.wait(Pending);
+        if (planState.load() != Ready)
+            return;
+        for (std::size_t from; (from = nextChunk.fetch_add(kChunk)) < a.view.size();)
+            detail::assignPriorities(t, a.view, o, plan, from, std::min(a.view.size(), from + kChunk), a.priority);
+    };
     std::exception_ptr sideError;
     auto side = [&] {
         try {
-            a.rounds = toolRounds(t, a.view);
-            a.critical = criticalTools(t, a.rounds, o);
-            a.facts = facts(t, a.view);
-            a.priority = priorities(t, a.view, o);
+            detail::toolsAndFacts(t, a.view, o, a.rounds, a.critical, a.facts);
+            drainPriorities();
         } catch (...) {
             sideError = std::current_exception();
         }
     };
     std::thread worker;
-    if (a.view.size() >= kParallelMessages)
-        worker = std::thread(side);
-    else
-        side();
     struct Joiner {
         std::thread &th;
         ~Joiner()
@@ -288,12 +298,31 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
                 th.join();
         }
     } joiner{worker};
+    auto makePlan = [&] {
+        try {
+            plan = detail::planPriorities(t, a.view, o, a.priority);
+            planState = Ready;
+        } catch (...) {
+            planState = Failed;   // the worker stops waiting; the Joiner joins it
+            planState.notify_all();
+            throw;
+        }
+        planState.notify_all();
+    };
+    if (a.view.size() >= kParallelMessages) {
+        worker = std::thread(side);
+        makePlan();
+    } else {
+        makePlan();
+        side();
+    }
     {
         // One pass over the messages feeds the boundary and importance rules.
         const detail::Summary summary = detail::summarize(t, a.view, o);
         a.boundaries = detail::scoreBoundaries(t, a.view, o, summary);
         a.importance = detail::importance(t, a.view, o, summary);
     }
+    drainPriorities();
     a.boundary = findCompactionBoundary(a.boundaries, a.view.size(), o);
 
     std::string model = o.model;

@@ -125,8 +125,21 @@ Summary summarize(const Transcript &t, const ConversationView &v, const Analysis
 
 std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
                                            const Summary &s);
-std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
-                                     const Summary &s);
+// toolRounds + criticalTools + facts in one walk (analyze()'s second thread); results identical.
+void toolsAndFacts(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
+                   std::vector<ToolRound> &rounds, std::vector<CriticalTool> &critical, Facts &facts);
+// priorities() in two steps, so that analyze() can share the per-message part between its threads:
+// the plan sizes `out`, fills the non-conversation messages and finds the recent sets; then each
+// range of conversation positions is assigned independently (disjoint elements of `out`).
+struct PriorityPlan {
+    std::vector<char> criticalUser;                                // per position: one of the last N user requests
+    std::int64_t lastAssistant = -1;                               // transcript index
+    std::vector<std::pair<std::size_t, std::size_t>> recentResults; // (message, block) of the last N results
+};
+PriorityPlan planPriorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
+                            std::vector<PriorityInfo> &out);
+void assignPriorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o, const PriorityPlan &plan,
+                      std::size_t from, std::size_t to, std::vector<PriorityInfo> &out);
 std::vector<Importance> importance(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
                                    const Summary &s);
 

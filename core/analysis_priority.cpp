@@ -38,40 +38,56 @@ std::int64_t resultTokens(const Message &m, const Block &b)
 
 std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o)
 {
-    std::vector<PriorityInfo> out(t.messages.size());
+    std::vector<PriorityInfo> out;
+    const detail::PriorityPlan plan = detail::planPriorities(t, v, o, out);
+    detail::assignPriorities(t, v, o, plan, 0, v.size(), out);
+    return out;
+}
+
+detail::PriorityPlan detail::planPriorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
+                                            std::vector<PriorityInfo> &out)
+{
+    PriorityPlan plan;
+    out.assign(t.messages.size(), PriorityInfo{});
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         if (v.position[i] >= 0)
-            continue;    // conversation messages are filled below, once
+            continue;    // conversation messages are filled by assignPriorities, once
         out[i].rule = "not_conversation";
         out[i].blocks.assign(t.messages[i].blocks.size(), Priority::Excluded);
         out[i].blockRules.assign(t.messages[i].blocks.size(), "not_conversation");
     }
     // The recent sets, counted from the end.
-    std::vector<char> criticalUser(v.size(), 0);
+    plan.criticalUser.assign(v.size(), 0);
     int users = 0;
-    std::int64_t lastAssistant = -1;
-    for (std::size_t p = v.size(); p-- > 0 && (users < o.criticalUserMessages || lastAssistant < 0);) {
+    for (std::size_t p = v.size(); p-- > 0 && (users < o.criticalUserMessages || plan.lastAssistant < 0);) {
         const Message &m = t.messages[v.index[p]];
         if (users < o.criticalUserMessages && isUserRequest(m)) {
-            criticalUser[p] = 1;
+            plan.criticalUser[p] = 1;
             ++users;
         }
-        if (m.role == Role::Assistant && lastAssistant < 0)
-            lastAssistant = std::int64_t(v.index[p]);
+        if (m.role == Role::Assistant && plan.lastAssistant < 0)
+            plan.lastAssistant = std::int64_t(v.index[p]);
     }
     // Last N tool result blocks (blocks, so a Gemini message with several results counts each).
-    std::vector<std::pair<std::size_t, std::size_t>> recentResults; // (message, block)
-    for (std::size_t p = v.size(); p-- > 0 && std::int64_t(recentResults.size()) < o.highToolResults;) {
+    for (std::size_t p = v.size(); p-- > 0 && std::int64_t(plan.recentResults.size()) < o.highToolResults;) {
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
-        for (std::size_t b = m.blocks.size(); b-- > 0 && std::int64_t(recentResults.size()) < o.highToolResults;)
+        for (std::size_t b = m.blocks.size(); b-- > 0 && std::int64_t(plan.recentResults.size()) < o.highToolResults;)
             if (m.blocks[b].type == BlockType::ToolResult)
-                recentResults.emplace_back(i, b);
+                plan.recentResults.emplace_back(i, b);
     }
+    return plan;
+}
+
+void detail::assignPriorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,
+                              const PriorityPlan &plan, std::size_t from, std::size_t to, std::vector<PriorityInfo> &out)
+{
+    const auto &recentResults = plan.recentResults;
     auto isRecent = [&recentResults](std::size_t i, std::size_t b) {
         return std::find(recentResults.begin(), recentResults.end(), std::pair(i, b)) != recentResults.end();
     };
-    for (std::size_t p = 0; p < v.size(); ++p) {
+    const std::int64_t lastAssistant = plan.lastAssistant;
+    for (std::size_t p = from; p < to; ++p) {
         detail::prefetchAhead(t, v, p);
         const std::size_t i = v.index[p];
         const Message &m = t.messages[i];
@@ -86,7 +102,7 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
             whole(Priority::Sacred, "system_prompt");
             continue;
         }
-        if (criticalUser[p]) {
+        if (plan.criticalUser[p]) {
             whole(Priority::Critical, "last_user_messages");
             continue;
         }
@@ -142,6 +158,52 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
         }
         whole(Priority::Medium, "old_user_request");
     }
+}
+
+namespace {
+
+int recencyBonus(const Importance &r)
+{
+    return r.minutesBeforeLast < 0 ? 0 : int(std::max<std::int64_t>(0, 30 - r.minutesBeforeLast));
+}
+
+} // namespace
+
+Reasons reasonsFor(const Importance &r, const AnalysisOptions &o)
+{
+    Reasons out;
+    out.push_back({"base", o.importanceBase, "base value", {}});
+    if (r.userRequest)
+        out.push_back({"user_message", 0.2, "user request", {}});
+    if (r.keyword >= 0)
+        out.push_back({"keyword", 0.2, "contains an important keyword",
+                       std::size_t(r.keyword) < o.importantKeywords.size() ? o.importantKeywords[std::size_t(r.keyword)]
+                                                                           : std::string()});
+    if (r.codeOrCommand)
+        out.push_back({"code_or_command", 0.1, "contains code or a command", {}});
+    if (r.toolResult)
+        out.push_back({"tool_result", -0.2, "tool result", {}});
+    if (r.textBytes < o.shortChars)
+        out.push_back({"too_short", -0.1, "too short", std::to_string(r.textBytes) + " chars"});
+    if (r.media || r.textBytes >= o.richChars)
+        out.push_back({"rich_content", 0.1, r.media ? "rich content: image or document" : "rich content: long text", {}});
+    return out;
+}
+
+PointReasons pointReasonsFor(const Importance &r)
+{
+    PointReasons out;
+    if (r.userRequest)
+        out.push_back({"user_message", 30, "user request", {}});
+    if (r.failedResult)
+        out.push_back({"error", 50, "holds a failed tool result", {}});
+    if (r.codeOrCommand)
+        out.push_back({"code", 20, "contains code or a command", {}});
+    if (const int bonus = recencyBonus(r); bonus > 0)
+        out.push_back({"recency", double(bonus), "recent: max(0, 30 - age in minutes)",
+                       std::to_string(r.minutesBeforeLast) + " min before the last message"});
+    if (r.referencedLater)
+        out.push_back({"referenced_later", 40, "a later tool result answers its call", {}});
     return out;
 }
 
@@ -163,62 +225,37 @@ std::vector<Importance> detail::importance(const Transcript &, const Conversatio
         const MsgInfo &m = sum.msgs[p];
         Importance &r = out[p];
         r.index = i;
-        const bool user = m.has(detail::kUserRequest);
-        const bool code = m.has(detail::kCodeCall) || m.has(detail::kFence);
-        const bool failed = m.has(detail::kFailed);
-        const bool result = m.has(detail::kToolResult);
-        const std::size_t len = m.textLen;
-        const bool media = m.has(detail::kMedia);
-        const bool shortText = len < o.shortChars, rich = media || len >= o.richChars;
-        // Seed 004.
+        r.userRequest = m.has(detail::kUserRequest);
+        r.codeOrCommand = m.has(detail::kCodeCall) || m.has(detail::kFence);
+        r.failedResult = m.has(detail::kFailed);
+        r.toolResult = m.has(detail::kToolResult);
+        r.media = m.has(detail::kMedia);
+        r.referencedLater = m.has(detail::kReferencedLater);
+        r.keyword = m.keyword;
+        r.textBytes = m.textLen;
+        const bool shortText = m.textLen < o.shortChars, rich = r.media || m.textLen >= o.richChars;
+        // Seed 004, summed in the order reasonsFor() lists the rules.
         double s = o.importanceBase;
-        r.reasons.reserve(1 + user + (m.keyword >= 0) + code + result + shortText + rich);
-        r.reasons.push_back({"base", o.importanceBase, "base value", {}});
-        auto add = [&](std::string_view rule, double d, std::string_view text, std::string detail = {}) {
-            s += d;
-            r.reasons.push_back({rule, d, text, std::move(detail)});
-        };
-        if (user)
-            add("user_message", 0.2, "user request");
+        if (r.userRequest)
+            s += 0.2;
         if (m.keyword >= 0)
-            add("keyword", 0.2, "contains an important keyword", o.importantKeywords[std::size_t(m.keyword)]);
-        if (code)
-            add("code_or_command", 0.1, "contains code or a command");
-        if (result)
-            add("tool_result", -0.2, "tool result");
+            s += 0.2;
+        if (r.codeOrCommand)
+            s += 0.1;
+        if (r.toolResult)
+            s += -0.2;
         if (shortText)
-            add("too_short", -0.1, "too short", std::to_string(len) + " chars");
+            s += -0.1;
         if (rich)
-            add("rich_content", 0.1, media ? "rich content: image or document" : "rich content: long text");
+            s += 0.1;
         r.score = std::clamp(s, 0.0, 1.0);
         // Rounding guards the threshold against 0.1 + 0.2 style float error.
         r.important = std::round(r.score * 1e9) >= std::round(o.importanceThreshold * 1e9);
         // Seed 001.
-        int bonus = 0;
-        std::int64_t minutes = 0;
-        if (last != kNoTime && m.timeMs != kNoTime) {
-            minutes = (last - m.timeMs) / 60000;
-            bonus = int(std::max<std::int64_t>(0, 30 - minutes));
-        }
-        const bool referenced = m.has(detail::kReferencedLater);
-        const std::size_t npts = std::size_t(user) + failed + code + (bonus > 0) + referenced;
-        if (npts == 0)
-            continue;
-        r.pointReasons.reserve(npts);
-        auto pts = [&](std::string_view rule, int d, std::string_view text, std::string detail = {}) {
-            r.points += d;
-            r.pointReasons.push_back({rule, double(d), text, std::move(detail)});
-        };
-        if (user)
-            pts("user_message", 30, "user request");
-        if (failed)
-            pts("error", 50, "holds a failed tool result");
-        if (code)
-            pts("code", 20, "contains code or a command");
-        if (bonus > 0)
-            pts("recency", bonus, "recent: max(0, 30 - age in minutes)", std::to_string(minutes) + " min before the last message");
-        if (referenced)
-            pts("referenced_later", 40, "a later tool result answers its call");
+        if (last != kNoTime && m.timeMs != kNoTime)
+            r.minutesBeforeLast = (last - m.timeMs) / 60000;
+        r.points = (r.userRequest ? 30 : 0) + (r.failedResult ? 50 : 0) + (r.codeOrCommand ? 20 : 0)
+                   + recencyBonus(r) + (r.referencedLater ? 40 : 0);
     }
     return out;
 }

@@ -4,6 +4,9 @@
 // Helpers shared by the test executables (header-only: every tests/tst_*.cpp is its own program).
 
 #include "core/cli/cli.h"
+#include "core/generator.h"
+#include "core/tokens.h"
+#include "core/transcript.h"
 
 #include <QCoreApplication>
 #include <QtGlobal>
@@ -24,6 +27,20 @@ inline bool guiEnvironment()
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QCoreApplication::setAttribute(Qt::AA_Use96Dpi);
     return true;
+}
+
+// A generated session as the loader leaves one (tool pairs linked, tokens estimated), without the
+// load-time text index (tests that need it call analysis::indexText).
+inline Transcript generatedTranscript(Format f, std::size_t messages, std::uint64_t seed)
+{
+    gen::Options g;
+    g.format = f;
+    g.messages = messages;
+    g.seed = seed;
+    Transcript t = gen::generateTranscript(g);
+    linkToolPairs(t);
+    tokens::estimateAll(t);
+    return t;
 }
 
 // The CLI run in-process, with what it printed and its exit code.

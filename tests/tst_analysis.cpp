@@ -145,7 +145,7 @@ private Q_SLOTS:
         // Cut 2: after an assistant (+30), separates call from result (-100).
         QCOMPARE(s[1].score, 30.0);
         QVERIFY(s[1].inToolSequence);
-        QVERIFY(hasRule(s[1].reasons, "tool_sequence_call_result"));
+        QVERIFY(hasRule(reasonsFor(s[1], o), "tool_sequence_call_result"));
         // Cut 3: after a tool result (+50); Jaccard 2/20 = 0.1 is not < 0.1.
         QCOMPARE(s[2].score, 150.0);
         QVERIFY(!s[2].topicChange);
@@ -153,6 +153,20 @@ private Q_SLOTS:
         QCOMPARE(s[3].score, 175.0);
         QVERIFY(s[3].conversationBreak);
         QVERIFY(s[3].topicChange);
+        QCOMPARE(s[3].breakRule, BreakRule::Pause);
+        QCOMPARE(s[3].pauseMs, std::int64_t(600000));
+        {
+            // The reasons built on demand: in rule order, with the instance's numbers, summing to the score.
+            const Reasons r = reasonsFor(s[3], o);
+            QCOMPARE(r.size(), std::size_t(4));
+            QCOMPARE(r[0].rule, std::string_view("base"));
+            QCOMPARE(r[1].rule, std::string_view("after_assistant"));
+            QCOMPARE(r[2].rule, std::string_view("conversation_break"));
+            QCOMPARE(r[2].detail, std::string("600 s"));
+            QCOMPARE(r[3].rule, std::string_view("topic_change"));
+            QCOMPARE(r[3].detail, std::string("Jaccard 0.000"));
+            QCOMPARE(r[0].points + r[1].points + r[2].points + r[3].points, s[3].score);
+        }
         // Cut 5: no shared words (+25) only.
         QCOMPARE(s[4].score, 125.0);
         QCOMPARE(s[4].index, std::size_t(5));
@@ -165,7 +179,7 @@ private Q_SLOTS:
         QCOMPARE(e[2].score, 120.0);
         QCOMPARE(e[3].score, 145.0);
         QCOMPARE(e[4].score, 125.0);
-        QVERIFY(hasRule(e[3].reasons, "error_near"));
+        QVERIFY(hasRule(reasonsFor(e[3], o), "error_near"));
     }
 
     void breaksAndSequences()
@@ -183,12 +197,24 @@ private Q_SLOTS:
         Transcript &t = b.done();
         t.messages[7].blocks[0].toolId = "call_7"; // result 7 now answers nothing; its id is referenced by 8
         const auto s = scoreBoundaries(t, conversationView(t), AnalysisOptions{});
+        const AnalysisOptions o;
         QVERIFY(s[0].conversationBreak); // user -> user
+        QCOMPARE(s[0].breakRule, BreakRule::UserFollowsUser);
         QVERIFY(s[2].conversationBreak); // break phrase, case-insensitive
+        QCOMPARE(s[2].breakRule, BreakRule::Phrase);
+        {
+            const Reasons r = reasonsFor(s[2], o);   // base, after_assistant, the break, topic change
+            const auto brk = std::find_if(r.begin(), r.end(), [](const Reason &x) { return x.rule == "conversation_break"; });
+            QVERIFY(brk != r.end());
+            QCOMPARE(brk->detail, std::string("moving on"));
+            QCOMPARE(brk->text, std::string_view("conversation break: break phrase"));
+        }
         QVERIFY(!s[1].conversationBreak);
-        QVERIFY(hasRule(s[4].reasons, "pair_spans_cut"));           // cut 5: A (4) answered at 6
-        QVERIFY(hasRule(s[5].reasons, "tool_sequence_call_result")); // cut 6
-        QVERIFY(hasRule(s[7].reasons, "tool_sequence_chained"));     // cut 8
+        QVERIFY(hasRule(reasonsFor(s[4], o), "pair_spans_cut"));           // cut 5: A (4) answered at 6
+        QVERIFY(hasRule(reasonsFor(s[5], o), "tool_sequence_call_result")); // cut 6
+        QCOMPARE(s[7].sequence, SequenceRule::Chained);               // cut 8
+        QCOMPARE(s[7].chainedId, std::string_view("call_7"));
+        QVERIFY(hasRule(reasonsFor(s[7], o), "tool_sequence_chained"));
         QVERIFY(!s[3].inToolSequence);                               // cut 4: before the calls
     }
 
@@ -274,11 +300,20 @@ private Q_SLOTS:
         // 1: 0.5 + 0.2 user + 0.2 keyword = 0.9; points 30 + max(0, 30 - 40) = 30.
         QVERIFY(std::abs(im[1].score - 0.9) < 1e-9);
         QCOMPARE(im[1].points, 30);
-        QVERIFY(hasRule(im[1].reasons, "keyword"));
+        QVERIFY(hasRule(reasonsFor(im[1], AnalysisOptions{}), "keyword"));
         // 2: 0.5 + 0.1 command - 0.1 short ("ok") = 0.5; points 20 code + 5 recency + 40 referenced = 65.
         QVERIFY(std::abs(im[2].score - 0.5) < 1e-9);
         QCOMPARE(im[2].points, 65);
-        QVERIFY(hasRule(im[2].pointReasons, "referenced_later"));
+        QVERIFY(hasRule(pointReasonsFor(im[2]), "referenced_later"));
+        {
+            const PointReasons pr = pointReasonsFor(im[2]);   // code 20, recency 30 - 25 = 5, referenced 40
+            QCOMPARE(pr.size(), std::size_t(3));
+            QCOMPARE(pr[1].rule, std::string_view("recency"));
+            QCOMPARE(pr[1].points, 5.0);
+            QCOMPARE(pr[1].detail, std::string("25 min before the last message"));
+            const Reasons r = reasonsFor(im[1], AnalysisOptions{});
+            QCOMPARE(r[2].detail, std::string("remember"));
+        }
         // 3: 0.5 - 0.2 tool result = 0.3 (20 chars, not short) -> important at 0.3; points 50 + 30 = 80.
         QVERIFY(std::abs(im[3].score - 0.3) < 1e-9);
         QVERIFY(im[3].important);

@@ -152,7 +152,7 @@ private Q_SLOTS:
         QVERIFY2(message.contains(toQString(rule)), qPrintable(message));
         QVERIFY(message.contains(priorityRuleText(rule)));
         QVERIFY(message.contains(QStringLiteral("the chosen boundary")));
-        for (const auto &r : a->boundaries[*a->boundary - 1].reasons)
+        for (const auto &r : cl::analysis::reasonsFor(a->boundaries[*a->boundary - 1], a->options))
             QVERIFY2(message.contains(toQString(r.rule)), r.rule.data());
         // ... and the session: both seed 002 trigger decisions with their numbers.
         const QString session = w.analysisPanel()->sessionView()->toPlainText();

@@ -8,6 +8,8 @@
 #include "core/tokens.h"
 #include "core/writer.h"
 
+#include "test_support.h"
+
 #include <QtTest>
 
 #include <sstream>
@@ -26,15 +28,15 @@ std::string fingerprint(const Analysis &a)
     for (const auto &b : a.boundaries) {
         out << 'b' << b.position << ' ' << b.score << ' ' << b.topicSimilarity << ' ' << b.conversationBreak
             << b.topicChange << b.inToolSequence << b.errorNear;
-        for (const auto &r : b.reasons)
+        for (const auto &r : reasonsFor(b, a.options))
             out << " [" << r.rule << '|' << r.detail << ']';
         out << '\n';
     }
     for (const auto &im : a.importance) {
         out << 'i' << im.index << ' ' << im.score << ' ' << im.points;
-        for (const auto &r : im.reasons)
+        for (const auto &r : reasonsFor(im, a.options))
             out << " [" << r.rule << '|' << r.detail << ']';
-        for (const auto &r : im.pointReasons)
+        for (const auto &r : pointReasonsFor(im))
             out << " {" << r.rule << '|' << r.detail << '}';
         out << '\n';
     }
@@ -44,14 +46,7 @@ std::string fingerprint(const Analysis &a)
 
 Transcript generated(Format f, std::size_t messages, std::uint64_t seed)
 {
-    gen::Options g;
-    g.format = f;
-    g.messages = messages;
-    g.seed = seed;
-    Transcript t = gen::generateTranscript(g);
-    linkToolPairs(t);
-    tokens::estimateAll(t);
-    return t;
+    return test::generatedTranscript(f, messages, seed);
 }
 
 std::size_t indexed(const Transcript &t)
@@ -126,7 +121,7 @@ private Q_SLOTS:
         auto keywordReason = [](const Analysis &a, std::size_t index) {
             for (const auto &im : a.importance)
                 if (im.index == index)
-                    for (const auto &r : im.reasons)
+                    for (const auto &r : reasonsFor(im, a.options))
                         if (r.rule == "keyword")
                             return std::string(r.detail);
             return std::string("none");

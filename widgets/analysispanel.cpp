@@ -281,7 +281,7 @@ QString AnalysisPanel::messageHtml(const Transcript &t, const an::Analysis &a, i
         const bool chosen = a.boundary && *a.boundary == std::size_t(pos);
         html += QStringLiteral("<p><b>Cutting before it:</b> score <b>%1</b>%2 (%3)</p>")
                     .arg(num(b.score), chosen ? QStringLiteral(" — <b>the chosen boundary</b>") : QString(), esc(boundaryFlags(b)));
-        html += reasonTable(b.reasons);
+        html += reasonTable(an::reasonsFor(b, a.options));
     } else {
         html += QStringLiteral("<p><b>Cutting before it:</b> not possible (the first message).</p>");
     }
@@ -289,9 +289,9 @@ QString AnalysisPanel::messageHtml(const Transcript &t, const an::Analysis &a, i
         const an::Importance &imp = a.importance[std::size_t(pos)];
         html += QStringLiteral("<p><b>Importance (seed 004):</b> %1%2</p>")
                     .arg(num(imp.score), imp.important ? QStringLiteral(" — important") : QStringLiteral(" — below the threshold"));
-        html += reasonTable(imp.reasons);
+        html += reasonTable(an::reasonsFor(imp, a.options));
         html += QStringLiteral("<p><b>Points (seed 001):</b> %1</p>").arg(imp.points);
-        html += reasonTable(imp.pointReasons);
+        html += reasonTable(an::pointReasonsFor(imp));
     }
     html += QStringLiteral("<p><b>Tool round</b></p>") + roundHtml(a, i) + criticalHtml(a, i);
     return html;

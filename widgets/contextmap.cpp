@@ -126,10 +126,11 @@ QString ContextMap::tooltipForPosition(int position) const
     if (s.position >= 1 && std::size_t(s.position) - 1 < m_analysis->boundaries.size()) {
         const cl::analysis::BoundaryScore &b = m_analysis->boundaries[std::size_t(s.position) - 1];
         lines << tr("Cutting before it: score %1").arg(b.score);
+        const cl::analysis::Reasons reasons = cl::analysis::reasonsFor(b, m_analysis->options);
         int shown = 0;
-        for (const cl::analysis::Reason &r : b.reasons) {
+        for (const cl::analysis::Reason &r : reasons) {
             if (shown++ == kMaxReasonsInTooltip) {
-                lines << tr("  … %1 more (see the analysis panel)").arg(int(b.reasons.size()) - kMaxReasonsInTooltip);
+                lines << tr("  … %1 more (see the analysis panel)").arg(int(reasons.size()) - kMaxReasonsInTooltip);
                 break;
             }
             lines << QStringLiteral("  %1%2  %3")

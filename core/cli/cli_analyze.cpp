@@ -26,9 +26,9 @@ ojson reasonsJson(const Reasons &rs)
 
 double round3(double v) { return std::round(v * 1000) / 1000; }
 
-ojson candidateJson(const BoundaryScore &b)
+ojson candidateJson(const BoundaryScore &b, const AnalysisOptions &o)
 {
-    return ojson{{"position", b.position}, {"index", b.index}, {"score", b.score}, {"reasons", reasonsJson(b.reasons)}};
+    return ojson{{"position", b.position}, {"index", b.index}, {"score", b.score}, {"reasons", reasonsJson(reasonsFor(b, o))}};
 }
 
 ojson report(const Transcript &t, const Analysis &a)
@@ -55,9 +55,9 @@ ojson report(const Transcript &t, const Analysis &a)
     std::stable_sort(order.begin(), order.end(), [](auto *x, auto *y) { return x->score > y->score; });
     ojson top = ojson::array();
     for (std::size_t k = 0; k < std::min<std::size_t>(5, order.size()); ++k)
-        top.push_back(candidateJson(*order[k]));
+        top.push_back(candidateJson(*order[k], a.options));
     j["boundary"] = ojson{{"candidates", a.boundaries.size()}, {"top", top},
-        {"chosen", a.boundary ? candidateJson(a.boundaries[*a.boundary - 1]) : ojson(nullptr)}};
+        {"chosen", a.boundary ? candidateJson(a.boundaries[*a.boundary - 1], a.options) : ojson(nullptr)}};
     std::map<std::string, std::size_t> prio;
     for (const auto &p : a.priority)
         if (p.priority != Priority::Excluded)

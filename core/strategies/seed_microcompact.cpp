@@ -255,7 +255,7 @@ public:
 
         const auto &score = a.boundaries[b - 1];
         nlohmann::json reasons = nlohmann::json::array();
-        for (const auto &r : score.reasons)
+        for (const auto &r : analysis::reasonsFor(score, a.options))
             reasons.push_back(r.describe());
         e.extra()["boundary"] = {{"position", b}, {"index", before}, {"score", score.score}, {"reasons", reasons},
                                  {"ratio", ratio}};

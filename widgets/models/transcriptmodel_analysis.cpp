@@ -381,10 +381,10 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
         lines << tr("Importance (seed 004): %1, %2").arg(QString::number(imp.score, 'f', 2),
                                                         imp.important ? tr("important") : tr("not important"));
-        for (const an::Reason &r : imp.reasons)
+        for (const an::Reason &r : an::reasonsFor(imp, m_analysis->options))
             lines << reasonLine(r, 2);
         lines << tr("Points (seed 001): %1").arg(imp.points);
-        for (const an::Reason &r : imp.pointReasons)
+        for (const an::Reason &r : an::pointReasonsFor(imp))
             lines << reasonLine(r, 0);
         break;
     }
@@ -395,7 +395,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         lines << tr("Cut before message %1 (conversation position %2): score %3").arg(message).arg(pos).arg(score(b.score));
         if (isChosenBoundary(message))
             lines << tr("the chosen compaction boundary");
-        for (const an::Reason &r : b.reasons)
+        for (const an::Reason &r : an::reasonsFor(b, m_analysis->options))
             lines << reasonLine(r, 0);
         break;
     }
