@@ -305,4 +305,17 @@ std::vector<std::uint32_t> Tokenizer::mergeHeap(std::string_view piece) const
     return ids;
 }
 
+std::shared_ptr<const Tokenizer> loadVocabulary(Encoding e, const std::string &dir, std::string &error)
+{
+    std::shared_ptr<const Tokenizer> tok = dir.empty() ? Tokenizer::load(e, &error)
+                                                       : Tokenizer::loadFile(e, dir + "/" + vocabFileName(e), &error);
+    if (!tok) {
+        if (error.empty())
+            error = vocabFileName(e) + " could not be loaded";
+        if (error.find("fetch-vocab.sh") == std::string::npos)
+            error += "; run scripts/fetch-vocab.sh DIR and point CONTEXTLENS_VOCAB_DIR at DIR";
+    }
+    return tok;
+}
+
 } // namespace cl::bpe

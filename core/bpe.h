@@ -34,6 +34,12 @@ std::string vocabFileName(Encoding e);       // "o200k_base.tiktoken"
 // Directories load() searches, in order (entries that are not set are left out).
 std::vector<std::string> vocabSearchDirs();
 
+class Tokenizer;
+// The tokenizer for `e` from `dir` (uncached), or with an empty dir the process-wide one from the
+// search directories (Tokenizer::load). On failure returns nullptr and `error` names the file and
+// says how to install the vocabularies: one wording for the CLI and the GUI.
+std::shared_ptr<const Tokenizer> loadVocabulary(Encoding e, const std::string &dir, std::string &error);
+
 class Tokenizer
 {
 public:

@@ -44,16 +44,9 @@ EstimatorReport::Outcome EstimatorReport::compute(std::shared_ptr<const Transcri
     if (!o.tokenizer) {
         // Tokenizer::load caches process-wide and retries after a failure, so vocabularies fetched
         // while the app runs are found by the next request.
-        const bpe::Encoding e = bpe::Encoding::O200kBase;
-        o.tokenizer = vocabDir.empty() ? bpe::Tokenizer::load(e, &o.error)
-                                       : bpe::Tokenizer::loadFile(e, vocabDir + "/" + bpe::vocabFileName(e), &o.error);
-        if (!o.tokenizer) {
-            if (o.error.empty())
-                o.error = bpe::vocabFileName(e) + " could not be loaded";
-            if (o.error.find("fetch-vocab.sh") == std::string::npos)
-                o.error += "; run scripts/fetch-vocab.sh DIR and point CONTEXTLENS_VOCAB_DIR at DIR";
+        o.tokenizer = bpe::loadVocabulary(bpe::Encoding::O200kBase, vocabDir, o.error);
+        if (!o.tokenizer)
             return o;
-        }
     }
     o.table = tc::estimatorErrorTable(*transcript, *o.tokenizer);
     return o;

@@ -35,20 +35,7 @@ double round1(double v) { return std::round(v * 10.0) / 10.0; }
 
 std::shared_ptr<const bpe::Tokenizer> loadTokenizer(bpe::Encoding e, const std::optional<std::string> &dir, std::string &error)
 {
-    std::shared_ptr<const bpe::Tokenizer> tok;
-    if (dir) {
-        const std::string path = *dir + "/" + bpe::vocabFileName(e);
-        struct stat st{};
-        if (::stat(path.c_str(), &st) != 0)
-            error = path + " not found";
-        else
-            tok = bpe::Tokenizer::loadFile(e, path, &error);
-    } else {
-        tok = bpe::Tokenizer::load(e, &error);
-    }
-    if (!tok && error.find("fetch-vocab.sh") == std::string::npos)
-        error += "; run scripts/fetch-vocab.sh DIR to install the vocabularies";
-    return tok;
+    return bpe::loadVocabulary(e, dir.value_or(std::string()), error);
 }
 
 bool readInput(const std::string &path, std::string &bytes, std::string &error)
