@@ -34,10 +34,14 @@
 #include "core/bpe.h"
 #include "core/transcript.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cl::tokencount {
@@ -154,6 +158,30 @@ struct ErrorTable {
 // Every text / thinking block, tool input (as JSON) and tool result of the conversation messages
 // (sidechains included) is one sample.
 ErrorTable estimatorErrorTable(const Transcript &t, const bpe::Tokenizer &o200k);
+// Per-sample results of the table keyed by a hash and the length of the sample's bytes, so that the
+// table of an edited transcript (apply, undo) counts only the samples it has not seen. The encoding
+// of the tokenizer is part of the key. Thread-safe: a cancelled run still finishing may overlap
+// the next one.
+class SampleCache {
+public:
+    std::size_t size() const;
+    std::size_t computed() const;   // samples counted (not found) since construction (tests)
+
+private:
+    friend std::optional<ErrorTable> estimatorErrorTable(const Transcript &, const bpe::Tokenizer &, SampleCache &,
+                                                         const std::atomic<bool> *);
+    struct Entry {
+        std::size_t bytes = 0;
+        ContentType type = ContentType::Prose;
+        std::int64_t exact = 0, estimator = 0, charsDiv4 = 0;
+    };
+    mutable std::mutex m_mutex;
+    std::unordered_map<std::uint64_t, Entry> m_entries;
+    std::size_t m_computed = 0;
+};
+// The transcript's table through `cache`; nullopt when *cancel turned true before the end.
+std::optional<ErrorTable> estimatorErrorTable(const Transcript &t, const bpe::Tokenizer &o200k, SampleCache &cache,
+                                              const std::atomic<bool> *cancel = nullptr);
 // The same over explicit samples (tests, plain text).
 ErrorTable estimatorErrorTable(const std::vector<std::string_view> &samples, const bpe::Tokenizer &o200k);
 std::string formatTable(const ErrorTable &table);

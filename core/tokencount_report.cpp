@@ -191,22 +191,87 @@ ErrorTable estimatorErrorTable(const std::vector<std::string_view> &samples, con
     return finish(rows);
 }
 
-ErrorTable estimatorErrorTable(const Transcript &t, const bpe::Tokenizer &o200k)
+namespace {
+
+// Calls f(text, knownType) for every sample of the table: tool inputs as JSON (known to be JSON by
+// construction), text / thinking / tool result texts (type to classify: nullopt). Stops when f
+// returns false; returns whether it went through.
+template <class F> bool forEachSample(const Transcript &t, F &&f)
 {
-    std::array<ReportRow, kTypes> rows{};
     for (const auto &m : t.messages) {
         if (!m.isConversation())
             continue;
         for (const auto &b : m.blocks) {
             if (b.type == BlockType::ToolUse) {
                 const std::string input = b.input.is_null() ? std::string("{}") : json::dump(b.input);
-                add(rows[std::size_t(ContentType::Json)], input, o200k); // tool inputs are JSON by construction
+                if (!f(std::string_view(input), std::optional<ContentType>(ContentType::Json)))
+                    return false;
             } else if ((b.type == BlockType::Text || b.type == BlockType::Thinking || b.type == BlockType::ToolResult)
                        && !b.text.empty()) {
-                add(rows[std::size_t(classify(b.text))], b.text, o200k);
+                if (!f(std::string_view(b.text), std::optional<ContentType>()))
+                    return false;
             }
         }
     }
+    return true;
+}
+
+} // namespace
+
+ErrorTable estimatorErrorTable(const Transcript &t, const bpe::Tokenizer &o200k)
+{
+    std::array<ReportRow, kTypes> rows{};
+    forEachSample(t, [&](std::string_view text, std::optional<ContentType> type) {
+        add(rows[std::size_t(type ? *type : classify(text))], text, o200k);
+        return true;
+    });
+    return finish(rows);
+}
+
+std::size_t SampleCache::size() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_entries.size();
+}
+
+std::size_t SampleCache::computed() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_computed;
+}
+
+std::optional<ErrorTable> estimatorErrorTable(const Transcript &t, const bpe::Tokenizer &o200k, SampleCache &cache,
+                                              const std::atomic<bool> *cancel)
+{
+    const std::lock_guard lock(cache.m_mutex);
+    std::array<ReportRow, kTypes> rows{};
+    const std::uint64_t encoding = std::uint64_t(o200k.encoding()) * 0x9E3779B97F4A7C15ull;
+    const bool complete = forEachSample(t, [&](std::string_view text, std::optional<ContentType> type) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return false;
+        // The known type is part of the key: a tool input and a text with the same bytes differ.
+        const std::uint64_t key = std::hash<std::string_view>{}(text) ^ encoding ^ (type ? 0x5851F42D4C957F2Dull : 0);
+        auto it = cache.m_entries.find(key);
+        if (it == cache.m_entries.end() || it->second.bytes != text.size()) {
+            SampleCache::Entry e;
+            e.bytes = text.size();
+            e.type = type ? *type : classify(text);
+            e.exact = std::int64_t(o200k.count(text));
+            e.estimator = tokens::estimateText(text);
+            e.charsDiv4 = charsDiv4(text);
+            it = cache.m_entries.insert_or_assign(key, e).first;
+            ++cache.m_computed;
+        }
+        const SampleCache::Entry &e = it->second;
+        ReportRow &row = rows[std::size_t(e.type)];
+        ++row.samples;
+        row.exact += e.exact;
+        row.estimator += e.estimator;
+        row.charsDiv4 += e.charsDiv4;
+        return true;
+    });
+    if (!complete)
+        return std::nullopt;
     return finish(rows);
 }
 

@@ -232,6 +232,41 @@ private Q_SLOTS:
         checkPanelTable(panel, expectSmall, theme::isDark(panel.palette()));
     }
 
+    // Apply and undo hand the report a transcript that differs in a few blocks: only those are
+    // counted again, and the table is still that of the whole transcript.
+    void editedTranscriptCountsOnlyChanges()
+    {
+        const auto tok = o200k();
+        if (!tok)
+            QSKIP("no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
+        const auto original = session(200, 3);
+        auto editedCopy = std::make_shared<Transcript>(*original);
+        std::size_t changed = 0;
+        for (auto &m : editedCopy->messages)
+            if (m.role == Role::User && !m.blocks.empty() && m.blocks[0].type == BlockType::Text) {
+                m.blocks[0].text = "A request rewritten by a strategy, number " + std::to_string(changed);
+                if (++changed == 3)
+                    break;
+            }
+        QCOMPARE(changed, std::size_t(3));
+        const std::shared_ptr<const Transcript> edited = editedCopy;
+        AnalysisPanel panel;
+        EstimatorReport *report = panel.estimatorReport();
+        QSignalSpy ready(report, &EstimatorReport::ready);
+        panel.setAnalysis(original, nullptr);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        const std::size_t counted = report->countedSamples();
+        QVERIFY(counted > 100);
+        panel.setAnalysis(edited, nullptr);   // "apply"
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 60000);
+        QCOMPARE(report->countedSamples(), counted + 3);
+        checkPanelTable(panel, tc::estimatorErrorTable(*edited, *tok), theme::isDark(panel.palette()));
+        panel.setAnalysis(original, nullptr); // "undo": everything is known
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 3, 60000);
+        QCOMPARE(report->countedSamples(), counted + 3);
+        checkPanelTable(panel, tc::estimatorErrorTable(*original, *tok), theme::isDark(panel.palette()));
+    }
+
     // Real sessions: the panel's table is estimatorErrorTable() of the loaded file.
     void samples()
     {

@@ -266,6 +266,47 @@ private Q_SLOTS:
         QCOMPARE(cache.computed(), std::size_t(11));
     }
 
+    // The estimator table through a SampleCache: equal to the uncached table, a second run counts
+    // nothing, an edit counts only the changed sample, a cancelled run gives no table.
+    void sampleCacheCountsOnlyNewSamples()
+    {
+        const auto o = o200k();
+        if (!o)
+            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        Transcript t;
+        t.format = Format::OpenAIChat;
+        const char *texts[] = {"Please fix the parser.", "def f(x):\n    return x + 1\n", "Please fix the parser.",
+                               "{\"a\": [1, 2, 3]}", "\xE4\xBD\xA0\xE5\xA5\xBD\xE4\xB8\x96\xE7\x95\x8C"};
+        for (int i = 0; i < 5; ++i)
+            t.messages.push_back(textMessage(i % 2 ? Role::Assistant : Role::User, texts[i]));
+        auto same = [](const tokencount::ErrorTable &a, const tokencount::ErrorTable &b) {
+            if (a.rows.size() != b.rows.size() || a.total.samples != b.total.samples || a.total.exact != b.total.exact
+                || a.total.estimator != b.total.estimator || a.total.charsDiv4 != b.total.charsDiv4)
+                return false;
+            for (std::size_t k = 0; k < a.rows.size(); ++k)
+                if (a.rows[k].type != b.rows[k].type || a.rows[k].samples != b.rows[k].samples
+                    || a.rows[k].exact != b.rows[k].exact)
+                    return false;
+            return true;
+        };
+        tokencount::SampleCache cache;
+        const auto first = tokencount::estimatorErrorTable(t, *o, cache);
+        QVERIFY(first);
+        QVERIFY(same(*first, tokencount::estimatorErrorTable(t, *o)));
+        QCOMPARE(first->total.samples, std::size_t(5));
+        QCOMPARE(first->rows.size(), std::size_t(4));   // prose (2 samples), code, json, cjk
+        QCOMPARE(cache.computed(), std::size_t(4));      // the repeated request is counted once
+        QVERIFY(same(*tokencount::estimatorErrorTable(t, *o, cache), *first));
+        QCOMPARE(cache.computed(), std::size_t(4));
+        t.messages[3].blocks[0].text = "A fresh sentence that nobody wrote before.";
+        const auto edited = tokencount::estimatorErrorTable(t, *o, cache);
+        QVERIFY(edited && same(*edited, tokencount::estimatorErrorTable(t, *o)));
+        QCOMPARE(cache.computed(), std::size_t(5));
+        QCOMPARE(edited->rows.size(), std::size_t(3));   // the json sample became prose
+        const std::atomic<bool> cancelled{true};
+        QVERIFY(!tokencount::estimatorErrorTable(t, *o, cache, &cancelled));
+    }
+
     void classification()
     {
         using tokencount::ContentType;

@@ -15,7 +15,8 @@ namespace tc = cl::tokencount;
 struct EstimatorReport::Outcome {
     std::shared_ptr<const bpe::Tokenizer> tokenizer;
     tc::ErrorTable table;
-    std::string error; // non-empty: no table
+    std::string error;      // non-empty: no table
+    bool cancelled = false; // no table either; nothing to show
 };
 
 EstimatorReport::EstimatorReport(QObject *parent)
@@ -25,7 +26,25 @@ EstimatorReport::EstimatorReport(QObject *parent)
 
 // A running worker holds its own shared_ptrs to transcript and tokenizer, so it may finish after we
 // are gone; its watcher is our child and dies with us, so the result is simply discarded.
-EstimatorReport::~EstimatorReport() = default;
+EstimatorReport::~EstimatorReport()
+{
+    cancelRun();
+}
+
+void EstimatorReport::cancelRun()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+    m_cancel.reset();
+}
+
+void EstimatorReport::useCacheFor(const Transcript &transcript)
+{
+    if (!m_cache || m_cachePath != transcript.path) {
+        m_cache = std::make_shared<tc::SampleCache>();
+        m_cachePath = transcript.path;
+    }
+}
 
 void EstimatorReport::setVocabDir(const QString &dir)
 {
@@ -33,11 +52,13 @@ void EstimatorReport::setVocabDir(const QString &dir)
         return;
     m_vocabDir = dir;
     m_tokenizer.reset();
+    m_cache.reset();   // counts made with another vocabulary
 }
 
 EstimatorReport::Outcome EstimatorReport::compute(std::shared_ptr<const Transcript> transcript,
                                                   std::shared_ptr<const bpe::Tokenizer> tokenizer,
-                                                  const std::string &vocabDir)
+                                                  const std::string &vocabDir, std::shared_ptr<tc::SampleCache> cache,
+                                                  std::shared_ptr<std::atomic<bool>> cancel)
 {
     Outcome o;
     o.tokenizer = std::move(tokenizer);
@@ -48,7 +69,11 @@ EstimatorReport::Outcome EstimatorReport::compute(std::shared_ptr<const Transcri
         if (!o.tokenizer)
             return o;
     }
-    o.table = tc::estimatorErrorTable(*transcript, *o.tokenizer);
+    std::optional<tc::ErrorTable> table = tc::estimatorErrorTable(*transcript, *o.tokenizer, *cache, cancel.get());
+    if (table)
+        o.table = std::move(*table);
+    else
+        o.cancelled = true;
     return o;
 }
 
@@ -59,6 +84,9 @@ void EstimatorReport::start(std::shared_ptr<const Transcript> transcript)
         return;
     }
     const quint64 generation = ++m_generation;
+    cancelRun();
+    useCacheFor(*transcript);
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_transcript = transcript;
     m_state = State::Computing;
     m_table = {};
@@ -73,11 +101,12 @@ void EstimatorReport::start(std::shared_ptr<const Transcript> transcript)
         const Outcome o = future.result();
         if (o.tokenizer && dir == m_vocabDir)
             m_tokenizer = o.tokenizer; // even from a stale run: the vocabulary is what it loaded
-        if (generation != m_generation)
+        if (generation != m_generation || o.cancelled)
             return; // a newer transcript was asked for
         deliver(o);
     });
-    watcher->setFuture(QtConcurrent::run(&EstimatorReport::compute, std::move(transcript), m_tokenizer, dir.toStdString()));
+    watcher->setFuture(QtConcurrent::run(&EstimatorReport::compute, std::move(transcript), m_tokenizer, dir.toStdString(),
+                                         m_cache, m_cancel));
     Q_EMIT started();
 }
 
@@ -88,8 +117,10 @@ void EstimatorReport::runNow(std::shared_ptr<const Transcript> transcript)
         return;
     }
     ++m_generation; // a background run still going is stale now
+    cancelRun();
+    useCacheFor(*transcript);
     m_transcript = transcript;
-    const Outcome o = compute(std::move(transcript), m_tokenizer, m_vocabDir.toStdString());
+    const Outcome o = compute(std::move(transcript), m_tokenizer, m_vocabDir.toStdString(), m_cache, nullptr);
     if (o.tokenizer)
         m_tokenizer = o.tokenizer;
     deliver(o);
@@ -98,6 +129,7 @@ void EstimatorReport::runNow(std::shared_ptr<const Transcript> transcript)
 void EstimatorReport::clear()
 {
     ++m_generation;
+    cancelRun();
     m_transcript.reset();
     m_state = State::Idle;
     m_table = {};

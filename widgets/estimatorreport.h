@@ -16,7 +16,9 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
+#include <string>
 
 namespace cl::gui {
 
@@ -47,6 +49,8 @@ public:
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
     const cl::tokencount::ErrorTable &table() const { return m_table; } // valid when Ready
     QString reason() const { return m_reason; }                         // set when Unavailable
+    // Samples counted exactly for the current file so far (the rest came from the cache).
+    std::size_t countedSamples() const { return m_cache ? m_cache->computed() : 0; }
 
 Q_SIGNALS:
     void started();
@@ -56,7 +60,11 @@ Q_SIGNALS:
 private:
     struct Outcome;
     static Outcome compute(std::shared_ptr<const Transcript> transcript, std::shared_ptr<const bpe::Tokenizer> tokenizer,
-                           const std::string &vocabDir);
+                           const std::string &vocabDir, std::shared_ptr<cl::tokencount::SampleCache> cache,
+                           std::shared_ptr<std::atomic<bool>> cancel);
+    // Stops a background run (its result is stale) and starts counting for `transcript`'s file.
+    void cancelRun();
+    void useCacheFor(const Transcript &transcript);
     void deliver(const Outcome &outcome);
 
     quint64 m_generation = 0;
@@ -64,6 +72,11 @@ private:
     QString m_vocabDir;
     std::shared_ptr<const bpe::Tokenizer> m_tokenizer; // loaded once, for m_vocabDir
     std::shared_ptr<const Transcript> m_transcript;
+    // Counts of samples already seen, for the file in m_cachePath: after an apply or undo only the
+    // changed blocks are counted again.
+    std::shared_ptr<cl::tokencount::SampleCache> m_cache;
+    std::string m_cachePath;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
     cl::tokencount::ErrorTable m_table;
     QString m_reason;
 };
