@@ -86,7 +86,7 @@ inline void prefetchAhead(const Transcript &t, const ConversationView &v, std::s
     if (p + 8 < v.size()) {
         const Message &m = t.messages[v.index[p + 8]];
         const char *b = reinterpret_cast<const char *>(m.blocks.data());
-        const std::size_t bytes = std::min<std::size_t>(m.blocks.size() * sizeof(Block), 256);
+        const std::size_t bytes = std::min<std::size_t>(m.blocks.size() * sizeof(Block), 512);
         for (std::size_t off = 0; off < bytes; off += 64)
             __builtin_prefetch(b + off);
     }
