@@ -17,6 +17,7 @@
 #include "core/tokens.h"
 #include "core/writer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -194,7 +195,10 @@ int main(int argc, char **argv)
                 p["force"] = true;
         double best = 1e18;
         Result r;
-        for (int k = 0; k < 3; ++k) {
+        // CL_BENCH_REPEAT=N: more timed runs, so that a profile of the bench is mostly apply().
+        const char *repeat = std::getenv("CL_BENCH_REPEAT");
+        const int runs = repeat ? std::max(1, std::atoi(repeat)) : 3;
+        for (int k = 0; k < runs; ++k) {
             r = run(*s, in, p, bare);
             best = std::min(best, r.stats.millis);
         }

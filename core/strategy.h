@@ -100,9 +100,19 @@ public:
     };
     std::shared_ptr<const BlockTokens> blockTokens() const;
 
+    // utf8Length of every block's text (code points): block b of message i is values[first[i] + b].
+    // Computed once per transcript on first use, like blockTokens(), so that the strategies cutting
+    // long tool results to a number of characters read only the bytes they keep.
+    struct TextLengths {
+        std::vector<std::size_t> first;   // per message, then one past the end
+        std::vector<std::size_t> values;
+    };
+    std::shared_ptr<const TextLengths> textLengths() const;
+
 private:
     mutable std::shared_ptr<const analysis::Analysis> m_analysis;
     mutable std::shared_ptr<const BlockTokens> m_blockTokens;
+    mutable std::shared_ptr<const TextLengths> m_textLengths;
     mutable std::vector<char> m_pinned;
 };
 

@@ -14,6 +14,7 @@ Editor::Editor(const Input &in)
     , m_removed(in.transcript.messages.size(), 0)
     , m_edited(in.transcript.messages.size())
     , m_changed(in.transcript.messages.size())
+    , m_pending(in.transcript.messages.size(), 0)
     , m_freeform(in.transcript.messages.size(), 0)
     , m_fates(in.transcript.messages.size())
     , m_inserted(in.transcript.messages.size() + 1)
@@ -27,7 +28,41 @@ const std::vector<std::size_t> &Editor::conversation() const
 
 const Message &Editor::current(std::size_t index) const
 {
-    return m_edited[index] ? *m_edited[index] : m_in.transcript.messages[index];
+    if (!m_edited[index])
+        return m_in.transcript.messages[index];
+    if (m_pending[index])
+        fillPending(index);
+    return *m_edited[index];
+}
+
+const std::string &Editor::currentText(std::size_t index, std::size_t block) const
+{
+    static const std::string none;
+    const Message *copy = m_edited[index].get();
+    if (copy && m_freeform[index]) // edit() handed the copy out: any block may differ
+        return block < copy->blocks.size() ? copy->blocks[block].text : none;
+    if (copy && m_changed[index][block] == kChanged)
+        return copy->blocks[block].text;
+    return m_in.transcript.messages[index].blocks[block].text;
+}
+
+void Editor::fillBlock(std::size_t index, std::size_t block) const
+{
+    char &state = m_changed[index][block];
+    if (state != kPending)
+        return;
+    const Block &from = m_in.transcript.messages[index].blocks[block];
+    Block &to = m_edited[index]->blocks[block];
+    to.text = from.text;
+    to.input = from.input;
+    state = 0;
+}
+
+void Editor::fillPending(std::size_t index) const
+{
+    for (std::size_t b = 0; b < m_changed[index].size(); ++b)
+        fillBlock(index, b);
+    m_pending[index] = 0;
 }
 
 bool Editor::blockExempt(const Message &m, std::size_t block) const
@@ -41,6 +76,8 @@ bool Editor::isProtected(std::size_t index) const
 {
     if (m_in.isPinned(index))
         return true;
+    if (m_in.exemptTools.empty()) // the common case: no walk over the blocks of every removal
+        return false;
     const Message &m = m_in.transcript.messages[index];
     for (std::size_t b = 0; b < m.blocks.size(); ++b)
         if (blockExempt(m, b))
@@ -53,8 +90,12 @@ std::int64_t Editor::tokens(std::size_t index) const
     if (m_removed[index])
         return 0;
     const std::shared_ptr<Message> &copy = m_edited[index];
-    if (!copy || m_freeform[index] || copy->tokenEstimate >= 0)
-        return tokens::estimateMessage(current(index));
+    if (!copy)
+        return tokens::estimateMessage(m_in.transcript.messages[index]);
+    if (copy->tokenEstimate >= 0) // not through current(): that would complete the copy's pending blocks
+        return copy->tokenEstimate;
+    if (m_freeform[index])
+        return tokens::estimateMessage(*copy); // edit() completed it
     const std::int64_t total = estimateCopy(index, nullptr);
     copy->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
     return total;
@@ -70,6 +111,13 @@ std::int64_t Editor::blockTokens(std::size_t index, std::size_t block) const
     return m_blockTable->values[m_blockTable->first[index] + block];
 }
 
+std::size_t Editor::textLength(std::size_t index, std::size_t block) const
+{
+    if (!m_lengthTable)
+        m_lengthTable = m_in.textLengths();
+    return m_lengthTable->values[m_lengthTable->first[index] + block];
+}
+
 std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dropped) const
 {
     const Message &copy = *m_edited[index];
@@ -78,9 +126,25 @@ std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dr
     for (std::size_t b = 0; b < copy.blocks.size(); ++b) {
         if (dropped && b < dropped->size() && (*dropped)[b] == Fate::Removed)
             continue;
-        total += changed[b] ? tokens::estimateBlock(copy.blocks[b]) : blockTokens(index, b);
+        total += changed[b] == kChanged ? estimateChanged(copy.blocks[b]) : blockTokens(index, b);
     }
     return total;
+}
+
+std::int64_t Editor::estimateChanged(const Block &b) const
+{
+    // Clearing strategies put the same short placeholder into thousands of blocks: its estimate is
+    // remembered (estimateBlock of these types depends on the type and the text only).
+    constexpr std::size_t kShort = 256;
+    const bool byText = b.type == BlockType::ToolResult || b.type == BlockType::Text || b.type == BlockType::Thinking;
+    if (!byText || b.text.size() > kShort)
+        return tokens::estimateBlock(b);
+    if (m_lastEstimate >= 0 && b.type == m_lastType && b.text == m_lastText)
+        return m_lastEstimate;
+    m_lastEstimate = tokens::estimateBlock(b);
+    m_lastType = b.type;
+    m_lastText = b.text;
+    return m_lastEstimate;
 }
 
 void Editor::mark(std::size_t index, Fate fate, std::string reason)
@@ -115,11 +179,10 @@ void Editor::restore(std::size_t index)
         f.reason.clear();
 }
 
-Message &Editor::mutableCopy(std::size_t index, std::size_t skipText, std::size_t skipInput)
+Message &Editor::mutableCopy(std::size_t index)
 {
     if (!m_edited[index]) {
-        // Field by field, leaving out the text / input the caller is about to replace: a tool
-        // result can be megabytes, and copying it only to drop it dominated the snip strategies.
+        // Field by field; the blocks' text and input stay pending until needed (see fillPending).
         const Message &o = m_in.transcript.messages[index];
         auto m = std::make_shared<Message>();
         m->role = o.role;
@@ -143,12 +206,8 @@ Message &Editor::mutableCopy(std::size_t index, std::size_t skipText, std::size_
             const Block &from = o.blocks[b];
             Block &to = m->blocks[b];
             to.type = from.type;
-            if (b != skipText)
-                to.text = from.text;
             to.toolId = from.toolId;
             to.toolName = from.toolName;
-            if (b != skipInput)
-                to.input = from.input;
             to.mediaType = from.mediaType;
             to.dataSize = from.dataSize;
             to.isError = from.isError;
@@ -158,7 +217,8 @@ Message &Editor::mutableCopy(std::size_t index, std::size_t skipText, std::size_
         m->edited = true;
         m_edited[index] = std::move(m);
         m_fates[index].blocks.assign(o.blocks.size(), Fate::Kept);
-        m_changed[index].assign(o.blocks.size(), 0);
+        m_changed[index].assign(o.blocks.size(), kPending);
+        m_pending[index] = o.blocks.empty() ? 0 : 1;
     }
     m_edited[index]->tokenEstimate = -1;
     return *m_edited[index];
@@ -169,9 +229,11 @@ bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text
     const Message &orig = m_in.transcript.messages[index];
     if (m_removed[index] || block >= orig.blocks.size() || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
-    Message &m = mutableCopy(index, block);
+    Message &m = mutableCopy(index);
+    if (m_changed[index][block] == kPending)
+        m.blocks[block].input = orig.blocks[block].input;
     m.blocks[block].text = std::move(text);
-    m_changed[index][block] = 1;
+    m_changed[index][block] = kChanged;
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
     return true;
@@ -199,9 +261,11 @@ bool Editor::setToolInput(std::size_t index, std::size_t block, nlohmann::json i
     if (m_removed[index] || block >= orig.blocks.size() || orig.blocks[block].type != BlockType::ToolUse
         || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
-    Message &m = mutableCopy(index, kNone, block);
+    Message &m = mutableCopy(index);
+    if (m_changed[index][block] == kPending)
+        m.blocks[block].text = orig.blocks[block].text;
     m.blocks[block].input = std::move(input);
-    m_changed[index][block] = 1;
+    m_changed[index][block] = kChanged;
     m_fates[index].blocks[block] = Fate::Cleared;
     mark(index, Fate::Cleared, std::move(reason));
     return true;
@@ -212,6 +276,7 @@ Message *Editor::edit(std::size_t index, Fate fate, std::string reason)
     if (m_removed[index] || isProtected(index))
         return nullptr;
     Message &m = mutableCopy(index);
+    fillPending(index); // the caller may read or change any block
     m_freeform[index] = 1;
     mark(index, fate, std::move(reason));
     return &m;
@@ -324,7 +389,15 @@ Result Editor::finish()
                 const std::int64_t total = estimateCopy(i, &f.blocks);
                 m->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
             }
-            if (!f.blocks.empty()) {
+            // The unchanged blocks' text and input, now that no strategy step can replace them
+            // (a removed block is dropped below and never copied).
+            if (m_pending[i]) {
+                for (std::size_t b = 0; b < m->blocks.size(); ++b)
+                    if (f.blocks.empty() || f.blocks[b] != Fate::Removed)
+                        fillBlock(i, b);
+                m_pending[i] = 0;
+            }
+            if (std::find(f.blocks.begin(), f.blocks.end(), Fate::Removed) != f.blocks.end()) {
                 std::vector<Block> kept;
                 kept.reserve(m->blocks.size());
                 for (std::size_t b = 0; b < m->blocks.size(); ++b)
@@ -345,104 +418,6 @@ Result Editor::finish()
     r.note = std::move(m_note);
     r.extra = std::move(m_extra);
     return r;
-}
-
-// ---- Helpers ---------------------------------------------------------------------------------------
-
-Message makeTextMessage(Role role, std::string text, MessageKind kind)
-{
-    Message m;
-    m.role = role;
-    m.kind = kind;
-    m.type = std::string(roleName(role));
-    Block b;
-    b.type = BlockType::Text;
-    b.text = std::move(text);
-    m.blocks.push_back(std::move(b));
-    m.edited = true;
-    return m;
-}
-
-std::string_view utf8Head(std::string_view s, std::size_t n)
-{
-    if (n >= s.size())
-        return s;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return s.substr(0, n);
-}
-
-std::string_view utf8Tail(std::string_view s, std::size_t n)
-{
-    if (n >= s.size())
-        return s;
-    std::size_t start = s.size() - n;
-    while (start < s.size() && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80)
-        ++start;
-    return s.substr(start);
-}
-
-std::size_t utf8Length(std::string_view s)
-{
-    // Code points = bytes that are not continuation bytes (10xxxxxx, i.e. -128..-65 as signed
-    // char). A plain counting loop: the compiler vectorizes it, where std::popcount without
-    // -mpopcnt was a library call per 8 bytes and the largest cost of the snip strategies.
-    std::size_t points = 0;
-    for (const char c : s)
-        points += static_cast<signed char>(c) >= -64 ? 1 : 0;
-    return points;
-}
-
-bool isSafeCut(const Editor &e, std::size_t position)
-{
-    const std::size_t n = e.size();
-    if (position == 0 || position >= n)
-        return true;
-    const Message &m = e.transcript().messages[e.at(position)];
-    if (!analysis::isUserRequest(m))
-        return false;
-    const auto &scores = e.analysis().boundaries; // element k is position k + 1
-    return position - 1 < scores.size() ? !scores[position - 1].inToolSequence : true;
-}
-
-std::optional<std::size_t> safeCutAtOrAfter(const Editor &e, std::size_t position)
-{
-    for (std::size_t p = position; p <= e.size(); ++p)
-        if (isSafeCut(e, p))
-            return p;
-    return std::nullopt;
-}
-
-std::optional<std::size_t> safeCutAtOrBefore(const Editor &e, std::size_t position)
-{
-    for (std::size_t p = std::min(position, e.size()) + 1; p-- > 0;)
-        if (isSafeCut(e, p))
-            return p;
-    return std::nullopt;
-}
-
-void insertSummary(Editor &e, std::size_t before, std::string text, std::string reason, std::string_view acknowledgement)
-{
-    const Transcript &t = e.transcript();
-    e.insertBefore(before, makeTextMessage(Role::User, std::move(text), MessageKind::CompactSummary), reason);
-    // The next message the model will see after the summary.
-    for (std::size_t i = before; i < t.messages.size(); ++i) {
-        const Message &m = t.messages[i];
-        if (!m.isConversation() || m.sidechain || e.isRemoved(i))
-            continue;
-        if (m.role == Role::User)
-            e.insertBefore(before, makeTextMessage(Role::Assistant, std::string(acknowledgement)),
-                           "acknowledgement so that roles alternate after the summary");
-        return;
-    }
-}
-
-std::vector<std::size_t> leadingSystem(const Editor &e)
-{
-    std::vector<std::size_t> out;
-    for (std::size_t p = 0; p < e.size() && e.transcript().messages[e.at(p)].role == Role::System; ++p)
-        out.push_back(e.at(p));
-    return out;
 }
 
 } // namespace cl::strategy

@@ -32,6 +32,10 @@ public:
     std::size_t at(std::size_t position) const { return conversation()[position]; }
 
     const Message &current(std::size_t index) const; // edited copy if any
+    // Current text of block `block` of the original message (the replaced text, else the
+    // original's), without completing the rest of an edited copy as current() does. An empty string
+    // when an edit() copy no longer has that block.
+    const std::string &currentText(std::size_t index, std::size_t block) const;
     bool isRemoved(std::size_t index) const { return m_removed[index] != 0; }
     bool isEdited(std::size_t index) const { return m_edited[index] != nullptr; }
     bool isProtected(std::size_t index) const;      // pinned, or carries an exempt tool's block
@@ -39,6 +43,13 @@ public:
     // Estimate of block `block` of the original message (tokens::estimateBlock, from the input's
     // per-transcript table: no text is scanned again).
     std::int64_t blockTokens(std::size_t index, std::size_t block) const;
+    // utf8Length of block `block` of the original message (from the input's per-transcript table).
+    std::size_t textLength(std::size_t index, std::size_t block) const;
+    // True when the block's text or input was replaced (current(index) differs from the original there).
+    bool isBlockChanged(std::size_t index, std::size_t block) const
+    {
+        return m_edited[index] && block < m_changed[index].size() && m_changed[index][block] == kChanged;
+    }
 
     bool remove(std::size_t index, std::string reason, Fate fate = Fate::Removed);
     void restore(std::size_t index);
@@ -66,23 +77,36 @@ public:
 
 private:
     void closePairs();
-    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    // The edited copy of a message (made on first use); skipText / skipInput: a block whose text /
-    // input is not copied because the caller replaces it.
-    Message &mutableCopy(std::size_t index, std::size_t skipText = kNone, std::size_t skipInput = kNone);
+    // The edited copy of a message (made on first use). Its blocks' text and input are copied from
+    // the original only when first needed (fillPending): a strategy replacing the results of a
+    // message one block after the other never copies a text it then drops (tool results can be
+    // megabytes, and copying them dominated the snip and clearing strategies).
+    Message &mutableCopy(std::size_t index);
+    // Copies the not yet copied text and input of the edited copy's blocks from the original.
+    void fillPending(std::size_t index) const;
+    void fillBlock(std::size_t index, std::size_t block) const;
     void mark(std::size_t index, Fate fate, std::string reason);
     // Estimate of an edited copy: its changed blocks estimated, the others taken from the table
     // (the same sum tokens::estimateMessage makes). dropped (per block, may be null): leave out the
     // blocks whose fate is Removed, as finish() does.
     std::int64_t estimateCopy(std::size_t index, const std::vector<Fate> *dropped) const;
     bool blockExempt(const Message &m, std::size_t block) const;
+    std::int64_t estimateChanged(const Block &b) const; // tokens::estimateBlock, the last short text remembered
 
     const Input &m_in;
     std::vector<char> m_removed;
     std::vector<std::shared_ptr<Message>> m_edited;
-    std::vector<std::vector<char>> m_changed; // per edited copy: blocks whose text / input was replaced
+    // Per edited copy and block: kChanged (text / input replaced), kPending (text and input not
+    // copied from the original yet) or 0 (a copy of the original's).
+    static constexpr char kChanged = 1, kPending = 2;
+    mutable std::vector<std::vector<char>> m_changed;
+    mutable std::vector<char> m_pending;      // per message: the copy has kPending blocks
     std::vector<char> m_freeform;             // edit() handed the copy out: any block may differ
     mutable std::shared_ptr<const Input::BlockTokens> m_blockTable;
+    mutable std::shared_ptr<const Input::TextLengths> m_lengthTable;
+    mutable std::string m_lastText;           // estimateChanged()'s memory
+    mutable BlockType m_lastType = BlockType::Text;
+    mutable std::int64_t m_lastEstimate = -1;
     std::vector<MessageFate> m_fates;
     std::vector<std::vector<std::pair<Message, std::string>>> m_inserted; // by insertion point
     std::vector<std::string> m_log;

@@ -14,6 +14,7 @@
 #include "core/strategies/peer_strategies.h"
 
 #include "core/strategies/peer_common.h"
+#include "core/strategies/tool_reasons.h"
 
 #include <algorithm>
 
@@ -133,9 +134,11 @@ public:
             if (firstCleared < 0 || std::int64_t(i) < firstCleared)
                 firstCleared = std::int64_t(i);
         };
+        // One reason per tool name, built once (sessions use a handful of tools).
+        ToolReasons reasonFor("clear_tool_uses: ", " use older than the last " + std::to_string(keep));
         for (const Plan &pl : plan) {
             const Use &u = uses[pl.use];
-            const std::string why = "clear_tool_uses: " + *u.tool + " use older than the last " + std::to_string(keep);
+            const std::string &why = reasonFor(*u.tool);
             if (pl.result && e.setBlockText(std::size_t(u.resultMessage), std::size_t(u.resultBlock), placeholder,
                                             Fate::Cleared, why)) {
                 ++results;

@@ -7,6 +7,7 @@
 #include "core/strategies/peer_strategies.h"
 
 #include "core/strategies/peer_common.h"
+#include "core/strategies/tool_reasons.h"
 
 #include <algorithm>
 
@@ -81,20 +82,21 @@ public:
         nlohmann::json ids = nlohmann::json::array();
         std::int64_t saved = 0;
         std::size_t cleared = 0;
+        // One reason per tool name, built once (the list of compactable tools is short).
+        ToolReasons reasonFor("microcompact: ", " result older than the last " + std::to_string(keep));
         for (std::size_t k = 0; k < clear; ++k) {
             const Hit &h = hits[k];
             if (h.saved <= 0)
                 continue;
             const Block &blk = t.messages[h.message].blocks[h.block];
-            if (e.setBlockText(h.message, h.block, placeholder, Fate::Microcompacted,
-                               "microcompact: " + blk.toolName + " result older than the last " + std::to_string(keep))) {
+            if (e.setBlockText(h.message, h.block, placeholder, Fate::Microcompacted, reasonFor(blk.toolName))) {
                 ids.push_back(blk.toolId);
                 saved += h.saved;
                 ++cleared;
             }
         }
         e.extra()["microcompactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total},
-                                             {"tokensSaved", saved}, {"compactedToolIds", ids}};
+                                             {"tokensSaved", saved}, {"compactedToolIds", std::move(ids)}};
         e.log(std::to_string(hits.size()) + " compactable result(s); keeping the last " + std::to_string(keep)
               + "; cleared " + std::to_string(cleared));
         e.setNote(cleared ? "cleared " + std::to_string(cleared) + " old tool result(s), saving ~" + std::to_string(saved)

@@ -26,6 +26,17 @@ namespace cl::strategy {
 
 namespace {
 
+// Byte offset where the last k code points of s start (codePointOffset(s, utf8Length(s) - k)
+// for 0 < k <= utf8Length(s)), walking back over the k kept code points only.
+std::size_t lastPointsOffset(std::string_view s, std::size_t k)
+{
+    std::size_t seen = 0;
+    for (std::size_t i = s.size(); i-- > 0;)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && ++seen == k)
+            return i;
+    return 0;
+}
+
 std::size_t codePointOffset(std::string_view s, std::size_t k)
 {
     std::size_t seen = 0;
@@ -168,6 +179,7 @@ private:
         if (max == 0)
             return 0;
         std::size_t count = 0;
+        const std::string limit = " characters > maxToolOutput " + std::to_string(max);
         for (std::size_t q = from; q < e.size(); ++q) {
             const std::size_t i = e.at(q);
             if (e.isRemoved(i))
@@ -177,17 +189,22 @@ private:
                 const std::string &text = m.blocks[b].text;
                 if (m.blocks[b].type != BlockType::ToolResult || text.size() <= max)
                     continue;
-                const std::size_t chars = utf8Length(text);
+                // The original text (messages here are only ever removed before this step): its
+                // length is the input's, and only the kept head and tail are read.
+                const std::size_t chars = e.textLength(i, b);
                 if (chars <= max)
                     continue;
                 const std::size_t head = max / 2, tail = max - head;
                 const std::string_view sv(text);
-                std::string out(sv.substr(0, codePointOffset(sv, head)));
-                out += "\n\n... [truncated " + std::to_string(chars - max) + " characters] ...\n\n";
-                out += sv.substr(codePointOffset(sv, chars - tail));
-                if (e.setBlockText(i, b, std::move(out), Fate::Snipped,
-                                   "tool output of " + std::to_string(chars) + " characters > maxToolOutput "
-                                       + std::to_string(max)))
+                const std::string_view first = sv.substr(0, codePointOffset(sv, head));
+                const std::string_view last = tail ? sv.substr(lastPointsOffset(sv, tail)) : std::string_view();
+                const std::string marker = "\n\n... [truncated " + std::to_string(chars - max) + " characters] ...\n\n";
+                std::string out;
+                out.reserve(first.size() + marker.size() + last.size());
+                out.append(first).append(marker).append(last);
+                std::string why = "tool output of " + std::to_string(chars);
+                why += limit;
+                if (e.setBlockText(i, b, std::move(out), Fate::Snipped, std::move(why)))
                     ++count;
             }
         }

@@ -7,7 +7,9 @@
 #include "core/tokens.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace cl::strategy::tiers {
 
@@ -18,28 +20,56 @@ bool continuation(char c)
     return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
-// Byte length of the first k code points of s.
-std::size_t headBytes(std::string_view s, std::size_t k)
+constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+
+// Code points starting in the 8 bytes of w: bytes that are not continuation bytes (10xxxxxx).
+unsigned leadsIn(std::uint64_t w)
 {
-    std::size_t i = 0;
-    for (std::size_t points = 0; i < s.size() && points < k; ++points) {
-        ++i;
-        while (i < s.size() && continuation(s[i]))
-            ++i;
-    }
-    return i;
+    const std::uint64_t cont = w & ~(w << 1) & kHigh; // bit 7 set, bit 6 clear
+    return 8 - unsigned((((cont >> 7) * 0x0101010101010101ull) >> 56));
 }
 
-// Byte offset where the last k code points of s start.
+// Byte length of the first k code points of s: the position of the k-th byte after the first
+// that is not a continuation byte (the end when there are fewer). Eight bytes at a time until the
+// word holding it, the cut was a byte loop over the whole kept head.
+std::size_t headBytes(std::string_view s, std::size_t k)
+{
+    if (k == 0)
+        return 0;
+    std::size_t i = 1, seen = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        const unsigned leads = leadsIn(w);
+        if (seen + leads >= k)
+            break;
+        seen += leads;
+    }
+    for (; i < s.size(); ++i)
+        if (!continuation(s[i]) && ++seen == k)
+            return i;
+    return s.size();
+}
+
+// Byte offset where the last k code points of s start: the k-th byte from the end (before
+// position 0, which always ends the walk) that is not a continuation byte, else 0.
 std::size_t tailStart(std::string_view s, std::size_t k)
 {
-    std::size_t i = s.size();
-    for (std::size_t points = 0; i > 0 && points < k; ++points) {
-        --i;
-        while (i > 0 && continuation(s[i]))
-            --i;
+    if (k == 0 || s.empty())
+        return s.size();
+    std::size_t end = s.size(), seen = 0; // positions [1, end) are still to look at
+    for (; end >= 9; end -= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + end - 8, 8);
+        const unsigned leads = leadsIn(w);
+        if (seen + leads >= k)
+            break;
+        seen += leads;
     }
-    return i;
+    for (std::size_t j = end; j-- > 1;)
+        if (!continuation(s[j]) && ++seen == k)
+            return j;
+    return 0;
 }
 
 
@@ -91,16 +121,25 @@ std::optional<std::string> snipText(std::string_view text, std::size_t maxChars,
     const std::size_t length = utf8Length(text);
     if (lengthOut)
         *lengthOut = length;
+    return snipTextOfLength(text, length, maxChars, style);
+}
+
+std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t length, std::size_t maxChars,
+                                            const SnipStyle &style)
+{
     if (length <= maxChars)
         return std::nullopt;
     const auto head = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.headShare));
     const auto tail = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.tailShare));
     const std::size_t removed = length - std::min(length, head + tail);
     const std::string n = std::to_string(removed);
-    std::string out(text.substr(0, headBytes(text, head)));
-    out += style.seed004Marker ? "\n\n... [truncated " + n + " characters] ...\n\n"
-                               : "\n\n[... " + n + " characters snipped ...]\n\n";
-    out += text.substr(tailStart(text, tail));
+    const std::string_view first = text.substr(0, headBytes(text, head));
+    const std::string_view last = text.substr(tailStart(text, tail));
+    const std::string_view open = style.seed004Marker ? "\n\n... [truncated " : "\n\n[... ";
+    const std::string_view close = style.seed004Marker ? " characters] ...\n\n" : " characters snipped ...]\n\n";
+    std::string out;
+    out.reserve(first.size() + open.size() + n.size() + close.size() + last.size());
+    out.append(first).append(open).append(n).append(close).append(last);
     return out;
 }
 
@@ -152,24 +191,36 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
     Editor &e = run.editor;
     TierOutcome out;
     std::size_t refused = 0;
+    // The part of every reason that does not depend on the result, built once.
+    const std::string kept = " characters > " + std::to_string(maxChars) + ": kept the first "
+                             + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
+                             + " and the last "
+                             + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
     for (std::size_t p = run.firstPosition(); p < e.size(); ++p) {
         const std::size_t i = e.at(p);
         if (e.isRemoved(i))
             continue;
-        const Message &m = e.current(i);
+        const Message &m = e.transcript().messages[i]; // block types; texts are currentText()'s
         for (std::size_t b = 0; b < m.blocks.size(); ++b) {
-            const Block &blk = m.blocks[b];
-            if (blk.type != BlockType::ToolResult || blk.text.size() <= maxChars)
+            if (m.blocks[b].type != BlockType::ToolResult)
                 continue;
-            std::size_t chars = 0; // counted once, for the cut and the reason
-            auto snipped = snipText(blk.text, maxChars, style, &chars);
-            if (!snipped || snipped->size() >= blk.text.size())
+            const std::string &text = e.currentText(i, b);
+            if (text.size() <= maxChars)
                 continue;
-            std::string why = "tool result of " + std::to_string(chars) + " characters > "
-                              + std::to_string(maxChars) + ": kept the first "
-                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
-                              + " and the last "
-                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
+            // Counted once, for the cut and the reason; an unchanged block's count is the
+            // input's (no scan of the megabytes between head and tail).
+            std::size_t chars = 0;
+            std::optional<std::string> snipped;
+            if (&text == &m.blocks[b].text) { // the original text
+                chars = e.textLength(i, b);
+                snipped = snipTextOfLength(text, chars, maxChars, style);
+            } else {
+                snipped = snipText(text, maxChars, style, &chars);
+            }
+            if (!snipped || snipped->size() >= text.size())
+                continue;
+            std::string why = "tool result of " + std::to_string(chars);
+            why += kept;
             if (e.setBlockText(i, b, std::move(*snipped), Fate::Snipped, std::move(why)))
                 ++out.changed;
             else
@@ -197,17 +248,22 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
     const auto cutoff = static_cast<std::size_t>(std::floor(static_cast<double>(count) * oldestShare));
     std::size_t already = 0, notSmaller = 0, refused = 0;
     static const Block none;
+    // The parts of every reason that do not depend on the position, built once.
+    const std::string prefix = "tool result in the oldest " + percent(oldestShare) + " of messages (position ";
+    const std::string suffix = " of " + std::to_string(count) + ", cutoff " + std::to_string(cutoff) + ")";
     for (std::size_t p = first; p < first + cutoff; ++p) {
         const std::size_t i = e.at(p);
         if (e.isRemoved(i))
             continue;
         const Message &orig = t.messages[i];
-        const Message &now = e.current(i);
-        for (std::size_t b = 0; b < orig.blocks.size() && b < now.blocks.size(); ++b) {
+        // An edited copy has the original's blocks until finish(): the current text is block by
+        // block (currentText), so that compacting never copies the rest of a message.
+        for (std::size_t b = 0; b < orig.blocks.size(); ++b) {
             const Block &result = orig.blocks[b];
             if (result.type != BlockType::ToolResult)
                 continue;
-            if (extract::isCompacted(now.blocks[b].text)) {
+            const std::string &nowText = e.currentText(i, b);
+            if (extract::isCompacted(nowText)) {
                 ++already;
                 continue;
             }
@@ -218,13 +274,12 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
                     use = &pm.blocks[static_cast<std::size_t>(result.pairBlock)];
             }
             std::string line = extract::compactLine(*use, result);
-            if (line.size() >= now.blocks[b].text.size()) {
+            if (line.size() >= nowText.size()) {
                 ++notSmaller;
                 continue;
             }
-            std::string why = "tool result in the oldest " + percent(oldestShare) + " of messages (position "
-                              + std::to_string(p - first + 1) + " of " + std::to_string(count) + ", cutoff "
-                              + std::to_string(cutoff) + ")";
+            std::string why = prefix + std::to_string(p - first + 1);
+            why += suffix;
             if (e.setBlockText(i, b, std::move(line), Fate::Microcompacted, std::move(why)))
                 ++out.changed;
             else

@@ -57,6 +57,10 @@ SnipStyle seed004Snip();
 // *length (when given) receives the text's code points whenever they were counted.
 std::optional<std::string> snipText(std::string_view text, std::size_t maxChars, const SnipStyle &style,
                                     std::size_t *length = nullptr);
+// The same with the text's code points already known (utf8Length(text) == length): reads only the
+// bytes it keeps.
+std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t length, std::size_t maxChars,
+                                            const SnipStyle &style);
 
 // One run of tiers over an Editor; keeps the tokens of inserted messages so usage can be re-measured.
 class TierRun
