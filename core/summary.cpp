@@ -2,6 +2,8 @@
 // The seed 001 digest of a message range and the rule-based summarizer's style dispatch.
 #include "core/summary.h"
 
+#include "core/analysis_internal.h"
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -23,12 +25,6 @@ std::string firstLineOf(std::string_view s, std::size_t max = 200)
         return std::string(s.substr(0, n)) + "…";
     }
     return std::string(s);
-}
-
-void addUnique(std::vector<std::string> &list, std::unordered_set<std::string> &seen, std::string v)
-{
-    if (!v.empty() && seen.insert(v).second)
-        list.push_back(std::move(v));
 }
 
 class RuleSummarizer final : public Summarizer
@@ -69,8 +65,24 @@ public:
 Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
 {
     Digest d;
-    std::unordered_set<std::string> read, modified, commands;
-    for (const std::size_t i : messages) {
+    // Sets of views: the strings they name live in the transcript or in d.storage.
+    std::unordered_set<std::string_view> read, modified, commands;
+    std::string built; // a command shellCommandView had to assemble
+    auto prefetch = [&](std::size_t k) {
+        // The walk is bound by cache misses on block arrays, texts and inputs allocated apart from
+        // the message array: fetch the block array 8 messages ahead and the blocks' data 4 ahead.
+        if (k + 8 < messages.size() && messages[k + 8] < t.messages.size())
+            __builtin_prefetch(t.messages[messages[k + 8]].blocks.data());
+        if (k + 4 < messages.size() && messages[k + 4] < t.messages.size())
+            for (const Block &b : t.messages[messages[k + 4]].blocks) {
+                __builtin_prefetch(b.text.data());
+                if (b.type == BlockType::ToolUse && b.input.is_object() && !b.input.empty())
+                    __builtin_prefetch(&*b.input.begin());
+            }
+    };
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        prefetch(k);
+        const std::size_t i = messages[k];
         if (i >= t.messages.size())
             continue;
         const Message &m = t.messages[i];
@@ -79,27 +91,38 @@ Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
                 d.firstTimeMs = m.timeMs;
             d.lastTimeMs = m.timeMs;
         }
-        if (m.role == Role::User && analysis::isUserRequest(m)) {
-            if (std::string text = m.plainText(); !text.empty())
-                d.userInputs.emplace_back(i, std::move(text));
-        } else if (m.role == Role::Assistant) {
-            if (std::string text = m.plainText(); !text.empty())
-                d.assistantResponses.emplace_back(i, std::move(text));
-        }
+        // One walk over the blocks: tool calls, errors and media are recorded as they come, the
+        // text blocks and tool results counted for the request / response below.
+        const Block *firstText = nullptr;
+        std::size_t textBlocks = 0;
+        bool results = false;
         for (const auto &b : m.blocks) {
             switch (b.type) {
+            case BlockType::Text:
+                if (textBlocks++ == 0)
+                    firstText = &b;
+                break;
             case BlockType::ToolUse: {
-                Digest::Call c{i, b.toolId, b.toolName, nlohmann::json(), analysis::toolKind(b.toolName), &b};
-                for (auto &p : analysis::toolPaths(b))
-                    addUnique(c.kind == analysis::ToolKind::Read || c.kind == analysis::ToolKind::Other ? d.filesRead
-                                                                                                       : d.filesModified,
-                              c.kind == analysis::ToolKind::Read || c.kind == analysis::ToolKind::Other ? read : modified,
-                              std::move(p));
-                addUnique(d.commands, commands, analysis::shellCommand(b));
-                d.toolCalls.push_back(std::move(c));
+                const analysis::ToolKind kind = analysis::toolKind(b.toolName);
+                const bool readish = kind == analysis::ToolKind::Read || kind == analysis::ToolKind::Other;
+                auto &list = readish ? d.filesRead : d.filesModified;
+                auto &seen = readish ? read : modified;
+                analysis::detail::forEachToolPath(b, [&](std::string_view p) {
+                    if (!p.empty() && seen.insert(p).second)
+                        list.push_back(p);
+                });
+                std::string_view cmd = analysis::detail::shellCommandView(b, built);
+                if (!cmd.empty() && !commands.count(cmd)) {
+                    if (cmd.data() == built.data())
+                        cmd = d.storage.emplace_back(std::move(built));
+                    commands.insert(cmd);
+                    d.commands.push_back(cmd);
+                }
+                d.toolCalls.push_back({i, b.toolId, b.toolName, kind, &b});
                 break;
             }
             case BlockType::ToolResult:
+                results = true;
                 if (b.isError)
                     d.errors.push_back({i, b.toolId, b.toolName, firstLineOf(b.text)});
                 break;
@@ -108,12 +131,21 @@ Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
             default: break;
             }
         }
+        // Message::plainText() without a copy when there is a single text block (the usual case).
+        const bool request = m.role == Role::User && !results; // analysis::isUserRequest
+        if ((request || m.role == Role::Assistant) && textBlocks > 0) {
+            const std::string_view v = textBlocks == 1 ? std::string_view(firstText->text)
+                                                       : std::string_view(d.storage.emplace_back(m.plainText()));
+            if (!v.empty())
+                (request ? d.userInputs : d.assistantResponses).emplace_back(i, v);
+        }
     }
     return d;
 }
 
-std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view skip)
+std::string_view clipFirstLineView(std::string_view s, std::size_t max, bool &clipped, std::string_view skip)
 {
+    clipped = false;
     const auto b = s.find_first_not_of(skip);
     if (b == std::string_view::npos)
         return {};
@@ -122,11 +154,19 @@ std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view 
     while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
         s.remove_suffix(1);
     if (s.size() <= max)
-        return std::string(s);
+        return s;
     std::size_t n = max; // never split a code point
     while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
         --n;
-    return std::string(s.substr(0, n)) + "…";
+    clipped = true;
+    return s.substr(0, n);
+}
+
+std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view skip)
+{
+    bool clipped = false;
+    const std::string_view v = clipFirstLineView(s, max, clipped, skip);
+    return clipped ? std::string(v) + "…" : std::string(v);
 }
 
 const Summarizer &ruleSummarizer()

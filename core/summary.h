@@ -20,49 +20,50 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cl::strategy {
 
-// seed 001 groupMessages over the summarized messages.
+// seed 001 groupMessages over the summarized messages. Texts, names and paths are views into the
+// transcript (which outlives the digest) or into `storage` (texts and commands that had to be
+// built): a digest of 100 000 messages copies no message text. Move-only, since views may point
+// into its own storage.
 struct Digest {
     struct Call {
         std::size_t message = 0;
-        std::string id, name;
-        nlohmann::json input;   // left null by digest(): read args() (copying every input was its main cost)
+        std::string_view id, name;
         analysis::ToolKind kind = analysis::ToolKind::Other;
-        const Block *block = nullptr; // the tool_use block in the transcript (digest() sets it)
-        const nlohmann::json &args() const { return block ? block->input : input; }
-        // The tool_use block: the original when known, else one rebuilt from name, id and input.
-        const Block &use(Block &storage) const
-        {
-            if (block)
-                return *block;
-            storage = Block();
-            storage.type = BlockType::ToolUse;
-            storage.toolName = name;
-            storage.toolId = id;
-            storage.input = input;
-            return storage;
-        }
+        const Block *block = nullptr; // the tool_use block in the transcript, never null
+        const nlohmann::json &args() const { return block->input; }
+        const Block &use() const { return *block; }
     };
     struct Error {
         std::size_t message = 0;
-        std::string toolUseId, toolName, error; // error: first line
+        std::string_view toolUseId, toolName;
+        std::string error; // first line
     };
     struct Media {
         std::size_t message = 0;
-        std::string mediaType;
+        std::string_view mediaType;
         std::size_t size = 0;
     };
-    std::vector<std::pair<std::size_t, std::string>> userInputs;          // index, text
-    std::vector<std::pair<std::size_t, std::string>> assistantResponses;  // index, text
+    Digest() = default;
+    Digest(Digest &&) = default;
+    Digest &operator=(Digest &&) = default;
+    Digest(const Digest &) = delete;
+    Digest &operator=(const Digest &) = delete;
+
+    std::vector<std::pair<std::size_t, std::string_view>> userInputs;          // index, text
+    std::vector<std::pair<std::size_t, std::string_view>> assistantResponses;  // index, text
     std::vector<Call> toolCalls;
     std::vector<Error> errors;
     std::vector<Media> images, documents;
-    std::vector<std::string> filesRead, filesModified, commands;          // unique, first-seen order
+    std::vector<std::string_view> filesRead, filesModified, commands;          // unique, first-seen order
     std::int64_t firstTimeMs = kNoTime, lastTimeMs = kNoTime;
+    std::deque<std::string> storage; // a deque: its elements never move
 };
 Digest digest(const Transcript &t, const std::vector<std::size_t> &messages);
 
@@ -98,6 +99,9 @@ const Summarizer &ruleSummarizer();
 // to at most max bytes on a code point boundary with "…" appended when clipped. Every summary style
 // quotes messages through it.
 std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view skip = " \t\r\n");
+// The same line as a view into s, without the "…" (clipped tells whether it belongs after it).
+std::string_view clipFirstLineView(std::string_view s, std::size_t max, bool &clipped,
+                                   std::string_view skip = " \t\r\n");
 std::vector<std::string> summaryStyles();
 
 // Style implementations (summary_seed.cpp, summary_peer.cpp).

@@ -6,8 +6,11 @@
 // messages stays a few KB.
 #include "core/summary.h"
 
+#include "core/analysis_internal.h"
+
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace cl::strategy {
 
@@ -21,54 +24,93 @@ std::string clipLine(std::string_view s, std::size_t max = kItem)
     return clipFirstLine(s, max);
 }
 
-// The last `max` items (with a count of the earlier ones), each clipped.
-nlohmann::json lastItems(const std::vector<std::string> &items, std::size_t max = kList)
+// The last `max` of `total` items (with a count of the earlier ones), each clipped. item(k) gives
+// item k; only the shown ones are asked for, so a list over 50 000 messages builds 20 strings.
+template <class F> nlohmann::json lastItemsOf(std::size_t total, F &&item, std::size_t max = kList)
 {
     nlohmann::json out = nlohmann::json::array();
-    const std::size_t from = items.size() > max ? items.size() - max : 0;
+    const std::size_t from = total > max ? total - max : 0;
     if (from)
         out.push_back("(" + std::to_string(from) + " earlier not listed)");
-    for (std::size_t k = from; k < items.size(); ++k)
-        out.push_back(clipLine(items[k]));
+    for (std::size_t k = from; k < total; ++k)
+        out.push_back(clipLine(item(k)));
     return out;
 }
 
-std::vector<std::string> texts(const std::vector<std::pair<std::size_t, std::string>> &v)
+template <class List> nlohmann::json lastItems(const List &items, std::size_t max = kList)
 {
-    std::vector<std::string> out;
-    out.reserve(v.size());
-    for (const auto &p : v)
-        out.push_back(p.second);
+    return lastItemsOf(items.size(), [&items](std::size_t k) { return std::string_view(items[k]); }, max);
+}
+
+// An item of a list made of several parts in a row (files, then commands, then errors, ...):
+// part p holds sizes[p] items, given by the p-th function.
+template <class... F> std::string partItem(std::size_t k, const std::size_t (&sizes)[sizeof...(F)], F &&...parts)
+{
+    std::string out;
+    std::size_t p = 0;
+    bool done = false;
+    auto one = [&](auto &&f) {
+        const std::size_t n = sizes[p++];
+        if (done)
+            return;
+        if (k < n) {
+            out = f(k);
+            done = true;
+        } else {
+            k -= n;
+        }
+    };
+    (one(parts), ...);
     return out;
 }
 
-// User lines that state a rule or preference ("must", "never", "don't", ...).
-std::vector<std::string> constraints(const Digest &d)
+// User lines that state a rule or preference ("must", "never", "don't", ...): their positions in
+// d.userInputs. The test reads the first 2000 bytes, lower-cased into a buffer on the stack.
+std::vector<std::size_t> constraints(const Digest &d)
 {
-    static const char *const words[] = {"must", "never", "always", "don't", "do not", "should", "avoid", "only",
-                                        "prefer", "make sure", "必须", "不要", "记住"};
-    std::vector<std::string> out;
-    for (const auto &[i, text] : d.userInputs) {
-        std::string lower = text.substr(0, 2000);
-        std::transform(lower.begin(), lower.end(), lower.begin(),
-                       [](unsigned char c) { return static_cast<char>(c < 0x80 ? std::tolower(c) : c); });
-        for (const char *w : words)
-            if (lower.find(w) != std::string::npos) {
-                out.push_back(clipLine(text));
+    static constexpr std::string_view words[] = {"must", "never", "always", "don't", "do not", "should", "avoid",
+                                                 "only", "prefer", "make sure", "必须", "不要", "记住"};
+    std::vector<std::size_t> out;
+    char lowerOf[256]; // std::tolower of the ASCII bytes, asked once
+    for (int c = 0; c < 256; ++c)
+        lowerOf[c] = static_cast<char>(c < 0x80 ? std::tolower(c) : c);
+    char buf[2000];
+    for (std::size_t k = 0; k < d.userInputs.size(); ++k) {
+        const std::string_view text = d.userInputs[k].second.substr(0, sizeof buf);
+        for (std::size_t j = 0; j < text.size(); ++j)
+            buf[j] = lowerOf[static_cast<unsigned char>(text[j])];
+        const std::string_view lower(buf, text.size());
+        for (const std::string_view w : words)
+            if (lower.find(w) != std::string_view::npos) {
+                out.push_back(k);
                 break;
             }
     }
     return out;
 }
 
+// lastItems(constraint lines): each line clipped, as the list it replaces held them.
+nlohmann::json constraintItems(const Digest &d)
+{
+    const std::vector<std::size_t> at = constraints(d);
+    std::string line;
+    return lastItemsOf(at.size(), [&](std::size_t k) -> std::string_view {
+        line = clipLine(d.userInputs[at[k]].second);
+        return line;
+    });
+}
+
 std::vector<std::string> toolUsage(const Digest &d)
 {
-    std::map<std::string, std::size_t> count;
+    // Counted by view (a handful of names), then in name order as a std::map<std::string> gave
+    // them, so that the (unstable) sort by count sees the same sequence.
+    std::unordered_map<std::string_view, std::size_t> count;
     for (const auto &c : d.toolCalls)
         ++count[c.name];
+    const std::map<std::string_view, std::size_t> byName(count.begin(), count.end());
     std::vector<std::pair<std::size_t, std::string>> sorted;
-    for (const auto &[name, n] : count)
-        sorted.emplace_back(n, name);
+    for (const auto &[name, n] : byName)
+        sorted.emplace_back(n, std::string(name));
     std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     std::vector<std::string> out;
     for (const auto &[n, name] : sorted)
@@ -76,12 +118,12 @@ std::vector<std::string> toolUsage(const Digest &d)
     return out;
 }
 
-std::vector<std::string> errorLines(const Digest &d)
+// "tool: first error line" of d.errors[k].
+std::string errorLine(const Digest &d, std::size_t k)
 {
-    std::vector<std::string> out;
-    for (const auto &e : d.errors)
-        out.push_back((e.toolName.empty() ? std::string("tool") : e.toolName) + ": " + e.error);
-    return out;
+    const auto &e = d.errors[k];
+    std::string out = e.toolName.empty() ? std::string("tool") : std::string(e.toolName);
+    return out.append(": ").append(e.error);
 }
 
 
@@ -92,9 +134,8 @@ std::vector<std::string> recentActions(const Digest &d, std::size_t max = 10)
     const std::size_t from = d.toolCalls.size() > max ? d.toolCalls.size() - max : 0;
     for (std::size_t k = from; k < d.toolCalls.size(); ++k) {
         const auto &c = d.toolCalls[k];
-        std::string what = c.name;
-        Block storage;
-        if (const auto paths = analysis::toolPaths(c.use(storage)); !paths.empty())
+        std::string what(c.name);
+        if (const auto paths = analysis::toolPaths(c.use()); !paths.empty())
             what += " " + paths.front();
         else if (c.args().is_object())
             for (const char *key : {"command", "pattern", "query", "url"})
@@ -133,7 +174,7 @@ std::string bulletList(const nlohmann::json &items, std::string_view none = "(no
     return out;
 }
 
-std::string lastOr(const std::vector<std::pair<std::size_t, std::string>> &v, std::string_view fallback)
+std::string lastOr(const std::vector<std::pair<std::size_t, std::string_view>> &v, std::string_view fallback)
 {
     return v.empty() ? std::string(fallback) : clipLine(v.back().second, 600);
 }
@@ -170,25 +211,27 @@ Summary summarizeClaudeCode(const SummaryRequest &r, const Digest &d)
 {
     Summary s;
     auto &sec = s.sections;
-    const auto users = texts(d.userInputs);
     sec["primaryRequest"] = d.userInputs.empty() ? std::string("(no user request in the compacted part)")
                                                  : clipLine(d.userInputs.front().second, 600);
     sec["keyConcepts"] = lastItems(toolUsage(d));
     nlohmann::json files = nlohmann::json::array();
-    for (const auto &f : d.filesModified)
-        files.push_back(f + " (modified)");
-    for (const auto &f : d.filesRead)
+    // The first 2 x kList of: modified files, then read files not modified.
+    for (const auto &f : d.filesModified) {
+        if (files.size() >= 2 * kList)
+            break;
+        files.push_back(std::string(f) + " (modified)");
+    }
+    for (const auto &f : d.filesRead) {
+        if (files.size() >= 2 * kList)
+            break;
         if (std::find(d.filesModified.begin(), d.filesModified.end(), f) == d.filesModified.end())
-            files.push_back(f + " (read)");
-    if (files.size() > 2 * kList)
-        files.erase(files.begin() + std::ptrdiff_t(2 * kList), files.end());
+            files.push_back(std::string(f) + " (read)");
+    }
     sec["files"] = files;
-    sec["errors"] = lastItems(errorLines(d));
-    std::vector<std::string> solving;
-    for (const auto &[i, text] : d.assistantResponses)
-        solving.push_back(text);
-    sec["problemSolving"] = lastItems(solving, 8);
-    sec["userMessages"] = lastItems(users, 50);
+    sec["errors"] = lastItemsOf(d.errors.size(), [&d](std::size_t k) { return errorLine(d, k); });
+    sec["problemSolving"] = lastItemsOf(
+        d.assistantResponses.size(), [&d](std::size_t k) { return d.assistantResponses[k].second; }, 8);
+    sec["userMessages"] = lastItemsOf(d.userInputs.size(), [&d](std::size_t k) { return d.userInputs[k].second; }, 50);
     sec["pendingTasks"] = pendingFrom(r, d);
     sec["currentWork"] = currentFrom(r, d);
     sec["nextStep"] = d.userInputs.empty() ? std::string() : "Continue with the latest request, quoted: \""
@@ -230,29 +273,47 @@ Summary summarizeGemini(const SummaryRequest &r, const Digest &d)
     auto &sec = s.sections;
     sec["overall_goal"] = d.userInputs.empty() ? std::string("(no user goal in the compressed part)")
                                                : clipLine(d.userInputs.front().second, 600);
-    sec["active_constraints"] = lastItems(constraints(d));
-    std::vector<std::string> knowledge;
-    for (const auto &c : d.commands)
-        knowledge.push_back("command used: " + c);
-    for (const auto &e : errorLines(d))
-        knowledge.push_back("failure seen: " + e);
-    if (r.analysis)
-        for (const auto &c : r.analysis->critical)
-            knowledge.push_back("critical " + c.category + ": " + c.toolName + " (" + c.reason + ")");
-    sec["key_knowledge"] = lastItems(knowledge);
-    std::vector<std::string> artifacts;
-    Block storage;
+    sec["active_constraints"] = constraintItems(d);
+    // Commands, then failures, then the analysis' critical results.
+    static const std::vector<analysis::CriticalTool> noCritical;
+    const auto &critical = r.analysis ? r.analysis->critical : noCritical;
+    const std::size_t knowledge[] = {d.commands.size(), d.errors.size(), critical.size()};
+    sec["key_knowledge"] = lastItemsOf(knowledge[0] + knowledge[1] + knowledge[2], [&](std::size_t k) {
+        return partItem(
+            k, knowledge, [&](std::size_t j) { return "command used: " + std::string(d.commands[j]); },
+            [&](std::size_t j) { return "failure seen: " + errorLine(d, j); },
+            [&](std::size_t j) {
+                const auto &c = critical[j];
+                return "critical " + c.category + ": " + c.toolName + " (" + c.reason + ")";
+            });
+    });
+    // Paths written, edited or deleted: counted, and built only for the last kList.
+    auto changes = [](const Digest::Call &c) {
+        return c.kind == analysis::ToolKind::Write || c.kind == analysis::ToolKind::Edit || c.kind == analysis::ToolKind::Delete;
+    };
+    std::size_t artifactCount = 0;
     for (const auto &c : d.toolCalls)
-        if (c.kind == analysis::ToolKind::Write || c.kind == analysis::ToolKind::Edit || c.kind == analysis::ToolKind::Delete)
-            for (const auto &p : analysis::toolPaths(c.use(storage)))
-                artifacts.push_back(p + ": " + c.name);
-    sec["artifact_trail"] = lastItems(artifacts);
-    std::vector<std::string> fs;
-    for (const auto &f : d.filesModified)
-        fs.push_back("MODIFIED: " + f);
-    for (const auto &f : d.filesRead)
-        fs.push_back("READ: " + f);
-    sec["file_system_state"] = lastItems(fs, 2 * kList);
+        if (changes(c))
+            analysis::detail::forEachToolPath(c.use(), [&](std::string_view) { ++artifactCount; });
+    std::vector<std::string> artifacts; // the shown ones
+    const std::size_t artifactFrom = artifactCount > kList ? artifactCount - kList : 0;
+    std::size_t seen = 0;
+    for (const auto &c : d.toolCalls)
+        if (changes(c))
+            analysis::detail::forEachToolPath(c.use(), [&](std::string_view p) {
+                if (seen++ >= artifactFrom)
+                    artifacts.push_back(std::string(p).append(": ").append(c.name));
+            });
+    sec["artifact_trail"] = lastItemsOf(artifactCount, [&](std::size_t k) { return std::string_view(artifacts[k - artifactFrom]); });
+    const std::size_t fs[] = {d.filesModified.size(), d.filesRead.size()};
+    sec["file_system_state"] = lastItemsOf(
+        fs[0] + fs[1],
+        [&](std::size_t k) {
+            return partItem(
+                k, fs, [&](std::size_t j) { return "MODIFIED: " + std::string(d.filesModified[j]); },
+                [&](std::size_t j) { return "READ: " + std::string(d.filesRead[j]); });
+        },
+        2 * kList);
     sec["recent_actions"] = lastItems(recentActions(d));
     sec["task_state"] = "current request: " + pendingFrom(r, d) + "; last step: " + currentFrom(r, d);
     auto tag = [&](const char *name) {
@@ -276,24 +337,25 @@ Summary summarizeCodex(const SummaryRequest &r, const Digest &d)
     auto &sec = s.sections;
     sec["goal"] = d.userInputs.empty() ? std::string("(no user request in the compacted part)")
                                        : clipLine(d.userInputs.front().second, 600);
-    std::vector<std::string> progress;
-    for (const auto &f : d.filesModified)
-        progress.push_back("changed " + f);
-    for (const auto &[i, text] : d.assistantResponses)
-        progress.push_back(text);
-    sec["progress"] = lastItems(progress);
-    sec["constraints"] = lastItems(constraints(d));
+    const std::size_t progress[] = {d.filesModified.size(), d.assistantResponses.size()};
+    sec["progress"] = lastItemsOf(progress[0] + progress[1], [&](std::size_t k) {
+        return partItem(
+            k, progress, [&](std::size_t j) { return "changed " + std::string(d.filesModified[j]); },
+            [&](std::size_t j) { return std::string(d.assistantResponses[j].second); });
+    });
+    sec["constraints"] = constraintItems(d);
     sec["remaining"] = pendingFrom(r, d);
-    std::vector<std::string> critical;
-    for (const auto &f : d.filesRead)
-        critical.push_back("file: " + f);
-    for (const auto &c : d.commands)
-        critical.push_back("command: " + c);
-    for (const auto &e : errorLines(d))
-        critical.push_back("error: " + e);
-    for (const auto &k : preserved(r))
-        critical.push_back(k);
-    sec["criticalData"] = lastItems(critical, 2 * kList);
+    const auto kept = preserved(r);
+    const std::size_t critical[] = {d.filesRead.size(), d.commands.size(), d.errors.size(), kept.size()};
+    sec["criticalData"] = lastItemsOf(
+        critical[0] + critical[1] + critical[2] + critical[3],
+        [&](std::size_t k) {
+            return partItem(
+                k, critical, [&](std::size_t j) { return "file: " + std::string(d.filesRead[j]); },
+                [&](std::size_t j) { return "command: " + std::string(d.commands[j]); },
+                [&](std::size_t j) { return "error: " + errorLine(d, j); }, [&](std::size_t j) { return kept[j]; });
+        },
+        2 * kList);
     s.text = "## Goal\n" + sec["goal"].get<std::string>() + "\n\n## Progress and decisions\n" + bulletList(sec["progress"])
              + "\n## Constraints and preferences\n" + bulletList(sec["constraints"])
              + "\n## What remains\n" + sec["remaining"].get<std::string>() + "\n\n## Critical data\n"
@@ -314,16 +376,13 @@ Summary summarizeOpenHands(const SummaryRequest &r, const Digest &d)
     sec["COMPLETED"] = lastItems(done);
     sec["PENDING"] = pendingFrom(r, d);
     sec["CURRENT_STATE"] = currentFrom(r, d);
-    std::vector<std::string> code;
-    for (const auto &f : d.filesModified)
-        code.push_back(f);
-    sec["CODE_STATE"] = lastItems(code);
-    std::vector<std::string> tests;
+    sec["CODE_STATE"] = lastItems(d.filesModified);
+    std::vector<std::string_view> tests;
     for (const auto &c : d.commands)
         if (c.find("test") != std::string::npos || c.find("pytest") != std::string::npos || c.find("ctest") != std::string::npos)
             tests.push_back(c);
     sec["TESTS"] = lastItems(tests, 10);
-    sec["ERRORS"] = lastItems(errorLines(d), 10);
+    sec["ERRORS"] = lastItemsOf(d.errors.size(), [&d](std::size_t k) { return errorLine(d, k); }, 10);
     s.text = "Condensed history of " + std::to_string(r.messages.size()) + " forgotten events.\n";
     for (const char *key : {"USER_CONTEXT", "COMPLETED", "PENDING", "CURRENT_STATE", "CODE_STATE", "TESTS", "ERRORS"}) {
         const auto &v = sec[key];

@@ -18,6 +18,7 @@
 //   syntax, test failure, timeout, type error), else "other".
 #include "core/summary.h"
 
+#include "core/analysis_internal.h"
 #include "core/tokens.h"
 
 #include <algorithm>
@@ -69,28 +70,62 @@ std::string duration(std::int64_t ms)
 constexpr const char *kOutcomeWords[] = {"fixed", "found", "created", "added", "updated", "resolved", "done",
     "implemented", "the problem", "the issue", "because", "works", "passes", "修复", "完成"};
 
-std::vector<std::string> topics(const Digest &d)
+// The first `shown` topics (distinct first lines of user inputs) and in `count` how many there are.
+// Distinct lines are found on views (a line's text and whether "…" follows it), so only the shown
+// ones become strings.
+std::vector<std::string> topics(const Digest &d, std::size_t shown, std::size_t &count)
 {
+    constexpr std::string_view kEllipsis = "…";
+    struct Key {
+        std::string_view text;
+        bool ellipsis = false;
+        bool operator==(const Key &o) const { return text == o.text && ellipsis == o.ellipsis; }
+    };
+    struct Hash {
+        std::size_t operator()(const Key &k) const { return std::hash<std::string_view>()(k.text) ^ std::size_t(k.ellipsis); }
+    };
     std::vector<std::string> out;
-    std::unordered_set<std::string> seen;
-    for (const auto &[i, text] : d.userInputs)
-        if (std::string t = firstLine(text, 100); !t.empty() && seen.insert(t).second)
-            out.push_back(std::move(t));
+    std::unordered_set<Key, Hash> seen;
+    count = 0;
+    for (const auto &[i, text] : d.userInputs) {
+        bool clipped = false;
+        Key k{clipFirstLineView(text, 100, clipped, " \t\r\n#>*-"), clipped};
+        if (k.text.empty() && !clipped)
+            continue;
+        // One spelling per line: an unclipped line that ends in "…" equals a clipped one.
+        if (!clipped && k.text.size() >= kEllipsis.size() && k.text.substr(k.text.size() - kEllipsis.size()) == kEllipsis) {
+            k.text.remove_suffix(kEllipsis.size());
+            k.ellipsis = true;
+        }
+        if (!seen.insert(k).second)
+            continue;
+        if (++count <= shown)
+            out.push_back(std::string(k.text).append(k.ellipsis ? kEllipsis : std::string_view()));
+    }
     return out;
 }
 
+// The first `max` of: outcome lines (first lines of responses holding kOutcomeWords), newest
+// first, then the other lines, newest first; duplicates dropped. A duplicate has its original's
+// category, so each category dedups on its own; the walk ends once `max` outcomes are found, and
+// other lines beyond `max` are not kept.
 std::vector<std::string> keyPoints(const Digest &d, std::size_t max)
 {
     std::vector<std::string> outcome, rest;
-    std::unordered_set<std::string> seen;
-    for (auto it = d.assistantResponses.rbegin(); it != d.assistantResponses.rend(); ++it) {
+    std::unordered_set<std::string> seenOutcome, seenRest;
+    for (auto it = d.assistantResponses.rbegin(); it != d.assistantResponses.rend() && outcome.size() < max; ++it) {
         std::string line = firstLine(it->second, 160);
-        if (line.empty() || !seen.insert(line).second)
+        if (line.empty())
             continue;
         const std::string low = lowerAscii(line);
         const bool isOutcome = std::any_of(std::begin(kOutcomeWords), std::end(kOutcomeWords),
                                            [&](const char *w) { return low.find(w) != std::string::npos; });
-        (isOutcome ? outcome : rest).push_back(std::move(line));
+        if (isOutcome) {
+            if (seenOutcome.insert(line).second)
+                outcome.push_back(std::move(line));
+        } else if (rest.size() < max && seenRest.insert(line).second) {
+            rest.push_back(std::move(line));
+        }
     }
     outcome.insert(outcome.end(), rest.begin(), rest.end());
     if (outcome.size() > max)
@@ -115,10 +150,13 @@ std::string errorType(const std::string &error)
 // Frequency sorted by count (descending), then name.
 std::vector<std::pair<std::string, std::size_t>> frequency(const Digest &d)
 {
-    std::unordered_map<std::string, std::size_t> count;
+    std::unordered_map<std::string_view, std::size_t> count;
     for (const auto &c : d.toolCalls)
         ++count[c.name];
-    std::vector<std::pair<std::string, std::size_t>> out(count.begin(), count.end());
+    std::vector<std::pair<std::string, std::size_t>> out;
+    out.reserve(count.size());
+    for (const auto &[name, n] : count)
+        out.emplace_back(std::string(name), n);
     std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
     });
@@ -134,56 +172,89 @@ std::string toolSummary(const Digest &d, nlohmann::json &section)
         freq[name] = n;
     }
     // Common patterns: consecutive call pairs seen twice or more, files touched twice or more.
-    std::map<std::string, std::size_t> pairs, files;
-    for (std::size_t k = 1; k < d.toolCalls.size(); ++k)
-        ++pairs[d.toolCalls[k - 1].name + " -> " + d.toolCalls[k].name];
-    Block storage;
-    for (const auto &c : d.toolCalls) {
-        for (auto &p : analysis::toolPaths(c.use(storage)))
-            ++files[p];
+    // Counted by views (no string per call), then ordered by the strings as before.
+    std::unordered_map<std::string_view, std::size_t> nameId; // a handful of tool names
+    std::vector<std::string_view> names;
+    std::unordered_map<std::uint64_t, std::size_t> pairCount; // (id of first << 32) | id of second
+    std::unordered_map<std::string_view, std::size_t> fileCount;
+    std::uint64_t previous = 0;
+    for (std::size_t k = 0; k < d.toolCalls.size(); ++k) {
+        const auto &c = d.toolCalls[k];
+        const auto [it, fresh] = nameId.try_emplace(c.name, names.size());
+        if (fresh)
+            names.push_back(c.name);
+        const std::uint64_t id = it->second;
+        if (k > 0)
+            ++pairCount[(previous << 32) | id];
+        previous = id;
+        analysis::detail::forEachToolPath(c.use(), [&fileCount](std::string_view p) { ++fileCount[p]; });
     }
-    std::vector<std::string> patterns;
+    std::map<std::string, std::size_t> pairs;
+    for (const auto &[key, n] : pairCount)
+        pairs[std::string(names[key >> 32]).append(" -> ").append(names[key & 0xffffffffu])] += n;
+    // Paths touched twice or more, in the order of a std::map<std::string> (views compare alike).
+    std::vector<std::pair<std::string_view, std::size_t>> files;
+    for (const auto &[path, n] : fileCount)
+        if (n >= 2)
+            files.emplace_back(path, n);
+    std::sort(files.begin(), files.end());
+    // Lines go into the text and are then moved into the section's arrays (not copied).
+    nlohmann::json patterns = nlohmann::json::array(), notable = nlohmann::json::array();
+    std::string line;
+    auto add = [&s, &line](nlohmann::json &list) {
+        s.append("- ").append(line).append("\n");
+        list.push_back(std::move(line));
+        line = std::string();
+    };
     for (const auto &[pair, n] : pairs)
-        if (n >= 2)
-            patterns.push_back(pair + ": " + std::to_string(n) + " times");
-    for (const auto &[file, n] : files)
-        if (n >= 2)
-            patterns.push_back(file + " touched " + std::to_string(n) + " times");
-    if (!patterns.empty()) {
-        s += "\n### Common patterns\n";
-        for (const auto &p : patterns)
-            s += "- " + p + "\n";
+        if (n >= 2) {
+            if (patterns.empty())
+                s += "\n### Common patterns\n";
+            line.append(pair).append(": ").append(std::to_string(n)).append(" times");
+            add(patterns);
+        }
+    for (const auto &[file, n] : files) {
+        if (patterns.empty())
+            s += "\n### Common patterns\n";
+        line.append(file).append(" touched ").append(std::to_string(n)).append(" times");
+        add(patterns);
     }
-    std::vector<std::string> notable;
-    for (const auto &f : d.filesModified)
-        notable.push_back("modified " + f);
-    for (const auto &e : d.errors)
-        notable.push_back((e.toolName.empty() ? std::string("tool") : e.toolName) + " failed: " + e.error);
-    if (!notable.empty()) {
-        s += "\n### Notable results\n";
-        for (const auto &n : notable)
-            s += "- " + n + "\n";
+    for (const auto &f : d.filesModified) {
+        if (notable.empty())
+            s += "\n### Notable results\n";
+        line.append("modified ").append(f);
+        add(notable);
     }
-    section = {{"frequency", freq}, {"patterns", patterns}, {"notableResults", notable}};
+    for (const auto &e : d.errors) {
+        if (notable.empty())
+            s += "\n### Notable results\n";
+        line.append(e.toolName.empty() ? std::string_view("tool") : e.toolName).append(" failed: ").append(e.error);
+        add(notable);
+    }
+    section = nlohmann::json::object();
+    section["frequency"] = std::move(freq);
+    section["patterns"] = std::move(patterns);
+    section["notableResults"] = std::move(notable);
     return s;
 }
 
 std::string narrative(const Digest &d, std::vector<std::string> &points)
 {
     std::string s = "## Conversation summary\n";
-    if (const auto t = topics(d); !t.empty()) {
+    std::size_t count = 0;
+    if (const auto t = topics(d, 5, count); !t.empty()) {
         s += "\n### User requests\n";
-        for (std::size_t k = 0; k < t.size() && k < 5; ++k)
-            s += "- " + t[k] + "\n";
-        if (t.size() > 5)
-            s += "- ... +" + std::to_string(t.size() - 5) + " more\n";
+        for (const auto &topic : t)
+            s += "- " + topic + "\n";
+        if (count > 5)
+            s += "- ... +" + std::to_string(count - 5) + " more\n";
     }
     if (!d.toolCalls.empty()) {
         s += "\n### Actions performed\n";
-        auto list = [](const std::vector<std::string> &v) {
+        auto list = [](const auto &v) {
             std::string out;
             for (std::size_t k = 0; k < v.size() && k < 5; ++k)
-                out += (k ? ", " : "") + v[k];
+                out.append(k ? ", " : "").append(v[k]);
             return v.size() > 5 ? out + ", +" + std::to_string(v.size() - 5) + " more" : out;
         };
         if (!d.filesRead.empty())
@@ -220,11 +291,14 @@ std::string criticalInfo(const SummaryRequest &r, nlohmann::json &section)
 {
     if (!r.transcript || r.preserved.empty())
         return {};
-    std::unordered_map<std::string, std::string> critical; // tool id -> category
-    if (r.analysis)
+    std::unordered_map<std::string_view, std::string_view> critical; // tool id -> category (views into the analysis)
+    if (r.analysis) {
+        critical.reserve(r.analysis->critical.size());
         for (const auto &c : r.analysis->critical)
             critical.emplace(c.toolId, c.category);
-    std::string s;
+    }
+    constexpr std::string_view kHeading = "## Critical information\n\n";
+    std::string s(kHeading);
     section = nlohmann::json::array();
     for (const std::size_t i : r.preserved) {
         if (i >= r.transcript->messages.size())
@@ -235,12 +309,20 @@ std::string criticalInfo(const SummaryRequest &r, nlohmann::json &section)
             const auto it = critical.find(b.toolId);
             if (r.analysis && it == critical.end())
                 continue;
-            const std::string category = it == critical.end() ? std::string() : it->second;
-            s += "[preserved tool result: " + b.toolId + "]\n" + b.text + "\n\n";
-            section.push_back({{"id", b.toolId}, {"tool", b.toolName}, {"category", category}, {"message", i}});
+            const std::string_view category = it == critical.end() ? std::string_view() : it->second;
+            // Appended piece by piece: a result can be large, and "a" + b + ... copies it twice.
+            s.append("[preserved tool result: ").append(b.toolId).append("]\n").append(b.text).append("\n\n");
+            nlohmann::json entry = nlohmann::json::object();
+            entry["id"] = b.toolId;
+            entry["tool"] = b.toolName;
+            entry["category"] = std::string(category);
+            entry["message"] = i;
+            section.push_back(std::move(entry));
         }
     }
-    return s.empty() ? s : "## Critical information\n\n" + s;
+    if (s.size() == kHeading.size())
+        return {};
+    return s;
 }
 
 } // namespace
@@ -278,21 +360,24 @@ Summary summarizeSeed001(const SummaryRequest &r, const Digest &d)
     out.text = sys;
     for (const std::string *part : {&tools, &story, &critical})
         if (!part->empty())
-            out.text += "\n" + *part;
+            out.text.append("\n").append(*part);
     if (!r.instructions.empty())
         out.text += "\n## Instructions\n" + r.instructions + "\n";
-    out.sections = {{"system", sys}, {"narrative", story}, {"keyPoints", out.keyPoints},
+    // The parts are in the text now: they move into the sections (an initializer list would copy).
+    out.sections = {{"keyPoints", out.keyPoints},
         {"statistics", {{"userInputs", d.userInputs.size()}, {"assistantResponses", d.assistantResponses.size()},
                         {"toolCalls", d.toolCalls.size()}, {"errors", d.errors.size()}, {"images", d.images.size()},
                         {"documents", d.documents.size()}}},
         {"tokens", {{"original", r.tokensBefore}, {"compacted", compacted}, {"savingPercent", std::max(0L, saving)}}}};
+    out.sections["system"] = std::move(sys);
+    out.sections["narrative"] = std::move(story);
     if (!tools.empty()) {
-        out.sections["tools"] = tools;
-        out.sections["toolStats"] = toolSection;
+        out.sections["tools"] = std::move(tools);
+        out.sections["toolStats"] = std::move(toolSection);
     }
     if (!critical.empty()) {
-        out.sections["critical"] = critical;
-        out.sections["preserved"] = criticalSection;
+        out.sections["critical"] = std::move(critical);
+        out.sections["preserved"] = std::move(criticalSection);
     }
     return out;
 }
@@ -304,19 +389,20 @@ Summary summarizeSeed004(const SummaryRequest &r, const Digest &d)
 {
     Summary out;
     std::string c = "Earlier conversation (" + std::to_string(r.messages.size()) + " messages). ";
-    const auto t = topics(d);
+    std::size_t count = 0;
+    const auto t = topics(d, 3, count);
     if (!t.empty()) {
         c += "User asked: ";
-        for (std::size_t k = 0; k < t.size() && k < 3; ++k)
+        for (std::size_t k = 0; k < t.size(); ++k)
             c += (k ? "; " : "") + t[k];
-        if (t.size() > 3)
-            c += " (+" + std::to_string(t.size() - 3) + " more)";
+        if (count > 3)
+            c += " (+" + std::to_string(count - 3) + " more)";
         c += ". ";
     }
     if (!d.filesModified.empty()) {
         c += "Modified: ";
         for (std::size_t k = 0; k < d.filesModified.size() && k < 5; ++k)
-            c += (k ? ", " : "") + d.filesModified[k];
+            c.append(k ? ", " : "").append(d.filesModified[k]);
         c += ". ";
     }
     if (!d.commands.empty())

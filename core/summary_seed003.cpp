@@ -16,6 +16,7 @@
 // the longest section until it fits, so the end marker always survives.
 #include "core/summary.h"
 
+#include "core/analysis_internal.h"
 #include "core/strategies/extract.h"
 
 #include <algorithm>
@@ -103,7 +104,7 @@ std::vector<std::string> decisions(const Digest &d)
     constexpr std::size_t kShown = 6;
     std::vector<std::string> newest; // newest first
     std::vector<std::string> lines;
-    auto scan = [&](const std::string &text, std::string_view who) {
+    auto scan = [&](std::string_view text, std::string_view who) {
         lines.clear();
         for (const std::string_view s : sentences(text))
             if (containsAny(s, kDecisionWords))
@@ -127,42 +128,54 @@ std::vector<std::string> decisions(const Digest &d)
     return out;
 }
 
-std::vector<std::string> filesModified(const Digest &d, const std::unordered_set<std::string> &failed)
+std::vector<std::string> filesModified(const Digest &d, const std::unordered_set<std::string_view> &failed)
 {
+    // Only the first kShown paths (in first-seen order) are described, so a call's line delta is
+    // computed only when it touches one of them; the others are only counted as distinct paths.
+    constexpr std::size_t kShown = 12;
     struct Change {
         std::size_t edits = 0, writes = 0, deletes = 0, added = 0, removed = 0, written = 0;
     };
-    std::vector<std::string> order;
-    std::unordered_map<std::string, Change> changes;
+    std::unordered_map<std::string_view, std::size_t> slot; // path -> first-seen position
+    std::vector<std::string_view> order;
+    std::vector<Change> changes;
     for (const auto &c : d.toolCalls) {
         if (c.kind != analysis::ToolKind::Edit && c.kind != analysis::ToolKind::Write && c.kind != analysis::ToolKind::Delete)
             continue;
         if (failed.count(c.id))
             continue;
-        Block storage;
-        const Block &use = c.use(storage);
-        const auto [added, removed] = extract::lineDelta(use);
-        for (const auto &path : analysis::toolPaths(use)) {
-            auto [it, fresh] = changes.try_emplace(path);
+        const Block &use = c.use();
+        bool haveDelta = false;
+        std::pair<std::size_t, std::size_t> delta{0, 0};
+        analysis::detail::forEachToolPath(use, [&](std::string_view path) {
+            const auto [it, fresh] = slot.try_emplace(path, order.size());
             if (fresh)
                 order.push_back(path);
-            Change &ch = it->second;
+            if (it->second >= kShown)
+                return;
+            if (changes.size() <= it->second)
+                changes.resize(it->second + 1);
+            if (!haveDelta) {
+                delta = extract::lineDelta(use);
+                haveDelta = true;
+            }
+            Change &ch = changes[it->second];
             if (c.kind == analysis::ToolKind::Edit) {
                 ++ch.edits;
-                ch.added += added;
-                ch.removed += removed;
+                ch.added += delta.first;
+                ch.removed += delta.second;
             } else if (c.kind == analysis::ToolKind::Write) {
                 ++ch.writes;
-                ch.written += added;
+                ch.written += delta.first;
             } else {
                 ++ch.deletes;
             }
-        }
+        });
     }
     std::vector<std::string> out;
-    for (std::size_t k = 0; k < order.size() && k < 12; ++k) {
-        const Change &ch = changes[order[k]];
-        std::string line = order[k] + ":";
+    for (std::size_t k = 0; k < order.size() && k < kShown; ++k) {
+        const Change &ch = changes[k];
+        std::string line = std::string(order[k]) + ":";
         if (ch.writes)
             line += " written" + (ch.writes > 1 ? " " + std::to_string(ch.writes) + "×" : std::string()) + " ("
                     + std::to_string(ch.written) + " lines)";
@@ -173,8 +186,8 @@ std::vector<std::string> filesModified(const Digest &d, const std::unordered_set
             line += std::string(ch.writes || ch.edits ? "," : "") + " deleted";
         out.push_back(std::move(line));
     }
-    if (order.size() > 12)
-        out.push_back("+" + std::to_string(order.size() - 12) + " more files");
+    if (order.size() > kShown)
+        out.push_back("+" + std::to_string(order.size() - kShown) + " more files");
     return out;
 }
 
@@ -194,7 +207,7 @@ std::vector<std::string> status(const Digest &d)
     }
     std::string next;
     if (!d.assistantResponses.empty()) {
-        const std::string &last = d.assistantResponses.back().second;
+        const std::string_view last = d.assistantResponses.back().second;
         out.push_back("Latest progress: " + cut(last.substr(0, last.find('\n')), 200));
         for (const std::string_view s : sentences(last))
             if (containsAny(s, kNextWords))
@@ -206,22 +219,22 @@ std::vector<std::string> status(const Digest &d)
     return out;
 }
 
-std::vector<std::string> errors(const Digest &d)
+std::vector<std::string> errors(const Digest &d, const std::unordered_set<std::string_view> &failed)
 {
-    std::unordered_map<std::string, std::size_t> callAt; // tool id -> position in toolCalls
-    for (std::size_t k = 0; k < d.toolCalls.size(); ++k)
-        callAt.emplace(d.toolCalls[k].id, k);
-    std::unordered_set<std::string> failed;
-    for (const auto &e : d.errors)
-        failed.insert(e.toolUseId);
+    // Only the first kShown errors are described: their calls are found by a scan of the call
+    // list (the first call with the id, as a map from id to position kept), not by indexing
+    // every call of a long history.
+    constexpr std::size_t kShown = 8;
     std::vector<std::string> out;
-    for (std::size_t k = 0; k < d.errors.size() && k < 8; ++k) {
+    for (std::size_t k = 0; k < d.errors.size() && k < kShown; ++k) {
         const auto &e = d.errors[k];
-        std::string line = e.toolName.empty() ? std::string("tool") : e.toolName;
-        const auto at = callAt.find(e.toolUseId);
-        if (at != callAt.end()) {
-            Block storage;
-            const Block &use = d.toolCalls[at->second].use(storage);
+        std::string line = e.toolName.empty() ? std::string("tool") : std::string(e.toolName);
+        std::size_t at = 0;
+        while (at < d.toolCalls.size() && d.toolCalls[at].id != e.toolUseId)
+            ++at;
+        const bool found = at < d.toolCalls.size();
+        if (found) {
+            const Block &use = d.toolCalls[at].use();
             std::string target = analysis::shellCommand(use);
             if (target.empty())
                 if (const auto paths = analysis::toolPaths(use); !paths.empty())
@@ -231,16 +244,16 @@ std::vector<std::string> errors(const Digest &d)
         }
         line += ": " + (e.error.empty() ? std::string("failed") : cut(e.error, 160));
         std::string resolution = " — unresolved at this point";
-        if (at != callAt.end())
-            for (std::size_t j = at->second + 1; j < d.toolCalls.size(); ++j)
+        if (found)
+            for (std::size_t j = at + 1; j < d.toolCalls.size(); ++j)
                 if (d.toolCalls[j].name == e.toolName && !failed.count(d.toolCalls[j].id)) {
-                    resolution = " — resolved: a later " + e.toolName + " call succeeded";
+                    resolution = " — resolved: a later " + std::string(e.toolName) + " call succeeded";
                     break;
                 }
         out.push_back(line + resolution);
     }
-    if (d.errors.size() > 8)
-        out.push_back("+" + std::to_string(d.errors.size() - 8) + " more errors");
+    if (d.errors.size() > kShown)
+        out.push_back("+" + std::to_string(d.errors.size() - kShown) + " more errors");
     return out;
 }
 
@@ -262,7 +275,7 @@ std::string assemble(const std::string &stats, const std::vector<Section> &secti
 
 Summary summarizeSeed003(const SummaryRequest &r, const Digest &d)
 {
-    std::unordered_set<std::string> failed;
+    std::unordered_set<std::string_view> failed;
     for (const auto &e : d.errors)
         failed.insert(e.toolUseId);
     std::string stats = "Compacted " + std::to_string(r.messages.size()) + " messages (" + std::to_string(d.userInputs.size())
@@ -280,7 +293,7 @@ Summary summarizeSeed003(const SummaryRequest &r, const Digest &d)
     std::vector<Section> sections{{"Decisions and rationale", decisions(d)},
                                   {"Files modified and key changes", filesModified(d, failed)},
                                   {"Current task status and next steps", status(d)},
-                                  {"Errors and resolutions", errors(d)}};
+                                  {"Errors and resolutions", errors(d, failed)}};
     Summary s;
     s.keyPoints = sections[0].lines;
     s.sections = {{"decisions", sections[0].lines}, {"filesModified", sections[1].lines},

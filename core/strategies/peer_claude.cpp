@@ -115,7 +115,7 @@ public:
         e.extra()["compactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total},
                                         {"postTokens", post}};
         e.extra()["rereadFiles"] = reread;
-        e.extra()["summary"] = s.sections;
+        e.extra()["summary"] = std::move(s.sections);
         e.log("trigger " + std::string(buffer ? "window - buffer" : "ratio") + ": limit " + std::to_string(limit)
               + ", conversation " + std::to_string(total) + " tokens");
         e.setNote("compacted " + std::to_string(summarized) + " messages into a 9-section summary, re-read "

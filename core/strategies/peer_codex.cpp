@@ -150,7 +150,7 @@ public:
             "repeating it.\n\n";
         e.insertBefore(t.messages.size(), makeTextMessage(Role::User, prefix + s.text, MessageKind::CompactSummary),
                        "Codex handoff summary");
-        e.extra()["summary"] = s.sections;
+        e.extra()["summary"] = std::move(s.sections);
         e.extra()["keptUserMessages"] = kept + (truncatedAt >= 0 ? 1 : 0);
         e.extra()["truncatedMessage"] = truncatedAt >= 0 ? nlohmann::json(e.at(std::size_t(truncatedAt))) : nlohmann::json();
         e.log(std::to_string(requests.size()) + " user message(s); kept " + std::to_string(kept) + " whole"

@@ -4,7 +4,14 @@
 #include "core/tokens.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <memory>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace cl::strategy::peer {
 
@@ -32,6 +39,134 @@ std::size_t jsonQuoted(std::string_view s)
     return 2 + s.size();
 }
 
+// Counts what the serializer writes instead of storing it: json::dump().size() without building
+// the string (tool inputs of a long session add up to megabytes of throw-away dumps).
+class CharCounter final : public nlohmann::detail::output_adapter_protocol<char>
+{
+public:
+    std::size_t count = 0;
+    void write_character(char) override { ++count; }
+    void write_characters(const char *, std::size_t length) override { count += length; }
+};
+
+std::size_t dumpSize(const nlohmann::json &j)
+{
+    auto counter = std::make_shared<CharCounter>();
+    // The same serializer and settings as j.dump() (no indent, no ensure_ascii, strict).
+    nlohmann::detail::serializer<nlohmann::json> s(counter, ' ', nlohmann::detail::error_handler_t::strict);
+    s.dump(j, false, false, 0);
+    return counter->count;
+}
+
+// Characters of s as a JSON string literal (quotes and escapes included, as the serializer writes
+// it without ensure_ascii), or npos when s has non-ASCII bytes: the serializer then validates and
+// counts it. SSE2 skips 16 plain bytes at a time; tool inputs carry whole files.
+std::size_t quotedAscii(std::string_view s)
+{
+    static const auto extra = [] {
+        std::array<std::uint8_t, 128> e{};
+        for (int c = 0; c < 0x20; ++c)
+            e[std::size_t(c)] = 5; // \u00XX
+        for (const char c : {'\b', '\t', '\n', '\f', '\r', '"', '\\'})
+            e[std::size_t(c)] = 1;
+        return e;
+    }();
+    std::size_t n = 2 + s.size(), i = 0;
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (; s.size() - i >= 16; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s.data() + i));
+        // Signed: bytes >= 0x80 are negative, so "< 0x20" also catches them.
+        const __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, space),
+                                             _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        if (_mm_movemask_epi8(special) == 0)
+            continue;
+        for (std::size_t k = i; k < i + 16; ++k) {
+            const auto c = static_cast<unsigned char>(s[k]);
+            if (c >= 0x80)
+                return std::string_view::npos;
+            n += extra[c];
+        }
+    }
+#endif
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80)
+            return std::string_view::npos;
+        n += extra[c];
+    }
+    return n;
+}
+
+std::size_t digits(std::uint64_t v)
+{
+    std::size_t n = 1;
+    for (; v >= 10; v /= 10)
+        ++n;
+    return n;
+}
+
+// json::dump().size() by walking the value: strings, integers and containers are measured here,
+// anything else (floats, non-ASCII strings, binary) by the serializer, so the result is the same.
+std::size_t dumpLength(const nlohmann::json &j)
+{
+    using V = nlohmann::json::value_t;
+    switch (j.type()) {
+    case V::null: return 4;
+    case V::boolean: return j.get<bool>() ? 4 : 5;
+    case V::number_integer: {
+        const auto v = j.get<std::int64_t>();
+        return v < 0 ? 1 + digits(0 - static_cast<std::uint64_t>(v)) : digits(static_cast<std::uint64_t>(v));
+    }
+    case V::number_unsigned: return digits(j.get<std::uint64_t>());
+    case V::string: {
+        const std::size_t n = quotedAscii(j.get_ref<const std::string &>());
+        return n != std::string_view::npos ? n : dumpSize(j);
+    }
+    case V::array: {
+        std::size_t n = 2;
+        for (std::size_t k = 0; k < j.size(); ++k)
+            n += (k ? 1 : 0) + dumpLength(j[k]);
+        return n;
+    }
+    case V::object: {
+        std::size_t n = 2;
+        bool first = true;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            std::size_t key = quotedAscii(it.key());
+            if (key == std::string_view::npos)
+                key = dumpSize(nlohmann::json(it.key()));
+            n += (first ? 0 : 1) + key + 1 + dumpLength(it.value());
+            first = false;
+        }
+        return n;
+    }
+    default: return dumpSize(j);
+    }
+}
+
+// Line feeds in s. SSE2: 16 bytes per step, matches summed in byte lanes (at most 255 steps)
+// and folded with psadbw; std::count's byte-to-size_t widening made it several times slower, and
+// swe-agent counts the lines of every old tool output of a session.
+std::size_t lineFeeds(std::string_view s)
+{
+    std::size_t n = 0, i = 0;
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (s.size() - i >= 16) {
+        const std::size_t steps = std::min<std::size_t>((s.size() - i) / 16, 255);
+        __m128i lanes = zero;
+        for (std::size_t k = 0; k < steps; ++k, i += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s.data() + i));
+            lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, nl)); // a match is -1
+        }
+        const __m128i sums = _mm_sad_epu8(lanes, zero);
+        n += static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) + static_cast<std::size_t>(_mm_extract_epi16(sums, 4));
+    }
+#endif
+    return n + static_cast<std::size_t>(std::count(s.begin() + std::ptrdiff_t(i), s.end(), '\n'));
+}
+
 } // namespace
 
 std::size_t jsonChars(const Message &m)
@@ -44,7 +179,7 @@ std::size_t jsonChars(const Message &m)
         switch (blk.type) {
         case BlockType::ToolUse:
             // {"functionCall":{"id":..,"name":..,"args":{...}}}
-            n += 40 + jsonQuoted(blk.toolId) + jsonQuoted(blk.toolName) + (blk.input.is_null() ? 2 : blk.input.dump().size());
+            n += 40 + jsonQuoted(blk.toolId) + jsonQuoted(blk.toolName) + (blk.input.is_null() ? 2 : dumpLength(blk.input));
             break;
         case BlockType::ToolResult:
             // {"functionResponse":{"id":..,"name":..,"response":{"output":".."}}}
@@ -71,8 +206,7 @@ std::size_t countLines(std::string_view s)
     // lone "\r" (old Mac endings, rare in tool output) is not a break here.
     if (s.empty())
         return 0;
-    const auto feeds = static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
-    return feeds + (s.back() != '\n' ? 1 : 0);
+    return lineFeeds(s) + (s.back() != '\n' ? 1 : 0);
 }
 
 std::int64_t blockTokensWithText(const Block &b, std::string_view text)
@@ -141,8 +275,11 @@ void closeKeptPairs(const Editor &e, std::vector<char> &kept)
     // that is not needed goes when a partner is gone. The needed set only grows, so this ends (a
     // plain "restore or remove" loop can flip a message with two calls back and forth forever).
     std::vector<char> needed(e.size(), 0);
-    for (std::size_t p = 0; p < e.size(); ++p)
-        needed[p] = e.isProtected(e.at(p)) ? 1 : 0;
+    // Protection is pinning or an exempt tool's block (Editor::isProtected): without either, no
+    // message is, and walking every message's blocks to find that out is skipped.
+    if (!e.input().pinned.empty() || !e.input().exemptTools.empty())
+        for (std::size_t p = 0; p < e.size(); ++p)
+            needed[p] = e.isProtected(e.at(p)) ? 1 : 0;
     for (bool changed = true; changed;) {
         changed = false;
         for (std::size_t p = 0; p < e.size(); ++p) {

@@ -146,7 +146,7 @@ public:
             }
         e.insertBefore(at, std::move(summaryMsg), "gemini-cli state_snapshot of the compressed turns");
         e.insertBefore(at, std::move(ackMsg), "gemini-cli model acknowledgement after the snapshot");
-        e.extra()["summary"] = s.sections;
+        e.extra()["summary"] = std::move(s.sections);
         e.setNote("compressed " + std::to_string(removed) + " of " + std::to_string(history.size())
                   + " turns into a state_snapshot (" + std::to_string(removedTokens) + " -> " + std::to_string(added)
                   + " tokens); " + percent(ratio) + " of the limit before");

@@ -226,7 +226,7 @@ public:
         std::sort(preserved.begin(), preserved.end());
         preserved.erase(std::unique(preserved.begin(), preserved.end()), preserved.end());
 
-        const Summary s = in.summary().summarize(req);
+        Summary s = in.summary().summarize(req);
         // Messages a guard kept in the range (pinned, exempt tool) follow the summary, so that the
         // conversation still opens with the summary (a user turn) after the system prompt.
         std::size_t insertAt = before;
@@ -259,7 +259,12 @@ public:
             reasons.push_back(r.describe());
         e.extra()["boundary"] = {{"position", b}, {"index", before}, {"score", score.score}, {"reasons", reasons},
                                  {"ratio", ratio}};
-        e.extra()["summary"] = {{"text", s.text}, {"sections", s.sections}, {"keyPoints", s.keyPoints}};
+        // Moved, not copied: the sections quote every modified file and error of the range.
+        nlohmann::json summary = nlohmann::json::object();
+        summary["text"] = std::move(s.text);
+        summary["sections"] = std::move(s.sections);
+        summary["keyPoints"] = std::move(s.keyPoints);
+        e.extra()["summary"] = std::move(summary);
 
         Result res = e.finish();
         // Post-compaction size: the conversation messages of the result (the marker is not one).
