@@ -2,12 +2,14 @@
 // Parameters, input, registry and the run() driver of the strategy engine.
 #include "core/strategy.h"
 
+#include "core/parallel.h"
 #include "core/strategies/registry.h"
 #include "core/strategy_edit.h"
 #include "core/summary.h"
 #include "core/tokens.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -317,23 +319,13 @@ std::shared_ptr<const Table> buildBlockTable(const Transcript &t, Counted counte
     }
     table->first[n] = count;
     table->values.assign(count, 0);
-    auto work = [&](std::size_t k, std::size_t threads) {
-        constexpr std::size_t kChunk = 64;
-        for (std::size_t start = k * kChunk; start < n; start += threads * kChunk)
-            for (std::size_t i = start; i < std::min(n, start + kChunk); ++i) {
-                const auto &blocks = t.messages[i].blocks;
-                if (counted(blocks.size()))
-                    for (std::size_t b = 0; b < blocks.size(); ++b)
-                        table->values[table->first[i] + b] = value(blocks[b]);
-            }
-    };
-    if (count > 256) {
-        std::thread other(work, 1, 2);
-        work(0, 2);
-        other.join();
-    } else {
-        work(0, 1);
-    }
+    // Two threads only when there are enough multi-block entries to be worth one.
+    parallelFor(n, 64, count > 256 ? 0 : SIZE_MAX, [&](std::size_t i) {
+        const auto &blocks = t.messages[i].blocks;
+        if (counted(blocks.size()))
+            for (std::size_t b = 0; b < blocks.size(); ++b)
+                table->values[table->first[i] + b] = value(blocks[b]);
+    });
     return table;
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/strategy_edit.h"
 
+#include "core/parallel.h"
 #include "core/tokens.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <unordered_map>
 
 namespace cl::strategy {
@@ -118,7 +120,7 @@ std::size_t Editor::textLength(std::size_t index, std::size_t block) const
     return m_lengthTable->values[m_lengthTable->first[index] + block];
 }
 
-std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dropped) const
+std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dropped, ShortEstimate &memo) const
 {
     const Message &copy = *m_edited[index];
     const std::vector<char> &changed = m_changed[index];
@@ -126,12 +128,12 @@ std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dr
     for (std::size_t b = 0; b < copy.blocks.size(); ++b) {
         if (dropped && b < dropped->size() && (*dropped)[b] == Fate::Removed)
             continue;
-        total += changed[b] == kChanged ? estimateChanged(copy.blocks[b]) : blockTokens(index, b);
+        total += changed[b] == kChanged ? estimateChanged(copy.blocks[b], memo) : blockTokens(index, b);
     }
     return total;
 }
 
-std::int64_t Editor::estimateChanged(const Block &b) const
+std::int64_t Editor::estimateChanged(const Block &b, ShortEstimate &memo)
 {
     // Clearing strategies put the same short placeholder into thousands of blocks: its estimate is
     // remembered (estimateBlock of these types depends on the type and the text only).
@@ -139,12 +141,37 @@ std::int64_t Editor::estimateChanged(const Block &b) const
     const bool byText = b.type == BlockType::ToolResult || b.type == BlockType::Text || b.type == BlockType::Thinking;
     if (!byText || b.text.size() > kShort)
         return tokens::estimateBlock(b);
-    if (m_lastEstimate >= 0 && b.type == m_lastType && b.text == m_lastText)
-        return m_lastEstimate;
-    m_lastEstimate = tokens::estimateBlock(b);
-    m_lastType = b.type;
-    m_lastText = b.text;
-    return m_lastEstimate;
+    if (memo.value >= 0 && b.type == memo.type && b.text == memo.text)
+        return memo.value;
+    memo.value = tokens::estimateBlock(b);
+    memo.type = b.type;
+    memo.text = b.text;
+    return memo.value;
+}
+
+void Editor::estimateCopies(const std::vector<MessageFate> *fates) const
+{
+    // Snipping 100 000 messages leaves ~100 MB of new text to estimate: above a few hundred copies
+    // they are shared out over two threads in interleaved chunks. Each copy is one thread's; the
+    // original's tables are fetched first, so the threads only read shared state.
+    constexpr std::size_t kMinCopies = 256, kChunk = 32;
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < m_edited.size(); ++i)
+        if (m_edited[i] && !m_removed[i] && !m_freeform[i] && m_edited[i]->tokenEstimate < 0)
+            todo.push_back(i);
+    if (todo.size() < kMinCopies)
+        return;   // finish() estimates them as it goes
+    if (!m_blockTable)
+        m_blockTable = m_in.blockTokens();
+    // One short-text memory per thread: a chunk's items all run on the thread that took the chunk.
+    ShortEstimate memos[2];
+    const std::thread::id caller = std::this_thread::get_id();
+    parallelFor(todo.size(), kChunk, kMinCopies, [&](std::size_t j) {
+        const std::size_t i = todo[j];
+        ShortEstimate &memo = memos[std::this_thread::get_id() == caller ? 0 : 1];
+        const std::int64_t total = estimateCopy(i, fates ? &(*fates)[i].blocks : nullptr, memo);
+        m_edited[i]->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
+    });
 }
 
 void Editor::mark(std::size_t index, Fate fate, std::string reason)
@@ -367,6 +394,7 @@ Result Editor::finish()
             r.slots.push_back(std::move(s));
         }
     };
+    estimateCopies(&r.fates);
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         emitInserted(i);
         MessageFate &f = r.fates[i];

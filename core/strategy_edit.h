@@ -40,6 +40,9 @@ public:
     bool isEdited(std::size_t index) const { return m_edited[index] != nullptr; }
     bool isProtected(std::size_t index) const;      // pinned, or carries an exempt tool's block
     std::int64_t tokens(std::size_t index) const;   // current estimate (0 when removed)
+    // Fills what tokens() would compute for every edited copy, on two threads when there are many:
+    // call before summing tokens() over the whole transcript after a large edit.
+    void prepareTokens() const { estimateCopies(nullptr); }
     // Estimate of block `block` of the original message (tokens::estimateBlock, from the input's
     // per-transcript table: no text is scanned again).
     std::int64_t blockTokens(std::size_t index, std::size_t block) const;
@@ -89,9 +92,22 @@ private:
     // Estimate of an edited copy: its changed blocks estimated, the others taken from the table
     // (the same sum tokens::estimateMessage makes). dropped (per block, may be null): leave out the
     // blocks whose fate is Removed, as finish() does.
-    std::int64_t estimateCopy(std::size_t index, const std::vector<Fate> *dropped) const;
+    // estimateChanged()'s memory of the last short replacement text (one per thread).
+    struct ShortEstimate {
+        std::string text;
+        BlockType type = BlockType::Text;
+        std::int64_t value = -1;
+    };
+    std::int64_t estimateCopy(std::size_t index, const std::vector<Fate> *dropped, ShortEstimate &memo) const;
+    std::int64_t estimateCopy(std::size_t index, const std::vector<Fate> *dropped) const
+    {
+        return estimateCopy(index, dropped, m_short);
+    }
+    // The estimates of many edited copies at once, on two threads (each copy on one); with fates
+    // the blocks they mark Removed are left out, as finish() does.
+    void estimateCopies(const std::vector<MessageFate> *fates) const;
     bool blockExempt(const Message &m, std::size_t block) const;
-    std::int64_t estimateChanged(const Block &b) const; // tokens::estimateBlock, the last short text remembered
+    static std::int64_t estimateChanged(const Block &b, ShortEstimate &memo); // estimateBlock, short texts remembered
 
     const Input &m_in;
     std::vector<char> m_removed;
@@ -104,9 +120,7 @@ private:
     std::vector<char> m_freeform;             // edit() handed the copy out: any block may differ
     mutable std::shared_ptr<const Input::BlockTokens> m_blockTable;
     mutable std::shared_ptr<const Input::TextLengths> m_lengthTable;
-    mutable std::string m_lastText;           // estimateChanged()'s memory
-    mutable BlockType m_lastType = BlockType::Text;
-    mutable std::int64_t m_lastEstimate = -1;
+    mutable ShortEstimate m_short;
     std::vector<MessageFate> m_fates;
     std::vector<std::vector<std::pair<Message, std::string>>> m_inserted; // by insertion point
     std::vector<std::string> m_log;

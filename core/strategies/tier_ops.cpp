@@ -2,6 +2,8 @@
 // Seed 003 tiers over an Editor (see tier_ops.h for the readings of the seed).
 #include "core/strategies/tier_ops.h"
 
+#include "core/parallel.h"
+
 #include "core/strategies/extract.h"
 #include "core/summary.h"
 #include "core/tokens.h"
@@ -161,6 +163,7 @@ TierRun::TierRun(Editor &e)
 std::int64_t TierRun::tokens() const
 {
     std::int64_t total = insertedTokens;
+    editor.prepareTokens();
     for (std::size_t p = 0; p < editor.size(); ++p)
         total += editor.tokens(editor.at(p));
     return total;
@@ -196,6 +199,17 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
                              + " and the last "
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
+    // The long results are listed first; their cuts, a pure function of the text, are made on two
+    // threads (a forced snip of 100 000 messages writes ~100 MB); then they are applied in order.
+    struct Candidate {
+        std::size_t message, block;
+        const std::string *text;   // read only while cutting, before any edit
+        std::size_t bytes;
+        std::size_t chars;         // code points, known for an original text; else counted by the cut
+        bool original;
+        std::optional<std::string> snipped;
+    };
+    std::vector<Candidate> candidates;
     for (std::size_t p = run.firstPosition(); p < e.size(); ++p) {
         const std::size_t i = e.at(p);
         if (e.isRemoved(i))
@@ -207,25 +221,25 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
             const std::string &text = e.currentText(i, b);
             if (text.size() <= maxChars)
                 continue;
-            // Counted once, for the cut and the reason; an unchanged block's count is the
-            // input's (no scan of the megabytes between head and tail).
-            std::size_t chars = 0;
-            std::optional<std::string> snipped;
-            if (&text == &m.blocks[b].text) { // the original text
-                chars = e.textLength(i, b);
-                snipped = snipTextOfLength(text, chars, maxChars, style);
-            } else {
-                snipped = snipText(text, maxChars, style, &chars);
-            }
-            if (!snipped || snipped->size() >= text.size())
-                continue;
-            std::string why = "tool result of " + std::to_string(chars);
-            why += kept;
-            if (e.setBlockText(i, b, std::move(*snipped), Fate::Snipped, std::move(why)))
-                ++out.changed;
-            else
-                ++refused;
+            // An unchanged block's count is the input's (no scan of the megabytes between head and tail).
+            const bool original = &text == &m.blocks[b].text;
+            candidates.push_back({i, b, &text, text.size(), original ? e.textLength(i, b) : 0, original, std::nullopt});
         }
+    }
+    parallelFor(candidates.size(), 16, 256, [&](std::size_t k) {
+        Candidate &c = candidates[k];
+        c.snipped = c.original ? snipTextOfLength(*c.text, c.chars, maxChars, style)
+                               : snipText(*c.text, maxChars, style, &c.chars);
+    });
+    for (Candidate &c : candidates) {
+        if (!c.snipped || c.snipped->size() >= c.bytes)
+            continue;
+        std::string why = "tool result of " + std::to_string(c.chars);
+        why += kept;
+        if (e.setBlockText(c.message, c.block, std::move(*c.snipped), Fate::Snipped, std::move(why)))
+            ++out.changed;
+        else
+            ++refused;
     }
     out.note = out.changed ? "snipped " + std::to_string(out.changed) + " tool result(s) over " + std::to_string(maxChars)
                                  + " characters"
@@ -251,6 +265,14 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
     // The parts of every reason that do not depend on the position, built once.
     const std::string prefix = "tool result in the oldest " + percent(oldestShare) + " of messages (position ";
     const std::string suffix = " of " + std::to_string(count) + ", cutoff " + std::to_string(cutoff) + ")";
+    // The digest of a result depends only on the original call and result, so the digests of all
+    // candidates are made first, on two threads (Read digests scan whole files); then they are
+    // applied in order.
+    struct Candidate {
+        std::size_t position, message, block;
+        std::string line;
+    };
+    std::vector<Candidate> candidates;
     for (std::size_t p = first; p < first + cutoff; ++p) {
         const std::size_t i = e.at(p);
         if (e.isRemoved(i))
@@ -259,32 +281,37 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
         // An edited copy has the original's blocks until finish(): the current text is block by
         // block (currentText), so that compacting never copies the rest of a message.
         for (std::size_t b = 0; b < orig.blocks.size(); ++b) {
-            const Block &result = orig.blocks[b];
-            if (result.type != BlockType::ToolResult)
+            if (orig.blocks[b].type != BlockType::ToolResult)
                 continue;
-            const std::string &nowText = e.currentText(i, b);
-            if (extract::isCompacted(nowText)) {
+            if (extract::isCompacted(e.currentText(i, b))) {
                 ++already;
                 continue;
             }
-            const Block *use = &none;
-            if (result.pairMessage >= 0 && static_cast<std::size_t>(result.pairMessage) < t.messages.size()) {
-                const Message &pm = t.messages[static_cast<std::size_t>(result.pairMessage)];
-                if (result.pairBlock >= 0 && static_cast<std::size_t>(result.pairBlock) < pm.blocks.size())
-                    use = &pm.blocks[static_cast<std::size_t>(result.pairBlock)];
-            }
-            std::string line = extract::compactLine(*use, result);
-            if (line.size() >= nowText.size()) {
-                ++notSmaller;
-                continue;
-            }
-            std::string why = prefix + std::to_string(p - first + 1);
-            why += suffix;
-            if (e.setBlockText(i, b, std::move(line), Fate::Microcompacted, std::move(why)))
-                ++out.changed;
-            else
-                ++refused;
+            candidates.push_back({p, i, b, {}});
         }
+    }
+    parallelFor(candidates.size(), 32, 512, [&](std::size_t k) {
+        Candidate &c = candidates[k];
+        const Block &result = t.messages[c.message].blocks[c.block];
+        const Block *use = &none;
+        if (result.pairMessage >= 0 && static_cast<std::size_t>(result.pairMessage) < t.messages.size()) {
+            const Message &pm = t.messages[static_cast<std::size_t>(result.pairMessage)];
+            if (result.pairBlock >= 0 && static_cast<std::size_t>(result.pairBlock) < pm.blocks.size())
+                use = &pm.blocks[static_cast<std::size_t>(result.pairBlock)];
+        }
+        c.line = extract::compactLine(*use, result);
+    });
+    for (Candidate &c : candidates) {
+        if (c.line.size() >= e.currentText(c.message, c.block).size()) {
+            ++notSmaller;
+            continue;
+        }
+        std::string why = prefix + std::to_string(c.position - first + 1);
+        why += suffix;
+        if (e.setBlockText(c.message, c.block, std::move(c.line), Fate::Microcompacted, std::move(why)))
+            ++out.changed;
+        else
+            ++refused;
     }
     out.note = "compacted " + std::to_string(out.changed) + " tool result(s) in the oldest " + std::to_string(cutoff)
                + " of " + std::to_string(count) + " messages";

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The two-thread loop the strategy engine uses for work that is a pure function of each item
+// (estimates, per-block tables, digests): items are dealt out in interleaved chunks, because large
+// tool results cluster; below `minItems` it stays on the calling thread. An exception from either
+// thread is rethrown on the caller after both stopped.
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <thread>
+
+namespace cl {
+
+template <class F> void parallelFor(std::size_t n, std::size_t chunk, std::size_t minItems, F &&f)
+{
+    auto work = [&](std::size_t k, std::size_t threads) {
+        for (std::size_t start = k * chunk; start < n; start += threads * chunk)
+            for (std::size_t j = start; j < std::min(n, start + chunk); ++j)
+                f(j);
+    };
+    if (n < minItems || n <= chunk) {
+        work(0, 1);
+        return;
+    }
+    std::exception_ptr error;
+    std::thread other([&] {
+        try {
+            work(1, 2);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    });
+    try {
+        work(0, 2);
+    } catch (...) {
+        other.join();
+        throw;
+    }
+    other.join();
+    if (error)
+        std::rethrow_exception(error);
+}
+
+} // namespace cl

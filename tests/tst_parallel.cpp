@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// cl::parallelFor: every item exactly once, on one thread below the threshold and on two above it,
+// and an exception from either thread reaches the caller.
+#include "core/parallel.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+class TestParallel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyItemOnce_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("chunk");
+        QTest::addColumn<int>("minItems");
+        QTest::addColumn<int>("threads");
+        QTest::newRow("empty") << 0 << 16 << 0 << 1;
+        QTest::newRow("below threshold") << 500 << 16 << 512 << 1;
+        QTest::newRow("one chunk") << 16 << 16 << 0 << 1;
+        QTest::newRow("two threads") << 10001 << 32 << 256 << 2;
+        QTest::newRow("odd tail") << 97 << 8 << 0 << 2;
+    }
+    void everyItemOnce()
+    {
+        QFETCH(int, n);
+        QFETCH(int, chunk);
+        QFETCH(int, minItems);
+        QFETCH(int, threads);
+        std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+        std::mutex lock;
+        std::set<std::thread::id> ids;
+        cl::parallelFor(std::size_t(n), std::size_t(chunk), std::size_t(minItems), [&](std::size_t k) {
+            hits[k].fetch_add(1);
+            const std::lock_guard<std::mutex> guard(lock);
+            ids.insert(std::this_thread::get_id());
+        });
+        for (int k = 0; k < n; ++k)
+            QCOMPARE(hits[std::size_t(k)].load(), 1);
+        if (n > 0)
+            QCOMPARE(int(ids.size()), threads);
+        if (threads == 1 && n > 0)
+            QVERIFY(ids.count(std::this_thread::get_id()));
+    }
+
+    void exceptionsReachTheCaller()
+    {
+        for (const std::size_t bad : {std::size_t(3), std::size_t(40)}) { // item 3: caller's chunk; 40: the other's
+            std::atomic<int> done{0};
+            bool caught = false;
+            try {
+                cl::parallelFor(1000, 32, 0, [&](std::size_t k) {
+                    if (k == bad)
+                        throw std::runtime_error("bad item");
+                    done.fetch_add(1);
+                });
+            } catch (const std::runtime_error &) {
+                caught = true;
+            }
+            QVERIFY(caught);
+            QVERIFY(done.load() < 1000);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParallel)
+#include "tst_parallel.moc"
