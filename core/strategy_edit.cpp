@@ -151,24 +151,24 @@ std::int64_t Editor::estimateChanged(const Block &b, ShortEstimate &memo)
 
 void Editor::estimateCopies(const std::vector<MessageFate> *fates) const
 {
-    // Snipping 100 000 messages leaves ~100 MB of new text to estimate: above a few hundred copies
-    // they are shared out over two threads in interleaved chunks. Each copy is one thread's; the
+    // Every copy's estimate, as the stats will ask for it. Snipping 100 000 messages leaves ~100 MB of
+    // new text to estimate: above a few hundred copies they are shared out over two threads. Each copy is one thread's; the
     // original's tables are fetched first, so the threads only read shared state.
     constexpr std::size_t kMinCopies = 256, kChunk = 32;
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < m_edited.size(); ++i)
         if (m_edited[i] && !m_removed[i] && !m_freeform[i] && m_edited[i]->tokenEstimate < 0)
             todo.push_back(i);
-    if (todo.size() < kMinCopies)
-        return;   // finish() estimates them as it goes
-    if (!m_blockTable)
+    // On two threads the table is fetched first (blockTokens() fills it lazily); on one, a few
+    // copies fetch it only if one of them needs it.
+    if (todo.size() >= kMinCopies && !m_blockTable)
         m_blockTable = m_in.blockTokens();
     // One short-text memory per thread: a chunk's items all run on the thread that took the chunk.
-    ShortEstimate memos[2];
+    ShortEstimate other;
     const std::thread::id caller = std::this_thread::get_id();
     parallelFor(todo.size(), kChunk, kMinCopies, [&](std::size_t j) {
         const std::size_t i = todo[j];
-        ShortEstimate &memo = memos[std::this_thread::get_id() == caller ? 0 : 1];
+        ShortEstimate &memo = std::this_thread::get_id() == caller ? m_short : other;
         const std::int64_t total = estimateCopy(i, fates ? &(*fates)[i].blocks : nullptr, memo);
         m_edited[i]->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
     });
@@ -412,11 +412,7 @@ Result Editor::finish()
         s.reason = f.reason;
         if (m_edited[i]) {
             std::shared_ptr<Message> m = m_edited[i];
-            // The estimate the stats will ask for, without scanning the unchanged blocks again.
-            if (!m_freeform[i] && m->tokenEstimate < 0) {
-                const std::int64_t total = estimateCopy(i, &f.blocks);
-                m->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
-            }
+            // (Its estimate was made by estimateCopies() above, from the unchanged blocks' table.)
             // The unchanged blocks' text and input, now that no strategy step can replace them
             // (a removed block is dropped below and never copied).
             if (m_pending[i]) {

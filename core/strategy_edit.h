@@ -103,7 +103,7 @@ private:
     {
         return estimateCopy(index, dropped, m_short);
     }
-    // The estimates of many edited copies at once, on two threads (each copy on one); with fates
+    // The estimates of all edited copies at once, on two threads when many (each copy on one); with fates
     // the blocks they mark Removed are left out, as finish() does.
     void estimateCopies(const std::vector<MessageFate> *fates) const;
     bool blockExempt(const Message &m, std::size_t block) const;
