@@ -300,59 +300,6 @@ bool Input::isPinned(std::size_t index) const
     return index < m_pinned.size() && m_pinned[index];
 }
 
-namespace {
-
-// A per-block table over the transcript (block b of message i at values[first[i] + b]): messages
-// for which counted(blocks) is false get no entries; value(block) fills the others on two threads
-// in interleaved chunks (as tokens::estimateAll: large results cluster).
-template <class Table, class Counted, class Value>
-std::shared_ptr<const Table> buildBlockTable(const Transcript &t, Counted counted, Value value)
-{
-    const std::size_t n = t.messages.size();
-    auto table = std::make_shared<Table>();
-    table->first.resize(n + 1);
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        table->first[i] = count;
-        const std::size_t blocks = t.messages[i].blocks.size();
-        count += counted(blocks) ? blocks : 0;
-    }
-    table->first[n] = count;
-    table->values.assign(count, 0);
-    // Two threads only when there are enough multi-block entries to be worth one.
-    parallelFor(n, 64, count > 256 ? 0 : SIZE_MAX, [&](std::size_t i) {
-        const auto &blocks = t.messages[i].blocks;
-        if (counted(blocks.size()))
-            for (std::size_t b = 0; b < blocks.size(); ++b)
-                table->values[table->first[i] + b] = value(blocks[b]);
-    });
-    return table;
-}
-
-} // namespace
-
-std::shared_ptr<const Input::BlockTokens> Input::blockTokens() const
-{
-    // compare() runs strategies on threads that share this input: the first one builds the table.
-    static std::mutex lock;
-    const std::lock_guard<std::mutex> guard(lock);
-    if (!m_blockTokens || m_blockTokens->first.size() != transcript.messages.size() + 1)
-        m_blockTokens = buildBlockTable<BlockTokens>(
-            transcript, [](std::size_t blocks) { return blocks > 1; },
-            [](const Block &b) { return tokens::estimateBlock(b); });
-    return m_blockTokens;
-}
-
-std::shared_ptr<const Input::TextLengths> Input::textLengths() const
-{
-    static std::mutex lock; // shared by compare()'s threads, like blockTokens()
-    const std::lock_guard<std::mutex> guard(lock);
-    if (!m_textLengths || m_textLengths->first.size() != transcript.messages.size() + 1)
-        m_textLengths = buildBlockTable<TextLengths>(
-            transcript, [](std::size_t) { return true; }, [](const Block &b) { return utf8Length(b.text); });
-    return m_textLengths;
-}
-
 bool Input::isExemptTool(std::string_view toolName) const
 {
     return std::find(exemptTools.begin(), exemptTools.end(), toolName) != exemptTools.end();

@@ -15,6 +15,7 @@
 // Token counts are the seed 001 estimate (tokens.h), the same numbers the analysis uses.
 
 #include "core/analysis.h"
+#include "core/strategy_tables.h"
 #include "core/transcript.h"
 #include "core/validity.h"
 
@@ -90,29 +91,23 @@ public:
     bool isPinned(std::size_t index) const;
     bool isExemptTool(std::string_view toolName) const;
 
-    // tokens::estimateBlock of every block of the messages with more than one block (a one-block
-    // message's block is its cached estimate minus the fixed overhead): block b of message i is
-    // values[first[i] + b]. Computed once per transcript on first use, like the analysis, so that
-    // strategies weighing single blocks or re-estimating edited copies do not scan unchanged text.
-    struct BlockTokens {
-        std::vector<std::size_t> first;   // per message, then one past the end
-        std::vector<std::int64_t> values;
-    };
-    std::shared_ptr<const BlockTokens> blockTokens() const;
-
-    // utf8Length of every block's text (code points): block b of message i is values[first[i] + b].
-    // Computed once per transcript on first use, like blockTokens(), so that the strategies cutting
-    // long tool results to a number of characters read only the bytes they keep.
-    struct TextLengths {
-        std::vector<std::size_t> first;   // per message, then one past the end
-        std::vector<std::size_t> values;
-    };
-    std::shared_ptr<const TextLengths> textLengths() const;
+    // Per-block tables of the transcript (strategy_tables.h), built on first use and shared by every
+    // strategy run on this input, and by later inputs given the same tables (setTables()).
+    using BlockTokens = strategy::BlockTokens;
+    using TextLengths = strategy::TextLengths;
+    std::shared_ptr<const BlockTokens> blockTokens() const { return m_tables->blockTokens(transcript); }
+    std::shared_ptr<const TextLengths> textLengths() const { return m_tables->textLengths(transcript); }
+    std::shared_ptr<const CompactDigests> digests() const { return m_tables->digests(transcript); }
+    const std::shared_ptr<TranscriptTables> &tables() const { return m_tables; }
+    // Tables kept from an earlier input of the same transcript (null: fresh ones).
+    void setTables(std::shared_ptr<TranscriptTables> tables)
+    {
+        m_tables = tables ? std::move(tables) : std::make_shared<TranscriptTables>();
+    }
 
 private:
     mutable std::shared_ptr<const analysis::Analysis> m_analysis;
-    mutable std::shared_ptr<const BlockTokens> m_blockTokens;
-    mutable std::shared_ptr<const TextLengths> m_textLengths;
+    std::shared_ptr<TranscriptTables> m_tables = std::make_shared<TranscriptTables>();
     mutable std::vector<char> m_pinned;
 };
 

@@ -43,14 +43,14 @@ const std::string &Editor::currentText(std::size_t index, std::size_t block) con
     const Message *copy = m_edited[index].get();
     if (copy && m_freeform[index]) // edit() handed the copy out: any block may differ
         return block < copy->blocks.size() ? copy->blocks[block].text : none;
-    if (copy && m_changed[index][block] == kChanged)
+    if (copy && m_changed[index][block].state == kChanged)
         return copy->blocks[block].text;
     return m_in.transcript.messages[index].blocks[block].text;
 }
 
 void Editor::fillBlock(std::size_t index, std::size_t block) const
 {
-    char &state = m_changed[index][block];
+    char &state = m_changed[index][block].state;
     if (state != kPending)
         return;
     const Block &from = m_in.transcript.messages[index].blocks[block];
@@ -120,15 +120,25 @@ std::size_t Editor::textLength(std::size_t index, std::size_t block) const
     return m_lengthTable->values[m_lengthTable->first[index] + block];
 }
 
+std::size_t Editor::lineCount(std::size_t index, std::size_t block) const
+{
+    if (!m_lengthTable)
+        m_lengthTable = m_in.textLengths();
+    return m_lengthTable->lines(m_in.transcript, index, block);
+}
+
 std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dropped, ShortEstimate &memo) const
 {
     const Message &copy = *m_edited[index];
-    const std::vector<char> &changed = m_changed[index];
+    const std::vector<BlockEdit> &changed = m_changed[index];
     std::int64_t total = tokens::kRoleTokens + tokens::kStructureTokens;
     for (std::size_t b = 0; b < copy.blocks.size(); ++b) {
         if (dropped && b < dropped->size() && (*dropped)[b] == Fate::Removed)
             continue;
-        total += changed[b] == kChanged ? estimateChanged(copy.blocks[b], memo) : blockTokens(index, b);
+        if (changed[b].state != kChanged)
+            total += blockTokens(index, b);
+        else
+            total += changed[b].tokens >= 0 ? changed[b].tokens : estimateChanged(copy.blocks[b], memo);
     }
     return total;
 }
@@ -244,23 +254,24 @@ Message &Editor::mutableCopy(std::size_t index)
         m->edited = true;
         m_edited[index] = std::move(m);
         m_fates[index].blocks.assign(o.blocks.size(), Fate::Kept);
-        m_changed[index].assign(o.blocks.size(), kPending);
+        m_changed[index].assign(o.blocks.size(), BlockEdit{kPending, -1});
         m_pending[index] = o.blocks.empty() ? 0 : 1;
     }
     m_edited[index]->tokenEstimate = -1;
     return *m_edited[index];
 }
 
-bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason)
+bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason,
+                          std::int64_t tokens)
 {
     const Message &orig = m_in.transcript.messages[index];
     if (m_removed[index] || block >= orig.blocks.size() || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
     Message &m = mutableCopy(index);
-    if (m_changed[index][block] == kPending)
+    if (m_changed[index][block].state == kPending)
         m.blocks[block].input = orig.blocks[block].input;
     m.blocks[block].text = std::move(text);
-    m_changed[index][block] = kChanged;
+    m_changed[index][block] = {kChanged, tokens >= 0 && tokens <= INT32_MAX ? static_cast<std::int32_t>(tokens) : -1};
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
     return true;
@@ -289,10 +300,10 @@ bool Editor::setToolInput(std::size_t index, std::size_t block, nlohmann::json i
         || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
     Message &m = mutableCopy(index);
-    if (m_changed[index][block] == kPending)
+    if (m_changed[index][block].state == kPending)
         m.blocks[block].text = orig.blocks[block].text;
     m.blocks[block].input = std::move(input);
-    m_changed[index][block] = kChanged;
+    m_changed[index][block] = {kChanged, -1};
     m_fates[index].blocks[block] = Fate::Cleared;
     mark(index, Fate::Cleared, std::move(reason));
     return true;

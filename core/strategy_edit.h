@@ -48,17 +48,22 @@ public:
     std::int64_t blockTokens(std::size_t index, std::size_t block) const;
     // utf8Length of block `block` of the original message (from the input's per-transcript table).
     std::size_t textLength(std::size_t index, std::size_t block) const;
+    // Lines of block `block` of the original message as peer::countLines counts them (from the
+    // input's per-transcript table).
+    std::size_t lineCount(std::size_t index, std::size_t block) const;
     // True when the block's text or input was replaced (current(index) differs from the original there).
     bool isBlockChanged(std::size_t index, std::size_t block) const
     {
-        return m_edited[index] && block < m_changed[index].size() && m_changed[index][block] == kChanged;
+        return m_edited[index] && block < m_changed[index].size() && m_changed[index][block].state == kChanged;
     }
 
     bool remove(std::size_t index, std::string reason, Fate fate = Fate::Removed);
     void restore(std::size_t index);
     // Replaces a block's text (tool result, text, thinking). Refused for protected messages and for
-    // blocks of exempt tools.
-    bool setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason);
+    // blocks of exempt tools. tokens >= 0: tokens::estimateBlock of the block with the new text,
+    // when the caller made it already (on its threads, while the text was hot).
+    bool setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason,
+                      std::int64_t tokens = -1);
     // Drops one block (e.g. a thinking block); refused like setBlockText. A message left without
     // blocks is removed.
     bool dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason);
@@ -113,9 +118,14 @@ private:
     std::vector<char> m_removed;
     std::vector<std::shared_ptr<Message>> m_edited;
     // Per edited copy and block: kChanged (text / input replaced), kPending (text and input not
-    // copied from the original yet) or 0 (a copy of the original's).
+    // copied from the original yet) or 0 (a copy of the original's); for a changed block, its
+    // estimate when setBlockText() was given it (else -1).
     static constexpr char kChanged = 1, kPending = 2;
-    mutable std::vector<std::vector<char>> m_changed;
+    struct BlockEdit {
+        char state = 0;
+        std::int32_t tokens = -1;
+    };
+    mutable std::vector<std::vector<BlockEdit>> m_changed;
     mutable std::vector<char> m_pending;      // per message: the copy has kPending blocks
     std::vector<char> m_freeform;             // edit() handed the copy out: any block may differ
     mutable std::shared_ptr<const Input::BlockTokens> m_blockTable;

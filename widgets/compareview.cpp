@@ -119,6 +119,8 @@ void CompareView::setInput(std::shared_ptr<const Transcript> transcript, analysi
     if (isRunning() && m_cancel)
         m_cancel->store(true); // its rows are for the old input: onFinished drops them (generation)
     ++m_generation;
+    if (!m_tables || transcript != m_transcript)
+        m_tables = std::make_shared<strategy::TranscriptTables>();
     m_transcript = std::move(transcript);
     m_options = std::move(options);
     m_pinned = std::move(pinned);
@@ -206,9 +208,11 @@ void CompareView::run(const QStringList &names)
                 if (spec.name == "force" && !overrides[std::string(s->name())].contains("force"))
                     overrides[std::string(s->name())]["force"] = true;
     auto cancelFlag = m_cancel;
+    auto tables = m_tables;
     const int threads = m_threads;
     m_watcher.setFuture(QtConcurrent::run([=, this]() {
         strategy::Input in(*transcript, options);
+        in.setTables(tables);
         in.pinned = pinned;
         in.exemptTools = exempt;
         strategy::CompareOptions o;

@@ -79,6 +79,8 @@ private:
 
     std::shared_ptr<const Transcript> m_transcript;
     analysis::AnalysisOptions m_options;
+    // Per-block tables of m_transcript kept from one run to the next (strategy_tables.h).
+    std::shared_ptr<strategy::TranscriptTables> m_tables;
     std::vector<std::size_t> m_pinned;
     std::vector<std::string> m_exempt;
     nlohmann::json m_overrides = nlohmann::json::object();

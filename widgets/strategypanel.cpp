@@ -224,6 +224,7 @@ void StrategyPanel::setTranscript(std::shared_ptr<const Transcript> transcript, 
 {
     m_transcript = std::move(transcript);
     m_analysis = std::move(analysis);
+    m_tables = std::make_shared<strategy::TranscriptTables>();
     ++m_generation; // a running preview was for the old transcript
     setBusy(false);
     clearPreview();
@@ -309,6 +310,7 @@ void StrategyPanel::runPreview()
     const quint64 generation = ++m_generation;
     auto transcript = m_transcript;
     auto analysis = m_analysis;
+    auto tables = m_tables;
     auto options = m_options;
     auto pinned = this->pinned();
     std::vector<std::string> exempt;
@@ -332,8 +334,9 @@ void StrategyPanel::runPreview()
         updateButtons();
         Q_EMIT previewReady(out.result);
     });
-    watcher->setFuture(QtConcurrent::run([s, transcript, analysis, options, pinned, exempt, summarizer, params] {
+    watcher->setFuture(QtConcurrent::run([s, transcript, analysis, tables, options, pinned, exempt, summarizer, params] {
         strategy::Input in(*transcript, analysis, options);
+        in.setTables(tables);
         in.pinned = pinned;
         in.exemptTools = exempt;
         in.summarizer = summarizer;

@@ -75,6 +75,8 @@ private:
 
     std::shared_ptr<const Transcript> m_transcript;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
+    // Per-block tables of m_transcript kept from one preview to the next (strategy_tables.h).
+    std::shared_ptr<cl::strategy::TranscriptTables> m_tables;
     cl::analysis::AnalysisOptions m_options;
     const cl::strategy::Summarizer *m_summarizer = nullptr;
     std::shared_ptr<const cl::strategy::Result> m_preview;

@@ -68,7 +68,7 @@ public:
                     e.log("kept output of message " + std::to_string(i) + " (" + blk.toolName + "): keep_output tag");
                     continue;
                 }
-                const std::string text = "Old environment output: (" + std::to_string(peer::countLines(blk.text))
+                const std::string text = "Old environment output: (" + std::to_string(e.lineCount(i, b))
                                          + " lines omitted)";
                 if (blk.text.size() <= text.size()) {
                     ++tooShort; // the note would be longer than the output it replaces

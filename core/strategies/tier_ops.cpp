@@ -199,8 +199,9 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
                              + " and the last "
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
-    // The long results are listed first; their cuts, a pure function of the text, are made on two
-    // threads (a forced snip of 100 000 messages writes ~100 MB); then they are applied in order.
+    // The long results are listed first; their cuts and the estimates of the cut texts, a pure
+    // function of the text, are made on two threads (a forced snip of 100 000 messages writes
+    // ~100 MB, estimated while it is still in cache); then they are applied in order.
     struct Candidate {
         std::size_t message, block;
         const std::string *text;   // read only while cutting, before any edit
@@ -208,6 +209,7 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
         std::size_t chars;         // code points, known for an original text; else counted by the cut
         bool original;
         std::optional<std::string> snipped;
+        std::int64_t tokens = -1;  // estimateBlock of the result with the snipped text
     };
     std::vector<Candidate> candidates;
     for (std::size_t p = run.firstPosition(); p < e.size(); ++p) {
@@ -230,13 +232,15 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
         Candidate &c = candidates[k];
         c.snipped = c.original ? snipTextOfLength(*c.text, c.chars, maxChars, style)
                                : snipText(*c.text, maxChars, style, &c.chars);
+        if (c.snipped && c.snipped->size() < c.bytes)
+            c.tokens = tokens::kToolResultOverhead + tokens::estimateText(*c.snipped);
     });
     for (Candidate &c : candidates) {
         if (!c.snipped || c.snipped->size() >= c.bytes)
             continue;
         std::string why = "tool result of " + std::to_string(c.chars);
         why += kept;
-        if (e.setBlockText(c.message, c.block, std::move(*c.snipped), Fate::Snipped, std::move(why)))
+        if (e.setBlockText(c.message, c.block, std::move(*c.snipped), Fate::Snipped, std::move(why), c.tokens))
             ++out.changed;
         else
             ++refused;
@@ -261,16 +265,15 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
     const std::size_t count = e.size() - first;
     const auto cutoff = static_cast<std::size_t>(std::floor(static_cast<double>(count) * oldestShare));
     std::size_t already = 0, notSmaller = 0, refused = 0;
-    static const Block none;
     // The parts of every reason that do not depend on the position, built once.
     const std::string prefix = "tool result in the oldest " + percent(oldestShare) + " of messages (position ";
     const std::string suffix = " of " + std::to_string(count) + ", cutoff " + std::to_string(cutoff) + ")";
-    // The digest of a result depends only on the original call and result, so the digests of all
-    // candidates are made first, on two threads (Read digests scan whole files); then they are
-    // applied in order.
+    // The digest of a result depends only on the original call and result: the input's digest
+    // table makes each once per transcript (Read digests scan whole files), on two threads here
+    // for the candidates it does not hold yet; then they are applied in order.
     struct Candidate {
         std::size_t position, message, block;
-        std::string line;
+        CompactDigest digest;
     };
     std::vector<Candidate> candidates;
     for (std::size_t p = first; p < first + cutoff; ++p) {
@@ -290,25 +293,20 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
             candidates.push_back({p, i, b, {}});
         }
     }
+    const std::shared_ptr<const CompactDigests> digests = e.input().digests();
     parallelFor(candidates.size(), 32, 512, [&](std::size_t k) {
         Candidate &c = candidates[k];
-        const Block &result = t.messages[c.message].blocks[c.block];
-        const Block *use = &none;
-        if (result.pairMessage >= 0 && static_cast<std::size_t>(result.pairMessage) < t.messages.size()) {
-            const Message &pm = t.messages[static_cast<std::size_t>(result.pairMessage)];
-            if (result.pairBlock >= 0 && static_cast<std::size_t>(result.pairBlock) < pm.blocks.size())
-                use = &pm.blocks[static_cast<std::size_t>(result.pairBlock)];
-        }
-        c.line = extract::compactLine(*use, result);
+        c.digest = digests->get(c.message, c.block);
     });
     for (Candidate &c : candidates) {
-        if (c.line.size() >= e.currentText(c.message, c.block).size()) {
+        if (c.digest.line.size() >= e.currentText(c.message, c.block).size()) {
             ++notSmaller;
             continue;
         }
         std::string why = prefix + std::to_string(c.position - first + 1);
         why += suffix;
-        if (e.setBlockText(c.message, c.block, std::move(c.line), Fate::Microcompacted, std::move(why)))
+        if (e.setBlockText(c.message, c.block, std::move(c.digest.line), Fate::Microcompacted, std::move(why),
+                           c.digest.tokens))
             ++out.changed;
         else
             ++refused;

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+// The per-transcript strategy tables (core/strategy_tables.h): every entry equals the function it
+// stands for (utf8Length, peer::countLines, tokens::estimateBlock, extract::compactLine), digests
+// are the same whichever thread makes them first, tables handed to a later Input are reused and
+// rebuilt for another transcript, and strategies give the same results with cold or warm tables.
+#include "core/strategies/extract.h"
+#include "core/strategies/peer_common.h"
+#include "core/strategy.h"
+#include "core/strategy_edit.h"
+#include "core/tokens.h"
+#include "test_support.h"
+
+#include <QtTest>
+
+#include <thread>
+
+using namespace cl;
+using namespace cl::strategy;
+
+namespace {
+
+// Texts the fast counters must get right: multi-byte and 4-byte characters, CR LF, a last line
+// with and without a line feed, empty, exactly 16 and 17 bytes, and one long enough for the
+// 255-step fold of the per-lane counters.
+Transcript edgeTranscript()
+{
+    Transcript t;
+    t.format = Format::Anthropic;
+    const std::vector<std::string> texts = {
+        "", "\n", "a", "abc\n", "line1\r\nline2\r\n", "no feed at the end", "ünïcödé\nтекст\n日本語\n🙂🙂\n",
+        "0123456789abcdef", "0123456789abcdef\n", std::string(16 * 300 + 7, 'x') + "\n" + std::string(5000, '\n'),
+        []() {
+            std::string s;
+            for (int i = 0; i < 2000; ++i)
+                s += "→ é 🙂 line " + std::to_string(i) + "\n";
+            return s;
+        }()};
+    Message call;
+    call.role = Role::Assistant;
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+        Block use;
+        use.type = BlockType::ToolUse;
+        use.toolId = "t" + std::to_string(k);
+        use.toolName = k % 2 ? "Bash" : "Read";
+        use.input = k % 2 ? nlohmann::json{{"command", "ls -la"}} : nlohmann::json{{"file_path", "/src/a.py"}};
+        call.blocks.push_back(use);
+    }
+    Message results;
+    results.role = Role::User;
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+        Block r;
+        r.type = BlockType::ToolResult;
+        r.toolId = "t" + std::to_string(k);
+        r.text = texts[k];
+        results.blocks.push_back(r);
+    }
+    Message ask;
+    ask.role = Role::User;
+    ask.blocks.push_back(Block{BlockType::Text, "please look", {}, {}, nullptr, {}, 0, false, -1, -1});
+    t.messages = {ask, call, results};
+    linkToolPairs(t);
+    tokens::estimateAll(t);
+    return t;
+}
+
+void checkTables(const Transcript &t)
+{
+    TranscriptTables tables;
+    const auto lengths = tables.textLengths(t);
+    const auto estimates = tables.blockTokens(t);
+    std::size_t checked = 0;
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const auto &blocks = t.messages[i].blocks;
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+            const std::string &text = blocks[b].text;
+            QCOMPARE(lengths->values[lengths->first[i] + b], utf8Length(text));
+            QCOMPARE(lengths->lines(t, i, b), peer::countLines(text));
+            if (blocks.size() > 1)
+                QCOMPARE(estimates->values[estimates->first[i] + b], tokens::estimateBlock(blocks[b]));
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 0);
+}
+
+const Block &callOf(const Transcript &t, const Block &result)
+{
+    static const Block none;
+    if (result.pairMessage < 0)
+        return none;
+    return t.messages[std::size_t(result.pairMessage)].blocks[std::size_t(result.pairBlock)];
+}
+
+// Everything a strategy result says, in one string (fates, reasons, slot texts, stats).
+std::string fingerprint(const Result &r)
+{
+    std::string out = r.note + "|" + std::to_string(r.stats.tokensAfter) + "|";
+    for (const MessageFate &f : r.fates)
+        out += std::to_string(int(f.fate)) + f.reason + std::to_string(f.slot) + ";";
+    for (const Slot &s : r.slots)
+        if (s.message)
+            for (const Block &b : s.message->blocks)
+                out += b.text + "#";
+    return out;
+}
+
+} // namespace
+
+class TestStrategyTables : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void entriesEqualTheFunctions()
+    {
+        checkTables(edgeTranscript());
+        checkTables(test::generatedTranscript(Format::ClaudeCode, 1500, 7));
+        checkTables(test::generatedTranscript(Format::Codex, 1200, 3));
+    }
+
+    void digestsEqualCompactLines()
+    {
+        for (const Transcript &t : {edgeTranscript(), test::generatedTranscript(Format::Anthropic, 2000, 11)}) {
+            const CompactDigests digests(t);
+            QCOMPARE(digests.made(), std::size_t(0));
+            std::size_t results = 0;
+            for (std::size_t i = 0; i < t.messages.size(); ++i)
+                for (std::size_t b = 0; b < t.messages[i].blocks.size(); ++b) {
+                    const Block &blk = t.messages[i].blocks[b];
+                    if (blk.type != BlockType::ToolResult)
+                        continue;
+                    ++results;
+                    const CompactDigest d = digests.get(i, b);
+                    QCOMPARE(d.line, extract::compactLine(callOf(t, blk), blk));
+                    Block asResult;
+                    asResult.type = BlockType::ToolResult;
+                    asResult.text = d.line;
+                    QCOMPARE(d.tokens, tokens::estimateBlock(asResult));
+                    QCOMPARE(digests.get(i, b).line, d.line); // the kept entry
+                }
+            QVERIFY(results > 5);
+            QCOMPARE(digests.made(), results);
+        }
+    }
+
+    void digestsFromTwoThreadsAgree()
+    {
+        const Transcript t = test::generatedTranscript(Format::Anthropic, 3000, 5);
+        std::vector<std::pair<std::size_t, std::size_t>> results;
+        for (std::size_t i = 0; i < t.messages.size(); ++i)
+            for (std::size_t b = 0; b < t.messages[i].blocks.size(); ++b)
+                if (t.messages[i].blocks[b].type == BlockType::ToolResult)
+                    results.emplace_back(i, b);
+        const CompactDigests shared(t);
+        std::vector<std::string> first(results.size()), second(results.size());
+        // Both threads walk every entry, one from each end, so they race for the same entries.
+        std::thread other([&] {
+            for (std::size_t k = results.size(); k-- > 0;)
+                second[k] = shared.get(results[k].first, results[k].second).line;
+        });
+        for (std::size_t k = 0; k < results.size(); ++k)
+            first[k] = shared.get(results[k].first, results[k].second).line;
+        other.join();
+        QCOMPARE(first, second);
+        QCOMPARE(shared.made(), results.size());
+        const CompactDigests filled(t);
+        filled.fill();
+        QCOMPARE(filled.made(), results.size());
+        for (std::size_t k = 0; k < results.size(); k += 37)
+            QCOMPARE(filled.get(results[k].first, results[k].second).line, first[k]);
+    }
+
+    void tablesAreSharedAndRebuiltForAnotherTranscript()
+    {
+        const Transcript a = test::generatedTranscript(Format::Anthropic, 800, 1);
+        const Transcript b = test::generatedTranscript(Format::Anthropic, 900, 2);
+        Input first(a);
+        const auto lengths = first.textLengths();
+        const auto digests = first.digests();
+        Input later(a);
+        later.setTables(first.tables());
+        QCOMPARE(later.textLengths().get(), lengths.get());
+        QCOMPARE(later.digests().get(), digests.get());
+        Input fresh(a);
+        QVERIFY(fresh.textLengths().get() != lengths.get());
+        // The same tables asked about another transcript are rebuilt for that one.
+        Input other(b);
+        other.setTables(first.tables());
+        const auto otherLengths = other.textLengths();
+        QVERIFY(otherLengths.get() != lengths.get());
+        QCOMPARE(otherLengths->first.size(), b.messages.size() + 1);
+        QCOMPARE(otherLengths->values.back(), utf8Length(b.messages.back().blocks.back().text));
+        other.setTables(nullptr);
+        QVERIFY(other.tables() != nullptr);
+    }
+
+    void strategiesAgreeWithColdAndWarmTables()
+    {
+        const Transcript t = test::generatedTranscript(Format::Anthropic, 4000, 9);
+        Input warm(t);
+        warm.tables()->prepare(t);
+        QVERIFY(warm.digests()->made() > 100);
+        for (const char *name : {"microcompact", "progressive", "swe-agent", "snip", "snip-seed004"}) {
+            const Strategy *s = find(name);
+            QVERIFY2(s, name);
+            nlohmann::json params = nlohmann::json::object();
+            for (const ParamSpec &spec : s->params())
+                if (spec.name == "force")
+                    params["force"] = true;
+            Input cold(t);
+            const Result a = run(*s, cold, params);
+            const Result b = run(*s, warm, params);
+            QVERIFY2(a.changed, name);
+            QVERIFY2(a.stats.tokensAfter < a.stats.tokensBefore, name);
+            QCOMPARE(fingerprint(b), fingerprint(a));
+        }
+    }
+
+    void sweAgentNotesCountLinesOfTheOutput()
+    {
+        // The omission note's count comes from the table: it must be countLines of the original.
+        const Transcript t = test::generatedTranscript(Format::ClaudeCode, 1500, 4);
+        Input in(t);
+        const Result r = run(*find("swe-agent"), in, nlohmann::json{{"n", 2}});
+        std::size_t notes = 0;
+        for (std::size_t i = 0; i < t.messages.size(); ++i) {
+            if (r.fates[i].slot < 0 || !r.slots[std::size_t(r.fates[i].slot)].message)
+                continue;
+            const Message &m = *r.slots[std::size_t(r.fates[i].slot)].message;
+            for (std::size_t b = 0; b < m.blocks.size() && b < t.messages[i].blocks.size(); ++b) {
+                if (m.blocks[b].text.rfind("Old environment output: (", 0) != 0)
+                    continue;
+                const std::string expected = "Old environment output: ("
+                                             + std::to_string(peer::countLines(t.messages[i].blocks[b].text))
+                                             + " lines omitted)";
+                QCOMPARE(m.blocks[b].text, expected);
+                ++notes;
+            }
+        }
+        QVERIFY(notes > 20);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStrategyTables)
+#include "tst_strategytables.moc"
