@@ -122,7 +122,7 @@ nlohmann::json dumpResult(const cl::Transcript &t, const cl::strategy::Result &r
             for (const auto &b : sl.message->blocks)
                 content += std::to_string(int(b.type)) + "|" + b.text + "|" + b.toolId + "|" + b.toolName + "|"
                            + b.input.dump() + "\n";
-        slots.push_back({sl.origin, int(sl.fate), sl.reason, sl.message ? std::hash<std::string>{}(content) : 0,
+        slots.push_back({sl.origin, int(sl.fate), r.slotReason(i), sl.message ? std::hash<std::string>{}(content) : 0,
                          sl.message ? int(sl.message->role) : -1, sl.message ? int(sl.message->kind) : -1});
     }
     j["slots"] = std::move(slots);

@@ -118,7 +118,7 @@ struct Slot {
     std::int32_t origin = -1;                 // original transcript index; -1: inserted
     std::shared_ptr<const Message> message;   // null: the original, unchanged
     Fate fate = Fate::Kept;                   // Inserted for inserted slots
-    std::string reason;                       // for inserted / changed slots
+    std::string reason;                       // inserted slots only: an original's is its MessageFate's
 };
 
 struct MessageFate {
@@ -160,6 +160,8 @@ struct Result {
     // messages in slot order, edited/inserted ones flagged edited. Tool pairs re-linked.
     Transcript materialize(const Transcript &original) const;
     const Message &message(const Transcript &original, std::size_t slot) const;
+    // Why slot `slot` is what it is: the inserted slot's own reason, else its original's fate reason.
+    const std::string &slotReason(std::size_t slot) const;
 };
 
 // ---- Strategy -----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <thread>
 #include <unordered_map>
 
@@ -277,6 +278,47 @@ bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text
     return true;
 }
 
+std::vector<char> Editor::setBlockTexts(std::vector<TextEdit> &edits)
+{
+    std::vector<char> applied(edits.size(), 0);
+    auto apply = [&](std::size_t k) {
+        TextEdit &x = edits[k];
+        applied[k] = setBlockText(x.index, x.block, std::move(x.text), x.fate, std::move(x.reason), x.tokens) ? 1 : 0;
+    };
+    constexpr std::size_t kMinEdits = 512;
+    if (edits.size() < kMinEdits) {
+        for (std::size_t k = 0; k < edits.size(); ++k)
+            apply(k);
+        return applied;
+    }
+    // Each thread owns whole runs of 64 messages (so all edits of a message, in order, and the
+    // per-message flags it writes stay with one thread); the pinned lookup is built before.
+    (void)m_in.isPinned(0);
+    auto mine = [&edits](std::size_t k, std::size_t thread) { return (edits[k].index / 64) % 2 == thread; };
+    std::exception_ptr error;
+    std::thread other([&] {
+        try {
+            for (std::size_t k = 0; k < edits.size(); ++k)
+                if (mine(k, 1))
+                    apply(k);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    });
+    try {
+        for (std::size_t k = 0; k < edits.size(); ++k)
+            if (mine(k, 0))
+                apply(k);
+    } catch (...) {
+        other.join();
+        throw;
+    }
+    other.join();
+    if (error)
+        std::rethrow_exception(error);
+    return applied;
+}
+
 bool Editor::dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason)
 {
     const Message &orig = m_in.transcript.messages[index];
@@ -419,8 +461,7 @@ Result Editor::finish()
         keepAlternating(current(i));
         Slot s;
         s.origin = static_cast<std::int32_t>(i);
-        s.fate = f.fate;
-        s.reason = f.reason;
+        s.fate = f.fate; // (its reason stays in f: Result::slotReason)
         if (m_edited[i]) {
             std::shared_ptr<Message> m = m_edited[i];
             // (Its estimate was made by estimateCopies() above, from the unchanged blocks' table.)

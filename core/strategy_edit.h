@@ -64,6 +64,18 @@ public:
     // when the caller made it already (on its threads, while the text was hot).
     bool setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason,
                       std::int64_t tokens = -1);
+    // Many setBlockText() calls at once: edits[k] applied as setBlockText would, the edits of one
+    // message in their order; above a few hundred, messages are shared out over two threads (an
+    // edited copy is made per message: clearing 50 000 results made them one after the other).
+    // Returns, per edit, whether it was applied (refused ones as setBlockText refuses them).
+    struct TextEdit {
+        std::size_t index, block;
+        std::string text;
+        Fate fate;
+        std::string reason;
+        std::int64_t tokens = -1;
+    };
+    std::vector<char> setBlockTexts(std::vector<TextEdit> &edits);
     // Drops one block (e.g. a thinking block); refused like setBlockText. A message left without
     // blocks is removed.
     bool dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason);

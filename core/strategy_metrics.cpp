@@ -99,6 +99,14 @@ void appendText(const Message &m, std::string &out)
 
 } // namespace
 
+const std::string &Result::slotReason(std::size_t slot) const
+{
+    const Slot &s = slots[slot];
+    if (s.origin >= 0 && static_cast<std::size_t>(s.origin) < fates.size())
+        return fates[static_cast<std::size_t>(s.origin)].reason;
+    return s.reason;
+}
+
 const Message &Result::message(const Transcript &original, std::size_t slot) const
 {
     const Slot &s = slots[slot];

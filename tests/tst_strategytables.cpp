@@ -12,6 +12,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 #include <thread>
 
 using namespace cl;
@@ -213,6 +215,64 @@ private Q_SLOTS:
             QVERIFY2(a.stats.tokensAfter < a.stats.tokensBefore, name);
             QCOMPARE(fingerprint(b), fingerprint(a));
         }
+    }
+
+    void batchEditsEqualOneByOne_data()
+    {
+        QTest::addColumn<int>("messages");
+        QTest::newRow("below the two-thread threshold") << 300;
+        QTest::newRow("two threads") << 6000;
+    }
+    void batchEditsEqualOneByOne()
+    {
+        // setBlockTexts() against the same edits made one by one with setBlockText(): a pinned
+        // message and an exempt tool refuse theirs, two results of one message and a block edited
+        // twice (the later text wins) keep their order, and the estimates given are used.
+        QFETCH(int, messages);
+        const Transcript t = test::generatedTranscript(Format::Anthropic, std::size_t(messages), 21);
+        std::vector<Editor::TextEdit> edits;
+        std::size_t pinned = 0;
+        for (std::size_t i = 0; i < t.messages.size(); ++i)
+            for (std::size_t b = 0; b < t.messages[i].blocks.size(); ++b)
+                if (t.messages[i].blocks[b].type == BlockType::ToolResult) {
+                    if (!pinned && i > 10)
+                        pinned = i;
+                    const std::string text = "[cleared " + std::to_string(i) + "." + std::to_string(b) + "]";
+                    Block probe;
+                    probe.type = BlockType::ToolResult;
+                    probe.text = text;
+                    // Every third one with its estimate given, as the strategies give them.
+                    const std::int64_t given = edits.size() % 3 == 0 ? tokens::estimateBlock(probe) : -1;
+                    edits.push_back({i, b, text, Fate::Cleared, "reason " + std::to_string(i), given});
+                    if (i % 7 == 0) // the same block again: the later text wins
+                        edits.push_back({i, b, text + " again", Fate::Cleared, "second " + std::to_string(i)});
+                }
+        QVERIFY(edits.size() > std::size_t(messages) / 8);
+        Input in(t);
+        in.pinned = {pinned};
+        in.exemptTools = {"Glob"};
+        Editor one(in), batch(in);
+        std::vector<char> expected;
+        for (const auto &x : edits)
+            expected.push_back(one.setBlockText(x.index, x.block, x.text, x.fate, x.reason, x.tokens) ? 1 : 0);
+        std::vector<Editor::TextEdit> copy = edits;
+        const std::vector<char> applied = batch.setBlockTexts(copy);
+        QCOMPARE(applied, expected);
+        QVERIFY(std::count(applied.begin(), applied.end(), 0) > 0); // the pinned and exempt ones
+        Result a = one.finish(), b = batch.finish();
+        computeStats(in, a, false);
+        computeStats(in, b, false);
+        QCOMPARE(fingerprint(b), fingerprint(a));
+        QCOMPARE(b.stats.tokensAfter, a.stats.tokensAfter);
+        // The given estimates are the ones estimateBlock makes: the totals equal a fresh estimate.
+        std::int64_t fresh = 0;
+        for (std::size_t k = 0; k < b.slots.size(); ++k)
+            if (const Message &m = b.message(t, k); m.isConversation() && !m.sidechain) {
+                Message plain = m;
+                plain.tokenEstimate = -1;
+                fresh += tokens::estimateMessage(plain);
+            }
+        QCOMPARE(b.stats.tokensAfter, fresh);
     }
 
     void sweAgentNotesCountLinesOfTheOutput()

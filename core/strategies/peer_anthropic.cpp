@@ -136,15 +136,24 @@ public:
         };
         // One reason per tool name, built once (sessions use a handful of tools).
         ToolReasons reasonFor("clear_tool_uses: ", " use older than the last " + std::to_string(keep));
+        // The results in one batch (a result and its call are in different messages, so the
+        // cleared inputs that follow do not depend on them).
+        std::vector<Editor::TextEdit> edits;
+        for (const Plan &pl : plan)
+            if (pl.result) {
+                const Use &u = uses[pl.use];
+                edits.push_back({std::size_t(u.resultMessage), std::size_t(u.resultBlock), placeholder, Fate::Cleared,
+                                 reasonFor(*u.tool), placeholderTokens});
+            }
+        const std::vector<char> applied = e.setBlockTexts(edits);
+        for (std::size_t k = 0; k < edits.size(); ++k)
+            if (applied[k]) {
+                ++results;
+                first(edits[k].index);
+            }
         for (const Plan &pl : plan) {
             const Use &u = uses[pl.use];
-            const std::string &why = reasonFor(*u.tool);
-            if (pl.result && e.setBlockText(std::size_t(u.resultMessage), std::size_t(u.resultBlock), placeholder,
-                                            Fate::Cleared, why)) {
-                ++results;
-                first(std::size_t(u.resultMessage));
-            }
-            if (pl.input && e.setToolInput(u.message, u.block, nlohmann::json::object(), why + " (input)")) {
+            if (pl.input && e.setToolInput(u.message, u.block, nlohmann::json::object(), reasonFor(*u.tool) + " (input)")) {
                 ++inputs;
                 first(u.message);
             }

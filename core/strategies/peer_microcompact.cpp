@@ -84,17 +84,23 @@ public:
         std::size_t cleared = 0;
         // One reason per tool name, built once (the list of compactable tools is short).
         ToolReasons reasonFor("microcompact: ", " result older than the last " + std::to_string(keep));
+        std::vector<Editor::TextEdit> edits;
+        std::vector<const Hit *> of; // the hit of each edit
         for (std::size_t k = 0; k < clear; ++k) {
             const Hit &h = hits[k];
             if (h.saved <= 0)
                 continue;
-            const Block &blk = t.messages[h.message].blocks[h.block];
-            if (e.setBlockText(h.message, h.block, placeholder, Fate::Microcompacted, reasonFor(blk.toolName))) {
-                ids.push_back(blk.toolId);
-                saved += h.saved;
+            edits.push_back({h.message, h.block, placeholder, Fate::Microcompacted,
+                             reasonFor(t.messages[h.message].blocks[h.block].toolName)});
+            of.push_back(&h);
+        }
+        const std::vector<char> applied = e.setBlockTexts(edits);
+        for (std::size_t k = 0; k < edits.size(); ++k)
+            if (applied[k]) {
+                ids.push_back(t.messages[of[k]->message].blocks[of[k]->block].toolId);
+                saved += of[k]->saved;
                 ++cleared;
             }
-        }
         e.extra()["microcompactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total},
                                              {"tokensSaved", saved}, {"compactedToolIds", std::move(ids)}};
         e.log(std::to_string(hits.size()) + " compactable result(s); keeping the last " + std::to_string(keep)

@@ -132,14 +132,16 @@ public:
         const std::size_t end = e.size() > window ? e.size() - window : 0;
         std::size_t masked = 0;
         const std::string why = "observation outside the last " + std::to_string(window) + " events"; // built once
+        std::vector<Editor::TextEdit> edits;
         for (std::size_t pos = 0; pos < end; ++pos) {
             const std::size_t i = e.at(pos);
             const Message &m = t.messages[i];
             for (std::size_t b = 0; b < m.blocks.size(); ++b)
-                if (m.blocks[b].type == BlockType::ToolResult && m.blocks[b].text.size() > placeholder.size()
-                    && e.setBlockText(i, b, placeholder, Fate::Cleared, why))
-                    ++masked;
+                if (m.blocks[b].type == BlockType::ToolResult && m.blocks[b].text.size() > placeholder.size())
+                    edits.push_back({i, b, placeholder, Fate::Cleared, why});
         }
+        for (const char done : e.setBlockTexts(edits))
+            masked += done ? 1 : 0;
         e.log(std::to_string(e.size()) + " events; masking observations before event " + std::to_string(end));
         e.setNote(masked ? "masked " + std::to_string(masked) + " observation(s) outside the last "
                                + std::to_string(window) + " events"

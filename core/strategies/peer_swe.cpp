@@ -52,6 +52,11 @@ public:
             return std::find(l.begin(), l.end(), s) != l.end();
         };
         std::size_t omitted = 0, keptByTag = 0, removedByTag = 0, tooShort = 0;
+        // The omissions are planned first and applied in one batch; the tag lines of the log keep
+        // their order (a removal by tag is logged only when it was applied).
+        std::vector<Editor::TextEdit> edits;
+        std::vector<std::pair<std::string, std::ptrdiff_t>> tagLog; // line, edit it depends on (-1: none)
+        const std::string oldReason = "observation older than the last " + std::to_string(n);
         for (std::size_t k = 1; k < obs.size(); ++k) {
             const bool old = k < lastRemoved;
             const std::size_t i = obs[k];
@@ -65,26 +70,32 @@ public:
                     continue;
                 if (has(keepTools, blk.toolName)) {
                     ++keptByTag;
-                    e.log("kept output of message " + std::to_string(i) + " (" + blk.toolName + "): keep_output tag");
+                    tagLog.emplace_back("kept output of message " + std::to_string(i) + " (" + blk.toolName
+                                            + "): keep_output tag",
+                                        -1);
                     continue;
                 }
-                const std::string text = "Old environment output: (" + std::to_string(e.lineCount(i, b))
-                                         + " lines omitted)";
+                std::string text = "Old environment output: (" + std::to_string(e.lineCount(i, b)) + " lines omitted)";
                 if (blk.text.size() <= text.size()) {
                     ++tooShort; // the note would be longer than the output it replaces
                     continue;
                 }
-                if (e.setBlockText(i, b, text, Fate::Cleared,
-                                   forceRemove && !old ? "remove_output tag"
-                                                       : "observation older than the last " + std::to_string(n))) {
-                    ++omitted;
-                    if (forceRemove && !old) {
-                        ++removedByTag;
-                        e.log("omitted output of message " + std::to_string(i) + " (" + blk.toolName
-                              + "): remove_output tag");
-                    }
-                }
+                const bool byTag = forceRemove && !old;
+                if (byTag)
+                    tagLog.emplace_back("omitted output of message " + std::to_string(i) + " (" + blk.toolName
+                                            + "): remove_output tag",
+                                        std::ptrdiff_t(edits.size()));
+                edits.push_back({i, b, std::move(text), Fate::Cleared, byTag ? "remove_output tag" : oldReason});
             }
+        }
+        const std::vector<char> applied = e.setBlockTexts(edits);
+        for (const char done : applied)
+            omitted += done ? 1 : 0;
+        for (auto &[line, edit] : tagLog) {
+            if (edit >= 0 && !applied[std::size_t(edit)])
+                continue;
+            removedByTag += edit >= 0 ? 1 : 0;
+            e.log(std::move(line));
         }
         e.extra()["observations"] = obs.size();
         if (tooShort)

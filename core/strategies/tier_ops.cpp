@@ -8,6 +8,7 @@
 #include "core/summary.h"
 #include "core/tokens.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -199,17 +200,14 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
                              + " and the last "
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
-    // The long results are listed first; their cuts and the estimates of the cut texts, a pure
-    // function of the text, are made on two threads (a forced snip of 100 000 messages writes
-    // ~100 MB, estimated while it is still in cache); then they are applied in order.
+    // The long results are listed first; their cuts, the estimates of the cut texts and the
+    // reasons, a pure function of each text, are made on two threads (a forced snip of 100 000
+    // messages writes ~100 MB, estimated while still in cache); then applied in one batch.
     struct Candidate {
         std::size_t message, block;
         const std::string *text;   // read only while cutting, before any edit
-        std::size_t bytes;
         std::size_t chars;         // code points, known for an original text; else counted by the cut
         bool original;
-        std::optional<std::string> snipped;
-        std::int64_t tokens = -1;  // estimateBlock of the result with the snipped text
     };
     std::vector<Candidate> candidates;
     for (std::size_t p = run.firstPosition(); p < e.size(); ++p) {
@@ -225,26 +223,30 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
                 continue;
             // An unchanged block's count is the input's (no scan of the megabytes between head and tail).
             const bool original = &text == &m.blocks[b].text;
-            candidates.push_back({i, b, &text, text.size(), original ? e.textLength(i, b) : 0, original, std::nullopt});
+            candidates.push_back({i, b, &text, original ? e.textLength(i, b) : 0, original});
         }
     }
+    std::vector<Editor::TextEdit> edits(candidates.size());
     parallelFor(candidates.size(), 16, 256, [&](std::size_t k) {
         Candidate &c = candidates[k];
-        c.snipped = c.original ? snipTextOfLength(*c.text, c.chars, maxChars, style)
-                               : snipText(*c.text, maxChars, style, &c.chars);
-        if (c.snipped && c.snipped->size() < c.bytes)
-            c.tokens = tokens::kToolResultOverhead + tokens::estimateText(*c.snipped);
+        std::optional<std::string> cut = c.original ? snipTextOfLength(*c.text, c.chars, maxChars, style)
+                                                    : snipText(*c.text, maxChars, style, &c.chars);
+        Editor::TextEdit &x = edits[k];
+        x.index = c.message;
+        x.block = c.block;
+        x.fate = Fate::Snipped;
+        if (!cut || cut->size() >= c.text->size())
+            return; // nothing to gain: left out below
+        x.tokens = tokens::kToolResultOverhead + tokens::estimateText(*cut);
+        x.text = std::move(*cut);
+        x.reason = "tool result of " + std::to_string(c.chars);
+        x.reason += kept;
     });
-    for (Candidate &c : candidates) {
-        if (!c.snipped || c.snipped->size() >= c.bytes)
-            continue;
-        std::string why = "tool result of " + std::to_string(c.chars);
-        why += kept;
-        if (e.setBlockText(c.message, c.block, std::move(*c.snipped), Fate::Snipped, std::move(why), c.tokens))
-            ++out.changed;
-        else
-            ++refused;
-    }
+    // Texts that were not shorter are dropped from the batch (an empty reason marks them).
+    edits.erase(std::remove_if(edits.begin(), edits.end(), [](const Editor::TextEdit &x) { return x.reason.empty(); }),
+                edits.end());
+    for (const char done : e.setBlockTexts(edits))
+        ++(done ? out.changed : refused);
     out.note = out.changed ? "snipped " + std::to_string(out.changed) + " tool result(s) over " + std::to_string(maxChars)
                                  + " characters"
                            : "no tool result over " + std::to_string(maxChars) + " characters";
@@ -273,7 +275,6 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
     // for the candidates it does not hold yet; then they are applied in order.
     struct Candidate {
         std::size_t position, message, block;
-        CompactDigest digest;
     };
     std::vector<Candidate> candidates;
     for (std::size_t p = first; p < first + cutoff; ++p) {
@@ -290,27 +291,31 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
                 ++already;
                 continue;
             }
-            candidates.push_back({p, i, b, {}});
+            candidates.push_back({p, i, b});
         }
     }
     const std::shared_ptr<const CompactDigests> digests = e.input().digests();
+    std::vector<Editor::TextEdit> edits(candidates.size());
     parallelFor(candidates.size(), 32, 512, [&](std::size_t k) {
-        Candidate &c = candidates[k];
-        c.digest = digests->get(c.message, c.block);
+        const Candidate &c = candidates[k];
+        CompactDigest d = digests->get(c.message, c.block);
+        if (d.line.size() >= e.currentText(c.message, c.block).size())
+            return; // already shorter than its digest: left out below (empty reason)
+        Editor::TextEdit &x = edits[k];
+        x.index = c.message;
+        x.block = c.block;
+        x.fate = Fate::Microcompacted;
+        x.text = std::move(d.line);
+        x.tokens = d.tokens;
+        x.reason = prefix + std::to_string(c.position - first + 1);
+        x.reason += suffix;
     });
-    for (Candidate &c : candidates) {
-        if (c.digest.line.size() >= e.currentText(c.message, c.block).size()) {
-            ++notSmaller;
-            continue;
-        }
-        std::string why = prefix + std::to_string(c.position - first + 1);
-        why += suffix;
-        if (e.setBlockText(c.message, c.block, std::move(c.digest.line), Fate::Microcompacted, std::move(why),
-                           c.digest.tokens))
-            ++out.changed;
-        else
-            ++refused;
-    }
+    const std::size_t before = edits.size();
+    edits.erase(std::remove_if(edits.begin(), edits.end(), [](const Editor::TextEdit &x) { return x.reason.empty(); }),
+                edits.end());
+    notSmaller = before - edits.size();
+    for (const char done : e.setBlockTexts(edits))
+        ++(done ? out.changed : refused);
     out.note = "compacted " + std::to_string(out.changed) + " tool result(s) in the oldest " + std::to_string(cutoff)
                + " of " + std::to_string(count) + " messages";
     if (already)

@@ -109,7 +109,7 @@ QString ResultModel::reason(int row) const
         return {};
     const auto r = static_cast<std::size_t>(row);
     if (m_side == Side::Result)
-        return text::fromUtf8(m_result->slots[r].reason);
+        return text::fromUtf8(m_result->slotReason(r));
     return r < m_result->fates.size() ? text::fromUtf8(m_result->fates[r].reason) : QString();
 }
 
