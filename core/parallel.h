@@ -13,6 +13,29 @@
 
 namespace cl {
 
+// f(0) on the calling thread and f(1) on a second one; an exception from either is rethrown on
+// the caller after both stopped.
+template <class F> void onTwoThreads(F &&f)
+{
+    std::exception_ptr error;
+    std::thread other([&] {
+        try {
+            f(std::size_t(1));
+        } catch (...) {
+            error = std::current_exception();
+        }
+    });
+    try {
+        f(std::size_t(0));
+    } catch (...) {
+        other.join();
+        throw;
+    }
+    other.join();
+    if (error)
+        std::rethrow_exception(error);
+}
+
 template <class F> void parallelFor(std::size_t n, std::size_t chunk, std::size_t minItems, F &&f)
 {
     auto work = [&](std::size_t k, std::size_t threads) {
@@ -24,23 +47,7 @@ template <class F> void parallelFor(std::size_t n, std::size_t chunk, std::size_
         work(0, 1);
         return;
     }
-    std::exception_ptr error;
-    std::thread other([&] {
-        try {
-            work(1, 2);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
-    try {
-        work(0, 2);
-    } catch (...) {
-        other.join();
-        throw;
-    }
-    other.join();
-    if (error)
-        std::rethrow_exception(error);
+    onTwoThreads([&](std::size_t k) { work(k, 2); });
 }
 
 } // namespace cl

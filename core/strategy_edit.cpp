@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <thread>
 #include <unordered_map>
 
@@ -294,28 +293,11 @@ std::vector<char> Editor::setBlockTexts(std::vector<TextEdit> &edits)
     // Each thread owns whole runs of 64 messages (so all edits of a message, in order, and the
     // per-message flags it writes stay with one thread); the pinned lookup is built before.
     (void)m_in.isPinned(0);
-    auto mine = [&edits](std::size_t k, std::size_t thread) { return (edits[k].index / 64) % 2 == thread; };
-    std::exception_ptr error;
-    std::thread other([&] {
-        try {
-            for (std::size_t k = 0; k < edits.size(); ++k)
-                if (mine(k, 1))
-                    apply(k);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
-    try {
+    onTwoThreads([&](std::size_t thread) {
         for (std::size_t k = 0; k < edits.size(); ++k)
-            if (mine(k, 0))
+            if ((edits[k].index / 64) % 2 == thread)
                 apply(k);
-    } catch (...) {
-        other.join();
-        throw;
-    }
-    other.join();
-    if (error)
-        std::rethrow_exception(error);
+    });
     return applied;
 }
 
