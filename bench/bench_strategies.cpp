@@ -28,7 +28,24 @@
 #include <string>
 #include <unordered_map>
 
+#ifdef CL_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
+
 namespace {
+
+// The allocator malloc() really reaches (mimalloc when linked first, see CMakeLists.txt).
+std::string allocatorName()
+{
+#ifdef CL_HAVE_MIMALLOC
+    void *probe = std::malloc(64);
+    const bool ours = mi_is_in_heap_region(probe);
+    std::free(probe);
+    if (ours)
+        return "mimalloc " + std::to_string(mi_version());
+#endif
+    return "C library malloc";
+}
 
 cl::Transcript make(std::size_t n)
 {
@@ -182,6 +199,7 @@ int main(int argc, char **argv)
     start = std::chrono::steady_clock::now();
     in.tables()->prepare(t);
     const double tablesMs = since(start);
+    std::printf("allocator: %s\n", allocatorName().c_str());
     std::printf("session: %zu messages (%zu conversation), %lld estimated tokens; analysis %.1f ms, "
                 "tables %.1f ms (shared)\n",
                 t.messages.size(), conv, static_cast<long long>(in.totalTokens()), analysisMs, tablesMs);

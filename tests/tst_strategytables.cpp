@@ -14,7 +14,12 @@
 
 #include <algorithm>
 
+#include <cstdlib>
 #include <thread>
+
+#ifdef CL_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 
 using namespace cl;
 using namespace cl::strategy;
@@ -273,6 +278,24 @@ private Q_SLOTS:
                 fresh += tokens::estimateMessage(plain);
             }
         QCOMPARE(b.stats.tokensAfter, fresh);
+    }
+
+    void mallocIsMimallocWhenLinked()
+    {
+        // CMakeLists.txt links mimalloc first so that it replaces malloc for the whole process
+        // (the strategy timings in bench/results.md depend on it): check that it really does.
+#ifdef CL_HAVE_MIMALLOC
+        void *probe = std::malloc(100);
+        const bool ours = mi_is_in_heap_region(probe);
+        std::free(probe);
+        auto *object = new std::string(200, 'x'); // operator new goes through malloc too
+        const bool objectOurs = mi_is_in_heap_region(object->data());
+        delete object;
+        QVERIFY(ours);
+        QVERIFY(objectOurs);
+#else
+        QSKIP("built without mimalloc (CONTEXTLENS_WITH_MIMALLOC off, the sanitizer build, or not installed)");
+#endif
     }
 
     void sweAgentNotesCountLinesOfTheOutput()
