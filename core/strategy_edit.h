@@ -69,11 +69,11 @@ public:
     // edited copy is made per message: clearing 50 000 results made them one after the other).
     // Returns, per edit, whether it was applied (refused ones as setBlockText refuses them).
     struct TextEdit {
-        std::size_t index, block;
+        std::size_t index = 0, block = 0;
         std::string text;
-        Fate fate;
+        Fate fate = Fate::Cleared;
         std::string reason;
-        std::int64_t tokens = -1;
+        std::int64_t tokens = -1; // as setBlockText's
     };
     std::vector<char> setBlockTexts(std::vector<TextEdit> &edits);
     // Drops one block (e.g. a thinking block); refused like setBlockText. A message left without

@@ -6,7 +6,9 @@
 // be handed the same TranscriptTables (the GUI keeps them from one preview to the next), so a
 // second preview or a compare never scans the unchanged text again. Everything here depends on
 // the transcript only, never on strategy parameters or analysis options. Thread-safe: compare()
-// runs strategies on threads sharing one Input.
+// runs strategies on threads sharing one Input. A transcript is recognized by its address and
+// message count: whoever keeps tables replaces them together with the transcript (the GUI holds
+// both side by side), so that tables never meet another transcript at a reused address.
 
 #include "core/transcript.h"
 

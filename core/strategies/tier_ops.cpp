@@ -272,7 +272,7 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
     const std::string suffix = " of " + std::to_string(count) + ", cutoff " + std::to_string(cutoff) + ")";
     // The digest of a result depends only on the original call and result: the input's digest
     // table makes each once per transcript (Read digests scan whole files), on two threads here
-    // for the candidates it does not hold yet; then they are applied in order.
+    // for the candidates it does not hold yet, with their reasons; then applied in one batch.
     struct Candidate {
         std::size_t position, message, block;
     };
