@@ -38,7 +38,7 @@ namespace {
 std::string allocatorName()
 {
 #ifdef CL_HAVE_MIMALLOC
-    void *probe = std::malloc(64);
+    void *probe = std::calloc(1, 64);
     const bool ours = mi_is_in_heap_region(probe);
     std::free(probe);
     if (ours)

@@ -285,7 +285,7 @@ private Q_SLOTS:
         // CMakeLists.txt links mimalloc first so that it replaces malloc for the whole process
         // (the strategy timings in bench/results.md depend on it): check that it really does.
 #ifdef CL_HAVE_MIMALLOC
-        void *probe = std::malloc(100);
+        void *probe = std::calloc(1, 100); // (zeroed: the check reads no uninitialized byte)
         const bool ours = mi_is_in_heap_region(probe);
         std::free(probe);
         auto *object = new std::string(200, 'x'); // operator new goes through malloc too
