@@ -113,18 +113,21 @@ std::int64_t Editor::blockTokens(std::size_t index, std::size_t block) const
     return m_blockTable->values[m_blockTable->first[index] + block];
 }
 
-std::size_t Editor::textLength(std::size_t index, std::size_t block) const
+const Input::TextLengths &Editor::lengths() const
 {
     if (!m_lengthTable)
         m_lengthTable = m_in.textLengths();
-    return m_lengthTable->values[m_lengthTable->first[index] + block];
+    return *m_lengthTable;
+}
+
+std::size_t Editor::textLength(std::size_t index, std::size_t block) const
+{
+    return lengths().values[lengths().first[index] + block];
 }
 
 std::size_t Editor::lineCount(std::size_t index, std::size_t block) const
 {
-    if (!m_lengthTable)
-        m_lengthTable = m_in.textLengths();
-    return m_lengthTable->lines(m_in.transcript, index, block);
+    return lengths().lines(m_in.transcript, index, block);
 }
 
 std::int64_t Editor::estimateCopy(std::size_t index, const std::vector<Fate> *dropped, ShortEstimate &memo) const
@@ -161,9 +164,10 @@ std::int64_t Editor::estimateChanged(const Block &b, ShortEstimate &memo)
 
 void Editor::estimateCopies(const std::vector<MessageFate> *fates) const
 {
-    // Every copy's estimate, as the stats will ask for it. Snipping 100 000 messages leaves ~100 MB of
-    // new text to estimate: above a few hundred copies they are shared out over two threads. Each copy is one thread's; the
-    // original's tables are fetched first, so the threads only read shared state.
+    // Every copy's estimate, as the stats will ask for it. Snipping 100 000 messages leaves ~100 MB
+    // of new text to estimate: above a few hundred copies they are shared out over two threads.
+    // Each copy is one thread's; the original's tables are fetched first, so the threads only read
+    // shared state.
     constexpr std::size_t kMinCopies = 256, kChunk = 32;
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < m_edited.size(); ++i)

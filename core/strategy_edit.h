@@ -48,8 +48,8 @@ public:
     std::int64_t blockTokens(std::size_t index, std::size_t block) const;
     // utf8Length of block `block` of the original message (from the input's per-transcript table).
     std::size_t textLength(std::size_t index, std::size_t block) const;
-    // Lines of block `block` of the original message as peer::countLines counts them (from the
-    // input's per-transcript table).
+    // Lines of block `block` of the original message (TextLengths::lines, from the input's
+    // per-transcript table).
     std::size_t lineCount(std::size_t index, std::size_t block) const;
     // True when the block's text or input was replaced (current(index) differs from the original there).
     bool isBlockChanged(std::size_t index, std::size_t block) const
@@ -105,6 +105,7 @@ private:
     // Copies the not yet copied text and input of the edited copy's blocks from the original.
     void fillPending(std::size_t index) const;
     void fillBlock(std::size_t index, std::size_t block) const;
+    const Input::TextLengths &lengths() const; // the input's table, fetched on first use
     void mark(std::size_t index, Fate fate, std::string reason);
     // Estimate of an edited copy: its changed blocks estimated, the others taken from the table
     // (the same sum tokens::estimateMessage makes). dropped (per block, may be null): leave out the

@@ -36,7 +36,8 @@ struct TextLengths {
     std::vector<std::size_t> first;   // per message, then one past the end
     std::vector<std::size_t> values;  // code points
     std::vector<std::size_t> feeds;   // '\n' bytes
-    // Lines as peer::countLines counts them: line feeds, plus a last line without one.
+    // Lines as Python's str.splitlines() counts them for \n and \r\n endings ("a\nb\n" = 2,
+    // "" = 0): line feeds, plus a last line without one (swe-agent's omission notes).
     std::size_t lines(const Transcript &t, std::size_t message, std::size_t block) const;
 };
 

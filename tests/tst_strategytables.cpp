@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The per-transcript strategy tables (core/strategy_tables.h): every entry equals the function it
-// stands for (utf8Length, peer::countLines, tokens::estimateBlock, extract::compactLine), digests
+// stands for (utf8Length, line counts, tokens::estimateBlock, extract::compactLine), digests
 // are the same whichever thread makes them first, tables handed to a later Input are reused and
 // rebuilt for another transcript, and strategies give the same results with cold or warm tables.
 #include "core/strategies/extract.h"
-#include "core/strategies/peer_common.h"
 #include "core/strategy.h"
 #include "core/strategy_edit.h"
 #include "core/tokens.h"
@@ -26,6 +25,15 @@ using namespace cl::strategy;
 
 namespace {
 
+// The line count the table must give, by its definition (Python's str.splitlines() for \n and
+// \r\n endings): line feeds, plus a last line without one.
+std::size_t referenceLines(std::string_view s)
+{
+    if (s.empty())
+        return 0;
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')) + (s.back() != '\n' ? 1 : 0);
+}
+
 // Texts the fast counters must get right: multi-byte and 4-byte characters, CR LF, a last line
 // with and without a line feed, empty, exactly 16 and 17 bytes, and one long enough for the
 // 255-step fold of the per-lane counters.
@@ -42,23 +50,18 @@ Transcript edgeTranscript()
                 s += "→ é 🙂 line " + std::to_string(i) + "\n";
             return s;
         }()};
-    Message call;
+    Message call, results;
     call.role = Role::Assistant;
-    for (std::size_t k = 0; k < texts.size(); ++k) {
-        Block use;
+    results.role = Role::User;
+    for (std::size_t k = 0; k < texts.size(); ++k) { // call k and its result
+        Block use, r;
         use.type = BlockType::ToolUse;
-        use.toolId = "t" + std::to_string(k);
         use.toolName = k % 2 ? "Bash" : "Read";
         use.input = k % 2 ? nlohmann::json{{"command", "ls -la"}} : nlohmann::json{{"file_path", "/src/a.py"}};
-        call.blocks.push_back(use);
-    }
-    Message results;
-    results.role = Role::User;
-    for (std::size_t k = 0; k < texts.size(); ++k) {
-        Block r;
         r.type = BlockType::ToolResult;
-        r.toolId = "t" + std::to_string(k);
         r.text = texts[k];
+        use.toolId = r.toolId = "t" + std::to_string(k);
+        call.blocks.push_back(use);
         results.blocks.push_back(r);
     }
     Message ask;
@@ -81,7 +84,7 @@ void checkTables(const Transcript &t)
         for (std::size_t b = 0; b < blocks.size(); ++b) {
             const std::string &text = blocks[b].text;
             QCOMPARE(lengths->values[lengths->first[i] + b], utf8Length(text));
-            QCOMPARE(lengths->lines(t, i, b), peer::countLines(text));
+            QCOMPARE(lengths->lines(t, i, b), referenceLines(text));
             if (blocks.size() > 1)
                 QCOMPARE(estimates->values[estimates->first[i] + b], tokens::estimateBlock(blocks[b]));
             ++checked;
@@ -300,7 +303,7 @@ private Q_SLOTS:
 
     void sweAgentNotesCountLinesOfTheOutput()
     {
-        // The omission note's count comes from the table: it must be countLines of the original.
+        // The omission note's count comes from the table: it must be the line count of the original.
         const Transcript t = test::generatedTranscript(Format::ClaudeCode, 1500, 4);
         Input in(t);
         const Result r = run(*find("swe-agent"), in, nlohmann::json{{"n", 2}});
@@ -313,7 +316,7 @@ private Q_SLOTS:
                 if (m.blocks[b].text.rfind("Old environment output: (", 0) != 0)
                     continue;
                 const std::string expected = "Old environment output: ("
-                                             + std::to_string(peer::countLines(t.messages[i].blocks[b].text))
+                                             + std::to_string(referenceLines(t.messages[i].blocks[b].text))
                                              + " lines omitted)";
                 QCOMPARE(m.blocks[b].text, expected);
                 ++notes;

@@ -9,10 +9,6 @@
 #include <cstdint>
 #include <memory>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace cl::strategy::peer {
 
 std::string percent(double ratio)
@@ -145,28 +141,6 @@ std::size_t dumpLength(const nlohmann::json &j)
     }
 }
 
-// Line feeds in s. SSE2: 16 bytes per step, matches summed in byte lanes (at most 255 steps)
-// and folded with psadbw; std::count's byte-to-size_t widening made it several times slower, and
-// swe-agent counts the lines of every old tool output of a session.
-std::size_t lineFeeds(std::string_view s)
-{
-    std::size_t n = 0, i = 0;
-#if defined(__SSE2__)
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-    while (s.size() - i >= 16) {
-        const std::size_t steps = std::min<std::size_t>((s.size() - i) / 16, 255);
-        __m128i lanes = zero;
-        for (std::size_t k = 0; k < steps; ++k, i += 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s.data() + i));
-            lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, nl)); // a match is -1
-        }
-        const __m128i sums = _mm_sad_epu8(lanes, zero);
-        n += static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) + static_cast<std::size_t>(_mm_extract_epi16(sums, 4));
-    }
-#endif
-    return n + static_cast<std::size_t>(std::count(s.begin() + std::ptrdiff_t(i), s.end(), '\n'));
-}
-
 } // namespace
 
 std::size_t jsonChars(const Message &m)
@@ -198,15 +172,6 @@ std::size_t jsonChars(const Message &m)
         }
     }
     return n;
-}
-
-std::size_t countLines(std::string_view s)
-{
-    // Line feeds (std::count vectorizes), plus a last line without one; "\r\n" counts once and a
-    // lone "\r" (old Mac endings, rare in tool output) is not a break here.
-    if (s.empty())
-        return 0;
-    return lineFeeds(s) + (s.back() != '\n' ? 1 : 0);
 }
 
 std::int64_t blockTokensWithText(const Block &b, std::string_view text)

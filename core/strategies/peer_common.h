@@ -21,8 +21,6 @@ bool alternatingFormat(Format f);
 // Approximate length of the message serialized as a Gemini Content object
 // ({"role":..,"parts":[..]}), the measure gemini-cli's split uses; computed without building JSON.
 std::size_t jsonChars(const Message &m);
-// Lines as Python's str.splitlines() counts them for \n and \r\n endings ("a\nb\n" = 2, "" = 0).
-std::size_t countLines(std::string_view s);
 // Same block with another text; its estimate.
 std::int64_t blockTokensWithText(const Block &b, std::string_view text);
 // User request as analysis::isUserRequest sees it (role user, no tool result).
