@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <emmintrin.h> // jsonQuoted
+#endif
+
 namespace cl::strategy::peer {
 
 std::string percent(double ratio)
