@@ -9,62 +9,15 @@
 #include <cstring>
 #include <thread>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace cl::tokens {
 
 namespace {
 
-constexpr std::uint64_t kHigh = 0x8080808080808080ull;
-constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
-
-// Number of bytes flagged in a mask with only bit 7 of each byte possibly set (no popcnt needed).
-unsigned countFlags(std::uint64_t mask) { return unsigned(((mask >> 7) * 0x0101010101010101ull) >> 56); }
-
-// Bit 7 set in each byte of w equal to c (exact: no false positives from borrows).
-std::uint64_t bytesEqual(std::uint64_t w, unsigned char c)
-{
-    const std::uint64_t x = w ^ (0x0101010101010101ull * c);
-    return ~(((x & kLow7) + kLow7) | x) & kHigh;
-}
-
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-// One pass over the text: JavaScript's String.length (UTF-16 code units; the seed is JavaScript)
-// and the positions of "://" for the URL count. Eight bytes at a time: every byte but a
-// continuation byte (10xxxxxx) starts a code point, and a byte >= 0xF0 (a 4-byte lead, as the
-// byte loop counted it) adds the second unit of a surrogate pair.
-std::size_t scan(std::string_view s, std::vector<std::size_t> &schemeEnds)
-{
-    schemeEnds.clear();
-    auto colonAt = [&s, &schemeEnds](std::size_t i) {
-        if (i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/')
-            schemeEnds.push_back(i);
-    };
-    std::size_t n = 0;
-    std::size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        for (std::uint64_t colons = bytesEqual(w, ':'); colons; colons &= colons - 1)
-            colonAt(i + std::size_t(std::countr_zero(colons)) / 8);
-        if (!(w & kHigh)) {
-            n += 8;
-            continue;
-        }
-        const std::uint64_t continuation = w & ~(w << 1) & kHigh;
-        const std::uint64_t lead4 = w & (w << 1) & (w << 2) & (w << 3) & kHigh;
-        n += 8 - countFlags(continuation) + countFlags(lead4);
-    }
-    for (; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if ((c & 0xC0) != 0x80)
-            ++n;
-        if (c >= 0xF0)
-            ++n;
-        if (c == ':')
-            colonAt(i);
-    }
-    return n;
-}
 
 std::size_t countSubstr(std::string_view s, std::string_view needle)
 {
@@ -116,23 +69,37 @@ std::uint64_t mix(std::uint64_t h)
     return h;
 }
 
-// Hash of a byte string, eight bytes at a time. Only speed depends on its quality: every hit is
-// confirmed by comparing the bytes.
+std::uint64_t load64(const char *p)
+{
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+}
+
+// Hash of a byte string, sixteen bytes at a time in two independent lanes (the last word read
+// overlapping when the length is not a multiple of eight). Only speed depends on its quality:
+// every hit is confirmed by comparing the bytes.
 std::uint64_t hashBytes(const char *p, std::size_t n)
 {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (std::uint64_t(n) * 0xC2B2AE3D27D4EB4Full);
-    for (; n >= 8; p += 8, n -= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    if (n) {
+    constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
+    std::uint64_t a = k1 ^ n, b = k2 + n;
+    if (n < 8) {
         std::uint64_t w = 0;
-        std::memcpy(&w, p, n);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        for (std::size_t i = 0; i < n; ++i)
+            w |= std::uint64_t(static_cast<unsigned char>(p[i])) << (8 * i);
+        return mix((a ^ w) * k1);
     }
-    return mix(h);
+    const char *end = p + n;
+    for (; end - p > 16; p += 16) {
+        a = (a ^ load64(p)) * k1;
+        a ^= a >> 29;
+        b = (b ^ load64(p + 8)) * k2;
+        b ^= b >> 31;
+    }
+    if (end - p > 8)
+        a = (a ^ load64(p)) * k1;
+    b = (b ^ load64(end - 8)) * k2;
+    return mix(a ^ std::rotl(b, 32));
 }
 
 // The lines (or 8-byte shingles) seen so far in one text: open addressing, reused by the thread
@@ -210,45 +177,144 @@ private:
     std::uint32_t m_gen = 1;
 };
 
-} // namespace
+// Flags of sixteen bytes, one bit per byte (bit k = byte k).
+struct Masks16 {
+    unsigned high = 0;         // bytes >= 0x80
+    unsigned continuation = 0; // 10xxxxxx
+    unsigned lead4 = 0;        // >= 0xF0: a code point outside the BMP, two UTF-16 units
+    unsigned colon = 0, feed = 0, backtick = 0;
+};
 
-double repetition(std::string_view text)
+#if defined(__SSE2__)
+Masks16 masks16(const char *p)
 {
-    constexpr std::size_t kMinLine = 8;
-    thread_local SeenSet seen;
-    std::size_t lines = 0;
-    std::size_t repeated = 0;
-    std::string_view first; // the set is only built once a second line shows up
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        const void *nlp = std::memchr(text.data() + pos, '\n', text.size() - pos);
-        const std::size_t nl = nlp ? std::size_t(static_cast<const char *>(nlp) - text.data()) : text.size();
-        const std::string_view line = trim(text.substr(pos, nl - pos));
-        pos = nl + 1;
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+    Masks16 m;
+    m.colon = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':'))));
+    m.feed = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+    m.backtick = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('`'))));
+    m.high = unsigned(_mm_movemask_epi8(v));
+    if (m.high) {
+        const __m128i top2 = _mm_and_si128(v, _mm_set1_epi8(char(0xC0)));
+        m.continuation = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(top2, _mm_set1_epi8(char(0x80)))));
+        m.lead4 = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(char(0xF0))), v)));
+    }
+    return m;
+}
+#else
+constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+
+// Bit 7 set in each byte of w equal to c (exact: no false positives from borrows).
+std::uint64_t bytesEqual(std::uint64_t w, unsigned char c)
+{
+    const std::uint64_t x = w ^ (0x0101010101010101ull * c);
+    return ~(((x & kLow7) + kLow7) | x) & kHigh;
+}
+
+// Bit 7 of each byte of a flag word gathered into the low eight bits.
+unsigned gather(std::uint64_t flags) { return unsigned(((flags >> 7) * 0x0102040810204080ull) >> 56); }
+
+Masks16 masks16(const char *p)
+{
+    Masks16 m;
+    for (int half = 0; half < 2; ++half) {
+        std::uint64_t w;
+        std::memcpy(&w, p + 8 * half, 8);
+        const int shift = 8 * half;
+        m.colon |= gather(bytesEqual(w, ':')) << shift;
+        m.feed |= gather(bytesEqual(w, '\n')) << shift;
+        m.backtick |= gather(bytesEqual(w, '`')) << shift;
+        m.high |= gather(w & kHigh) << shift;
+        m.continuation |= gather(w & ~(w << 1) & kHigh) << shift;
+        m.lead4 |= gather(w & (w << 1) & (w << 2) & (w << 3) & kHigh) << shift;
+    }
+    return m;
+}
+#endif
+
+// Bits set in a 16-bit mask (std::popcount is a library call without -mpopcnt).
+std::size_t popcount16(unsigned x)
+{
+    x -= (x >> 1) & 0x5555u;
+    x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+    x = (x + (x >> 4)) & 0x0F0Fu;
+    return (x + (x >> 8)) & 0x1Fu;
+}
+
+constexpr std::size_t kMinLine = 8;
+
+// What the estimate needs of a text, in one pass, sixteen bytes at a time:
+// - units: JavaScript's String.length (UTF-16 code units; the seed is JavaScript): every byte but a
+//   continuation byte starts a code point, and a 4-byte lead adds the second unit of a surrogate pair;
+// - the positions of "://" (for the URL count) and whether any backtick occurs (fences are only
+//   counted then);
+// - the lines (split at line feeds, trimmed, at least 8 characters) and how many of them already
+//   appeared earlier in the text (the repetition factor), hashed as the line feeds are found.
+struct Measure {
+    std::size_t units = 0;
+    bool backtick = false;
+    std::size_t lines = 0, repeated = 0;
+};
+
+Measure measure(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds)
+{
+    Measure r;
+    schemeEnds.clear();
+    seen.clear();
+    std::size_t lineStart = 0;
+    auto endLine = [&](std::size_t end) {
+        const std::string_view line = trim(s.substr(lineStart, end - lineStart));
+        lineStart = end + 1;
         if (line.size() < kMinLine)
-            continue;
-        if (++lines == 1) {
-            first = line;
-            continue;
-        }
-        if (lines == 2) {
-            seen.clear();
-            seen.insert(first);
-        }
+            return;
+        ++r.lines;
         if (!seen.insert(line))
-            ++repeated;
+            ++r.repeated;
+    };
+    auto colonAt = [&s, &schemeEnds](std::size_t i) {
+        if (i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/')
+            schemeEnds.push_back(i);
+    };
+    // Kept out of the lambdas' captures, so they stay in registers.
+    std::size_t units = 0;
+    unsigned backticks = 0;
+    std::size_t i = 0;
+    for (; i + 16 <= s.size(); i += 16) {
+        const Masks16 m = masks16(s.data() + i);
+        units += 16;
+        if (m.high)
+            units += popcount16(m.lead4) - popcount16(m.continuation);
+        backticks |= m.backtick;
+        for (unsigned c = m.colon; c; c &= c - 1)
+            colonAt(i + std::size_t(std::countr_zero(c)));
+        for (unsigned f = m.feed; f; f &= f - 1)
+            endLine(i + std::size_t(std::countr_zero(f)));
     }
-    if (lines >= 2) {
-        seen.trim();
-        return double(repeated) / double(lines);
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        units += ((c & 0xC0) != 0x80 ? 1 : 0) + (c >= 0xF0 ? 1 : 0);
+        backticks |= c == '`' ? 1 : 0;
+        if (c == ':')
+            colonAt(i);
+        else if (c == '\n')
+            endLine(i);
     }
-    // One long line: 8-byte shingles taken every 8 bytes.
+    r.units = units;
+    r.backtick = backticks != 0;
+    if (lineStart < s.size())
+        endLine(s.size());
+    return r;
+}
+
+// Text without two qualifying lines: 8-byte shingles taken every 8 bytes.
+double shingleRepetition(std::string_view text, SeenSet &seen)
+{
     constexpr std::size_t kShingle = 8;
     if (text.size() < 32 * kShingle)
         return 0.0;
     seen.clear();
-    std::size_t total = 0;
-    repeated = 0;
+    std::size_t total = 0, repeated = 0;
     for (std::size_t p = 0; p + kShingle <= text.size(); p += kShingle) {
         ++total;
         std::uint64_t w;
@@ -256,21 +322,44 @@ double repetition(std::string_view text)
         if (!seen.insertWord(w))
             ++repeated;
     }
-    seen.trim();
     return total ? double(repeated) / double(total) : 0.0;
+}
+
+// Per thread: the line set and the "://" positions, reused for every text.
+struct Scratch {
+    SeenSet seen;
+    std::vector<std::size_t> schemeEnds;
+
+    double repetition(std::string_view text, const Measure &m)
+    {
+        const double r = m.lines >= 2 ? double(m.repeated) / double(m.lines) : shingleRepetition(text, seen);
+        seen.trim();
+        if (schemeEnds.capacity() > 4096)
+            std::vector<std::size_t>().swap(schemeEnds);
+        return r;
+    }
+};
+
+} // namespace
+
+double repetition(std::string_view text)
+{
+    thread_local Scratch scratch;
+    const Measure m = measure(text, scratch.seen, scratch.schemeEnds);
+    return scratch.repetition(text, m);
 }
 
 std::int64_t estimateText(std::string_view text)
 {
     if (text.empty())
         return 0;
-    thread_local std::vector<std::size_t> schemeEnds;
-    const auto base = static_cast<std::int64_t>((scan(text, schemeEnds) + 3) / 4);
-    const auto codeBlocks = static_cast<std::int64_t>(countSubstr(text, "```") / 2);
-    const auto urls = static_cast<std::int64_t>(countUrls(text, schemeEnds));
-    if (schemeEnds.capacity() > 4096)
-        std::vector<std::size_t>().swap(schemeEnds);
-    const auto repeatDiscount = static_cast<std::int64_t>(std::floor(double(base) * repetition(text) * 0.1));
+    thread_local Scratch scratch;
+    const Measure m = measure(text, scratch.seen, scratch.schemeEnds);
+    const auto base = static_cast<std::int64_t>((m.units + 3) / 4);
+    const auto codeBlocks = static_cast<std::int64_t>(m.backtick ? countSubstr(text, "```") / 2 : 0);
+    const auto urls = static_cast<std::int64_t>(countUrls(text, scratch.schemeEnds));
+    const double rep = scratch.repetition(text, m);
+    const auto repeatDiscount = static_cast<std::int64_t>(std::floor(double(base) * rep * 0.1));
     return std::max<std::int64_t>(0, base + codeBlocks * kCodeBlockTokens - urls * kUrlDiscount - repeatDiscount);
 }
 

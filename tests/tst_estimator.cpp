@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// The seed 001 estimator (core/tokens.cpp, one sixteen-byte pass with hashed lines) against a plain
+// reading of its definition (seed-mechanics.md §2 and core/tokens.h), one character at a time with a
+// std::regex for URLs and a std::set for lines, on generated texts that mix ASCII, 2-, 3- and 4-byte
+// characters, URLs, fences, repeated and blank lines, CR/LF and tabs, and single long lines.
+#include "core/tokens.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace {
+
+bool space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+double referenceRepetition(const std::string &text)
+{
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        std::size_t a = start, b = end;
+        while (a < b && space(text[a]))
+            ++a;
+        while (b > a && space(text[b - 1]))
+            --b;
+        if (b - a >= 8)
+            lines.push_back(text.substr(a, b - a));
+        start = end + 1;
+    }
+    std::set<std::string> seen;
+    std::size_t repeated = 0, total = 0;
+    if (lines.size() >= 2) {
+        for (const auto &l : lines)
+            repeated += seen.insert(l).second ? 0 : 1;
+        return double(repeated) / double(lines.size());
+    }
+    if (text.size() < 256)
+        return 0.0;
+    for (std::size_t p = 0; p + 8 <= text.size(); p += 8, ++total)
+        repeated += seen.insert(text.substr(p, 8)).second ? 0 : 1;
+    return double(repeated) / double(total);
+}
+
+std::int64_t referenceEstimate(const std::string &text)
+{
+    if (text.empty())
+        return 0;
+    std::int64_t units = 0;
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        units += (c & 0xC0) != 0x80 ? 1 : 0; // a code point starts
+        units += c >= 0xF0 ? 1 : 0;          // outside the BMP: a surrogate pair
+    }
+    const std::int64_t base = (units + 3) / 4;
+    std::int64_t fences = 0;
+    for (std::size_t p = text.find("```"); p != std::string::npos; p = text.find("```", p + 3))
+        ++fences;
+    static const std::regex url("https?://[^ \\t\\n\\r\\f\\v]+");
+    const auto urls = std::distance(std::sregex_iterator(text.begin(), text.end(), url), std::sregex_iterator());
+    const auto discount = static_cast<std::int64_t>(std::floor(double(base) * referenceRepetition(text) * 0.1));
+    return std::max<std::int64_t>(0, base + fences / 2 * 50 - std::int64_t(urls) * 10 - discount);
+}
+
+std::string generate(std::mt19937 &rng)
+{
+    static const std::vector<std::string> pieces = {
+        "word ", "longer words here", "\n", "\n", "\r\n", "\t", "  ", ":", "://", "http://example.com/a",
+        "https://x.y ", "http:// ", "```", "```cpp\n", "\xC3\xA9", "\xE4\xBD\xA0\xE5\xA5\xBD", "\xF0\x9F\x98\x80",
+        "0123456789abcdef", "}", "        return value;\n", "    if (x) {\n"};
+    static const std::vector<std::string> repeats = {"the same line again\n", "duplicate entry: 42\n", "  padded line  \n"};
+    std::string s;
+    const int shape = int(rng() % 4);
+    const std::size_t length = rng() % 6000;
+    while (s.size() < length) {
+        if (shape == 0) { // one long line: shingles
+            s += pieces[rng() % 2] + (rng() % 3 ? "abcdefgh" : "xyz");
+            continue;
+        }
+        if (shape == 1 && rng() % 3 == 0)
+            s += repeats[rng() % repeats.size()];
+        else
+            s += pieces[rng() % pieces.size()];
+    }
+    return s;
+}
+
+} // namespace
+
+class TestEstimator : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void matchesThePlainReading()
+    {
+        std::mt19937 rng(20261127);
+        for (int k = 0; k < 600; ++k) {
+            const std::string text = generate(rng);
+            const std::string label = "text " + std::to_string(k) + " (" + std::to_string(text.size()) + " bytes)";
+            QVERIFY2(cl::tokens::repetition(text) == referenceRepetition(text), label.c_str());
+            QVERIFY2(cl::tokens::estimateText(text) == referenceEstimate(text), label.c_str());
+            // Every cut point of the sixteen-byte blocks: prefixes end anywhere, characters included.
+            if (k % 50 == 0)
+                for (std::size_t n = 0; n < std::min<std::size_t>(text.size(), 80); ++n)
+                    QCOMPARE(cl::tokens::estimateText(std::string_view(text).substr(0, n)),
+                             referenceEstimate(text.substr(0, n)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEstimator)
+#include "tst_estimator.moc"
