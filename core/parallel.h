@@ -9,29 +9,44 @@
 #include <algorithm>
 #include <cstddef>
 #include <exception>
-#include <thread>
+#include <functional>
 
 namespace cl {
+
+namespace detail {
+// Runs job on a second thread and returns once it is running there; joinSecond() waits for it.
+// The second thread is one long-lived worker of the process when it is idle (so the memory its
+// allocator hands out stays with a live thread and is reused by the next run, instead of being
+// abandoned with a thread that exits), else a thread of its own.
+class SecondThread
+{
+public:
+    explicit SecondThread(std::function<void()> job);
+    ~SecondThread(); // joins
+    SecondThread(const SecondThread &) = delete;
+    SecondThread &operator=(const SecondThread &) = delete;
+
+private:
+    struct Own;
+    Own *m_own = nullptr; // set when the worker was busy
+};
+} // namespace detail
 
 // f(0) on the calling thread and f(1) on a second one; an exception from either is rethrown on
 // the caller after both stopped.
 template <class F> void onTwoThreads(F &&f)
 {
     std::exception_ptr error;
-    std::thread other([&] {
-        try {
-            f(std::size_t(1));
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
-    try {
-        f(std::size_t(0));
-    } catch (...) {
-        other.join();
-        throw;
+    {
+        detail::SecondThread other([&] {
+            try {
+                f(std::size_t(1));
+            } catch (...) {
+                error = std::current_exception();
+            }
+        });
+        f(std::size_t(0)); // on an exception, other's destructor waits for the second half
     }
-    other.join();
     if (error)
         std::rethrow_exception(error);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cl::parallelFor: every item exactly once, on one thread below the threshold and on two above it,
-// and an exception from either thread reaches the caller.
+// and an exception from either thread reaches the caller; the second thread is one long-lived worker
+// when it is free, and a thread of its own for nested or concurrent callers.
 #include "core/parallel.h"
 
 #include <QtTest>
@@ -67,6 +68,37 @@ private Q_SLOTS:
             QVERIFY(caught);
             QVERIFY(done.load() < 1000);
         }
+    }
+
+    void secondThreadIsReused()
+    {
+        auto secondThreadOf = [] {
+            std::thread::id other;
+            cl::onTwoThreads([&](std::size_t k) {
+                if (k == 1)
+                    other = std::this_thread::get_id();
+            });
+            return other;
+        };
+        const std::thread::id first = secondThreadOf();
+        QVERIFY(first != std::this_thread::get_id());
+        QCOMPARE(secondThreadOf(), first); // the same worker: its allocator's memory is reused
+    }
+
+    void nestedAndConcurrentCallers()
+    {
+        constexpr std::size_t kOuter = 64, kInner = 2000;
+        std::vector<std::atomic<int>> hits(kOuter * kInner);
+        auto nested = [&](std::size_t base) {
+            cl::parallelFor(kOuter / 2, 1, 0, [&](std::size_t o) {
+                cl::parallelFor(kInner, 100, 0, [&](std::size_t i) { hits[(base + o) * kInner + i].fetch_add(1); });
+            });
+        };
+        std::thread other(nested, kOuter / 2); // holds the worker or competes for it
+        nested(0);
+        other.join();
+        for (const auto &h : hits)
+            QCOMPARE(h.load(), 1);
     }
 };
 
