@@ -381,8 +381,7 @@ Result run(const Strategy &s, const Input &in, const json &params, const RunOpti
         r = std::move(keep);
     }
     if (opt.validate) {
-        const Transcript t = r.materialize(in.transcript);
-        r.violations = validate(t, in.transcript.format);
+        r.violations = validate(r.shape(in.transcript), in.transcript.format);
         r.validityChecked = true;
     }
     return r;

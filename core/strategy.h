@@ -159,6 +159,11 @@ struct Result {
     // The result as a transcript: same buffer and records (so writers reuse untouched lines),
     // messages in slot order, edited/inserted ones flagged edited. Tool pairs re-linked.
     Transcript materialize(const Transcript &original) const;
+    // The result's shape for the validity check: what validate() and linkToolPairs() read (roles,
+    // kinds, types, source lines, block types, tool ids and names, whether a text is empty; tool
+    // pairs linked), without the texts, inputs, metadata and records materialize() copies (hundreds
+    // of megabytes for a result of 100 000 messages). validate(shape()) == validate(materialize()).
+    Transcript shape(const Transcript &original) const;
     const Message &message(const Transcript &original, std::size_t slot) const;
     // Why slot `slot` is what it is: the inserted slot's own reason, else its original's fate reason.
     const std::string &slotReason(std::size_t slot) const;

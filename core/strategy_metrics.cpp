@@ -155,6 +155,37 @@ Transcript Result::materialize(const Transcript &original) const
     return t;
 }
 
+Transcript Result::shape(const Transcript &original) const
+{
+    Transcript t;
+    t.format = original.format;
+    t.path = original.path;
+    t.messages.resize(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        const Message &m = message(original, k);
+        Message &s = t.messages[k];
+        s.role = m.role;
+        s.kind = m.kind;
+        s.type = m.type;
+        s.sidechain = m.sidechain;
+        s.line = m.line;
+        s.blocks.resize(m.blocks.size());
+        for (std::size_t b = 0; b < m.blocks.size(); ++b) {
+            const Block &from = m.blocks[b];
+            Block &to = s.blocks[b];
+            to.type = from.type;
+            to.toolId = from.toolId;
+            to.toolName = from.toolName;
+            to.isError = from.isError;
+            if (!from.text.empty())
+                to.text = "."; // only whether it is empty is checked
+        }
+    }
+    linkToolPairs(t);
+    t.diagnostics.clear(); // orphans are the validity check's job
+    return t;
+}
+
 void computeStats(const Input &in, Result &r, bool metrics)
 {
     const Transcript &t = in.transcript;

@@ -378,6 +378,8 @@ void TestStrategies::everyStrategyOverEveryFormat()
             QVERIFY2(r.stats.tokensAfter <= r.stats.tokensBefore, (where + "larger result").c_str());
             if (before.empty())
                 QVERIFY2(r.violations.empty(), (where + describe(r.violations)).c_str());
+            // run() validates the result's shape: the full copy has the same violations.
+            QCOMPARE(describe(r.violations), describe(validate(r.materialize(*t), f)));
             // Written back in its format and reloaded, the result is still valid.
             if (r.changed && variant == 1) {
                 const Transcript m = r.materialize(*t);

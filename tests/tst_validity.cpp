@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Each validity rule of formats.md: a minimal violating request (violation on the right message)
-// and a valid request with no violations.
+// and a valid request with no violations. Every check also validates the transcript's shape (what
+// strategy::run() validates instead of a full copy) and fails when that finds anything else.
 #include "core/loader.h"
+#include "core/strategy.h"
 #include "core/validity.h"
 
 #include <QtTest>
@@ -10,20 +12,26 @@ using namespace cl;
 
 namespace {
 
-std::vector<Violation> check(const std::string &doc, Format f)
-{
-    LoadOptions o;
-    o.format = f;
-    const auto r = loadBytes(doc, "rule.json", o);
-    return r.transcript ? validate(*r.transcript, f) : std::vector<Violation>{{-1, "load failed"}};
-}
-
 std::string describe(const std::vector<Violation> &v)
 {
     std::string s;
     for (const auto &x : v)
         s += "[" + std::to_string(x.message) + "] " + x.reason + "; ";
     return s;
+}
+
+std::vector<Violation> check(const std::string &doc, Format f)
+{
+    LoadOptions o;
+    o.format = f;
+    const auto r = loadBytes(doc, "rule.json", o);
+    if (!r.transcript)
+        return {{-1, "load failed"}};
+    std::vector<Violation> full = validate(*r.transcript, f);
+    const std::vector<Violation> shaped = validate(strategy::unchanged(*r.transcript).shape(*r.transcript), f);
+    if (describe(shaped) != describe(full))
+        full.push_back({-2, "the shape's violations differ: " + describe(shaped)});
+    return full;
 }
 
 // Exactly one violation, on `message`, whose reason mentions `needle`.
@@ -186,6 +194,25 @@ private Q_SLOTS:
         t.messages.resize(2);
         linkToolPairs(t);
         QVERIFY(validate(t, Format::ClaudeCode).empty());
+    }
+
+    // Built by hand (the loaders drop empty text blocks): the shape keeps a text's emptiness.
+    void emptyTextBlockInTheShape()
+    {
+        Transcript t;
+        t.format = Format::Anthropic;
+        for (const char *text : {"hello", ""}) {
+            Message m;
+            m.role = t.messages.empty() ? Role::User : Role::Assistant;
+            m.blocks.push_back(Block{});
+            m.blocks.back().text = text;
+            t.messages.push_back(m);
+        }
+        const auto full = validate(t, Format::Anthropic);
+        QCOMPARE(full.size(), 1u);
+        QCOMPARE(full[0].message, 1);
+        QCOMPARE(full[0].reason, std::string("empty text block"));
+        QCOMPARE(describe(validate(strategy::unchanged(t).shape(t), Format::Anthropic)), describe(full));
     }
 
     void validateConvertedRepairs()
