@@ -149,6 +149,7 @@ void TranscriptTables::adopt(const Transcript &t)
     m_blockTokens.reset();
     m_textLengths.reset();
     m_digests.reset();
+    m_prepared = false;
     m_owner = &t;
     m_messages = t.messages.size();
 }
@@ -207,6 +208,14 @@ void TranscriptTables::prepare(const Transcript &t)
     (void)blockTokens(t);
     (void)textLengths(t);
     digests(t)->fill();
+    const std::lock_guard<std::mutex> guard(m_lock);
+    m_prepared = m_owner == &t && m_messages == t.messages.size() && m_blockTokens && m_textLengths && m_digests;
+}
+
+bool TranscriptTables::prepared(const Transcript &t)
+{
+    const std::lock_guard<std::mutex> guard(m_lock);
+    return m_prepared && m_owner == &t && m_messages == t.messages.size();
 }
 
 } // namespace cl::strategy

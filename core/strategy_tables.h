@@ -78,8 +78,11 @@ public:
     std::shared_ptr<const BlockTokens> blockTokens(const Transcript &t);
     std::shared_ptr<const TextLengths> textLengths(const Transcript &t);
     std::shared_ptr<const CompactDigests> digests(const Transcript &t);
-    // Builds every table now, digests included (the bench and the GUI's idle time).
+    // Builds every table now, digests included (the bench, and the GUI in the background after a
+    // load so that the first preview does not wait for them).
     void prepare(const Transcript &t);
+    // True once prepare(t) finished for t (and no other transcript was asked for since).
+    bool prepared(const Transcript &t);
 
 private:
     void adopt(const Transcript &t); // drops tables of another transcript (m_lock held)
@@ -89,6 +92,7 @@ private:
     std::shared_ptr<const BlockTokens> m_blockTokens;
     std::shared_ptr<const TextLengths> m_textLengths;
     std::shared_ptr<const CompactDigests> m_digests;
+    bool m_prepared = false;
 };
 
 } // namespace cl::strategy

@@ -5,6 +5,7 @@
 #include "core/export.h"
 #include "core/generator.h"
 #include "core/loader.h"
+#include "core/strategy_tables.h"
 #include "widgets/compareview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/paramform.h"
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void pinningReachesTheStrategies();
     void compareWithAndWithoutTriggers();
     void exportReloadsWithCompaction();
+    void tablesPreparedInTheBackground();
 
 private:
     QTemporaryDir m_dir;
@@ -225,6 +227,40 @@ void TestMainStrategies::exportReloadsWithCompaction()
     QVERIFY(summary);
     for (const auto &d : back.transcript->diagnostics)
         QVERIFY2(d.severity != Diagnostic::Severity::Error, d.message.c_str());
+}
+
+// The strategies' tables are one object per transcript, shared by the preview and compare views
+// and built in the background after the load and after an apply; undo finds the loaded ones again.
+void TestMainStrategies::tablesPreparedInTheBackground()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    const auto loaded = w.strategyTables();
+    QVERIFY(loaded);
+    QCOMPARE(w.strategyPanel()->tables(), loaded);
+    QCOMPARE(w.compareView()->tables(), loaded);
+    QTRY_VERIFY_WITH_TIMEOUT(loaded->prepared(*w.transcript()), 30000);
+
+    StrategyPanel *panel = w.strategyPanel();
+    QVERIFY(panel->setCurrentStrategy(QStringLiteral("trim-tools")));
+    QSignalSpy ready(panel, &StrategyPanel::previewReady);
+    menuAction(w, QStringLiteral("Strategies"), QStringLiteral("Preview"))->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    QCOMPARE(panel->tables(), loaded); // the preview used them, it did not build its own
+    menuAction(w, QStringLiteral("Strategies"), QStringLiteral("Apply"))->trigger();
+    const auto applied = w.strategyTables();
+    QVERIFY(applied != loaded);
+    QCOMPARE(w.strategyPanel()->tables(), applied);
+    QCOMPARE(w.compareView()->tables(), applied);
+    QTRY_VERIFY_WITH_TIMEOUT(applied->prepared(*w.transcript()), 30000);
+    menuAction(w, QStringLiteral("Edit"), QStringLiteral("Undo"))->trigger();
+    QCOMPARE(w.strategyTables(), loaded);
+    QCOMPARE(w.compareView()->tables(), loaded);
+    QVERIFY(loaded->prepared(*w.transcript()));
+    menuAction(w, QStringLiteral("Edit"), QStringLiteral("Redo"))->trigger();
+    QCOMPARE(w.strategyTables(), applied);
 }
 
 QTEST_MAIN(TestMainStrategies)

@@ -193,9 +193,14 @@ private Q_SLOTS:
         Input fresh(a);
         QVERIFY(fresh.textLengths().get() != lengths.get());
         // The same tables asked about another transcript are rebuilt for that one.
+        QVERIFY(!first.tables()->prepared(a)); // only asked for two of the tables so far
+        first.tables()->prepare(a);
+        QVERIFY(first.tables()->prepared(a));
+        QVERIFY(!first.tables()->prepared(b));
         Input other(b);
         other.setTables(first.tables());
         const auto otherLengths = other.textLengths();
+        QVERIFY(!first.tables()->prepared(a)); // now the tables of b, not all built
         QVERIFY(otherLengths.get() != lengths.get());
         QCOMPARE(otherLengths->first.size(), b.messages.size() + 1);
         QCOMPARE(otherLengths->values.back(), utf8Length(b.messages.back().blocks.back().text));

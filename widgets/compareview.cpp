@@ -114,12 +114,15 @@ CompareView::~CompareView()
 }
 
 void CompareView::setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options,
-                           std::vector<std::size_t> pinned, std::vector<std::string> exemptTools)
+                           std::vector<std::size_t> pinned, std::vector<std::string> exemptTools,
+                           std::shared_ptr<strategy::TranscriptTables> tables)
 {
     if (isRunning() && m_cancel)
         m_cancel->store(true); // its rows are for the old input: onFinished drops them (generation)
     ++m_generation;
-    if (!m_tables || transcript != m_transcript)
+    if (tables)
+        m_tables = std::move(tables);
+    else if (!m_tables || transcript != m_transcript)
         m_tables = std::make_shared<strategy::TranscriptTables>();
     m_transcript = std::move(transcript);
     m_options = std::move(options);

@@ -36,8 +36,11 @@ public:
     ~CompareView() override;
 
     // A new input cancels a running comparison and clears the results.
+    // tables (optional): the transcript's per-block tables, shared with other views (null: the view's own).
     void setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options = {},
-                  std::vector<std::size_t> pinned = {}, std::vector<std::string> exemptTools = {});
+                  std::vector<std::size_t> pinned = {}, std::vector<std::string> exemptTools = {},
+                  std::shared_ptr<strategy::TranscriptTables> tables = nullptr);
+    const std::shared_ptr<strategy::TranscriptTables> &tables() const { return m_tables; }
     // {strategyName: {param: value}} passed to compare() (e.g. the preview panel's edited params).
     void setParamOverrides(nlohmann::json overrides);
     // Worker threads for compare() (default 2: the machine the app targets is small).

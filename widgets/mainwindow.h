@@ -12,6 +12,9 @@
 #include <vector>
 
 class QActionGroup;
+namespace cl::strategy {
+class TranscriptTables;
+}
 class QDockWidget;
 class QTabWidget;
 
@@ -71,6 +74,10 @@ public:
     AnalysisController *analysisController() const { return m_analyzer; }
     // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
+    // The strategies' per-block tables of the shown transcript (shared by the strategy panel and
+    // the compare view), prepared in the background after every load and apply; undo and redo
+    // return to the tables their transcript had.
+    const std::shared_ptr<cl::strategy::TranscriptTables> &strategyTables() const { return m_tables; }
     bool isAnalysing() const;
     // Strategies: the document (working transcript + undo stack), the strategy dock, the preview and
     // compare tabs of the central area.
@@ -155,6 +162,10 @@ private:
     RecentFiles *m_recent = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     std::shared_ptr<const Transcript> m_transcript;
+    std::shared_ptr<cl::strategy::TranscriptTables> m_tables;
+    // The tables of the last few transcripts shown (undo and redo find theirs ready).
+    std::vector<std::pair<std::weak_ptr<const Transcript>, std::shared_ptr<cl::strategy::TranscriptTables>>> m_tableCache;
+    std::shared_ptr<cl::strategy::TranscriptTables> tablesFor(const std::shared_ptr<const Transcript> &transcript);
     QString m_path;
     QString m_lastError;
     std::optional<Format> m_format;

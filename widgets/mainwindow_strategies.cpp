@@ -5,6 +5,7 @@
 #include "widgets/mainwindow.h"
 
 #include "core/export.h"
+#include "core/strategy_tables.h"
 #include "widgets/analysiscontroller.h"
 #include "widgets/analysispanel.h"
 #include "widgets/compareview.h"
@@ -28,6 +29,7 @@
 #include <QFileInfo>
 #include <QItemSelectionModel>
 #include <QMessageBox>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTreeView>
@@ -118,7 +120,7 @@ void MainWindow::connectStrategies()
         }
         // Only a panel without this transcript takes it (a new transcript would drop its preview).
         if (m_strategyPanel->transcript() != m_transcript)
-            m_strategyPanel->setTranscript(m_transcript, m_analysis);
+            m_strategyPanel->setTranscript(m_transcript, m_analysis, m_tables);
     });
 }
 
@@ -160,9 +162,30 @@ void MainWindow::showSimulateTab()
     m_tabs->setCurrentWidget(m_simulate);
 }
 
+std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::shared_ptr<const Transcript> &transcript)
+{
+    std::erase_if(m_tableCache, [](const auto &entry) { return entry.first.expired(); });
+    for (const auto &[shown, tables] : m_tableCache)
+        if (shown.lock() == transcript)
+            return tables;
+    // The tables every strategy run reads (block estimates, text lengths, microcompact digests)
+    // take about a second on 100 000 messages: built now on the thread pool, so that the first
+    // preview or compare finds them ready (one that starts earlier waits for the table it needs).
+    auto tables = std::make_shared<strategy::TranscriptTables>();
+    if (!transcript)
+        return tables;
+    (void)QtConcurrent::run([transcript, tables] { tables->prepare(*transcript); });
+    constexpr std::size_t kKept = 4;
+    if (m_tableCache.size() == kKept)
+        m_tableCache.erase(m_tableCache.begin());
+    m_tableCache.emplace_back(transcript, tables);
+    return tables;
+}
+
 void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow)
 {
     m_transcript = std::move(transcript);
+    m_tables = tablesFor(m_transcript);
     m_applying = true;
     m_transcriptPanel->setTranscript(m_transcript);
     m_diagnostics->setTranscript(m_transcript.get());
@@ -193,12 +216,12 @@ void MainWindow::updateStrategyInputs()
     options.contextWindow = m_gauge->contextWindow();
     m_strategyPanel->setAnalysisOptions(options);
     if (m_strategyPanel->transcript() != m_transcript)
-        m_strategyPanel->setTranscript(m_transcript, m_analysis);
+        m_strategyPanel->setTranscript(m_transcript, m_analysis, m_tables);
     m_strategyPanel->setPinned(m_pinned);
     std::vector<std::string> exempt;
     for (const QString &s : m_strategyPanel->exemptTools())
         exempt.push_back(s.toStdString());
-    m_compare->setInput(m_transcript, options, m_pinned, exempt);
+    m_compare->setInput(m_transcript, options, m_pinned, exempt, m_tables);
     // The simulation has its own window box (0: by model); the gauge's window is its default.
     m_simulate->setInput(m_transcript, options);
     if (m_ops && m_transcript)

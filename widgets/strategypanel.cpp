@@ -220,11 +220,12 @@ void StrategyPanel::strategyChosen()
     clearPreview();
 }
 
-void StrategyPanel::setTranscript(std::shared_ptr<const Transcript> transcript, std::shared_ptr<const analysis::Analysis> analysis)
+void StrategyPanel::setTranscript(std::shared_ptr<const Transcript> transcript, std::shared_ptr<const analysis::Analysis> analysis,
+                                  std::shared_ptr<strategy::TranscriptTables> tables)
 {
     m_transcript = std::move(transcript);
     m_analysis = std::move(analysis);
-    m_tables = std::make_shared<strategy::TranscriptTables>();
+    m_tables = tables ? std::move(tables) : std::make_shared<strategy::TranscriptTables>();
     ++m_generation; // a running preview was for the old transcript
     setBusy(false);
     clearPreview();

@@ -32,9 +32,12 @@ public:
     explicit StrategyPanel(QWidget *parent = nullptr);
     ~StrategyPanel() override;
 
-    // The transcript strategies run on. analysis (optional) is reused when it belongs to it.
+    // The transcript strategies run on. analysis (optional) is reused when it belongs to it;
+    // tables (optional): its per-block tables, shared with other views (null: the panel's own).
     void setTranscript(std::shared_ptr<const Transcript> transcript,
-                       std::shared_ptr<const cl::analysis::Analysis> analysis = nullptr);
+                       std::shared_ptr<const cl::analysis::Analysis> analysis = nullptr,
+                       std::shared_ptr<cl::strategy::TranscriptTables> tables = nullptr);
+    const std::shared_ptr<cl::strategy::TranscriptTables> &tables() const { return m_tables; }
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
     void setAnalysisOptions(const cl::analysis::AnalysisOptions &options);
     void setSummarizer(const cl::strategy::Summarizer *summarizer); // null: rule-based; not owned
