@@ -72,6 +72,13 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
     run.metrics = false;
     std::int64_t without = 0;
     out.window = 0;
+    // Per managed message, the transcript index it came from (-1: inserted by a strategy run), so
+    // that the pins, which are transcript indices, follow their messages through the compactions.
+    std::vector<std::int64_t> origin;
+    std::vector<char> pinnedIndex(t.messages.size(), 0);
+    for (const std::size_t i : options.pinned)
+        if (i < pinnedIndex.size())
+            pinnedIndex[i] = 1;
     for (std::size_t k = 0; k < total; ++k) {
         const std::size_t from = starts[k], to = k + 1 < starts.size() ? starts[k + 1] : view.size();
         TurnPoint point;
@@ -84,6 +91,7 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
             without += tokens::estimateMessage(m);
             m.records.clear();
             managed.messages.push_back(std::move(m));
+            origin.push_back(static_cast<std::int64_t>(view.index[p]));
         }
         for (auto &m : managed.messages)
             for (auto &b : m.blocks)
@@ -94,6 +102,10 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         point.beforeStrategy = tokens::totalEstimate(managed);
 
         strategy::Input in(managed, options.analysis);
+        in.exemptTools = options.exemptTools;
+        for (std::size_t j = 0; j < origin.size(); ++j)
+            if (origin[j] >= 0 && pinnedIndex[static_cast<std::size_t>(origin[j])])
+                in.pinned.push_back(j);
         if (out.window == 0)
             out.window = in.contextWindow();
         // Skipped turns still count tokens; the strategy sees their messages at its next run.
@@ -103,10 +115,16 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         point.note = runs ? r.note : std::string("(not run: every ") + std::to_string(out.stride) + " turns)";
         if (r.changed) {
             std::vector<Message> next;
+            std::vector<std::int64_t> nextOrigin;
             next.reserve(r.slots.size());
-            for (std::size_t j = 0; j < r.slots.size(); ++j)
+            nextOrigin.reserve(r.slots.size());
+            for (std::size_t j = 0; j < r.slots.size(); ++j) {
                 next.push_back(r.message(managed, j));
+                const std::int32_t from = r.slots[j].origin;
+                nextOrigin.push_back(from >= 0 ? origin[static_cast<std::size_t>(from)] : -1);
+            }
             managed.messages = std::move(next);
+            origin = std::move(nextOrigin);
             ++out.compactions;
         }
         point.with = tokens::totalEstimate(managed);
@@ -121,6 +139,7 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
             break;
         }
     }
+    out.kept = std::move(origin);
     if (out.window == 0) // no turn ran: still report the window the turns would have been held against
         out.window = strategy::Input(t, options.analysis).contextWindow();
     return out;

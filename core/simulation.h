@@ -53,6 +53,9 @@ struct Simulation {
     std::size_t totalTurns = 0;        // turns in the transcript (turns.size() is less with maxTurns or a cancel)
     std::size_t stride = 1;            // the stride used (see SimulationOptions)
     bool cancelled = false;            // progress returned false: turns holds the turns done so far
+    // The managed context after the last simulated turn: per message, its transcript index (-1:
+    // inserted by the strategy, e.g. a summary).
+    std::vector<std::int64_t> kept;
 };
 
 struct SimulationOptions {
@@ -61,6 +64,10 @@ struct SimulationOptions {
     // The strategy runs at every stride-th turn and at the last simulated one; in between the turns
     // only accumulate (changed false, with == beforeStrategy). 0 and 1: every turn.
     std::size_t stride = 1;
+    // The user's guards, as in a preview: messages of the transcript at these indices (pinned) and
+    // the calls and results of these tools are never removed or edited by any run of the strategy.
+    std::vector<std::size_t> pinned;
+    std::vector<std::string> exemptTools;
     // Called after each turn (done of total); returning false cancels (Simulation::cancelled). Runs
     // on the simulating thread.
     std::function<bool(std::size_t done, std::size_t total)> progress;

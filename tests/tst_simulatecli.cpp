@@ -217,6 +217,40 @@ private Q_SLOTS:
         QVERIFY(json::parse(runCli({"help", "--json"}).out)["commands"].dump().find("simulate") != std::string::npos);
     }
 
+    // Pins (transcript indices) and exempt tools hold in every run of the strategy, and the CLI
+    // passes them on (--pin, --exempt) and reports the surviving messages ("kept").
+    void pinsAndExemptToolsHold()
+    {
+        const auto t = load(m_chat);
+        QVERIFY(t);
+        const strategy::Strategy &truncate = *strategy::find("hard-truncate");
+        sim::SimulationOptions so;
+        so.analysis.contextWindow = 20000;
+        auto has = [](const sim::Simulation &s, std::int64_t i) { return std::find(s.kept.begin(), s.kept.end(), i) != s.kept.end(); };
+        const sim::Simulation free = sim::simulate(*t, truncate, json::object(), so);
+        QVERIFY(free.compactions > 0);
+        QVERIFY(!has(free, 5) && !has(free, 3)); // turn 2's request and turn 1's result are gone
+        QVERIFY(has(free, std::int64_t(t->messages.size()) - 1));
+        so.pinned = {5};
+        const sim::Simulation pinned = sim::simulate(*t, truncate, json::object(), so);
+        QVERIFY(has(pinned, 5));
+        QVERIFY(!has(pinned, 3));
+        so.pinned.clear();
+        so.exemptTools = {"read_file"};
+        const sim::Simulation exempt = sim::simulate(*t, truncate, json::object(), so);
+        QVERIFY(has(exempt, 2) && has(exempt, 3)); // every read_file call and result stays
+
+        Run r = runCli({"simulate", m_chat, "-s", "hard-truncate", "--window", "20000", "--pin", "5", "--json"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(json::parse(r.out)["kept"].get<std::vector<std::int64_t>>(), pinned.kept);
+        r = runCli({"simulate", m_chat, "-s", "hard-truncate", "--window", "20000", "--exempt", "read_file", "--json"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(json::parse(r.out)["kept"].get<std::vector<std::int64_t>>(), exempt.kept);
+        r = runCli({"simulate", m_chat, "-s", "hard-truncate", "--pin", "x5"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.find("--pin") != std::string::npos);
+    }
+
     void strideAndCancel()
     {
         const auto t = load(m_chat);

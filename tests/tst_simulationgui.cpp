@@ -7,6 +7,7 @@
 #include "core/loader.h"
 #include "core/simulation.h"
 #include "core/strategy.h"
+#include "core/tokens.h"
 #include "widgets/mainwindow.h"
 #include "widgets/models/simulationgeometry.h"
 #include "widgets/models/simulationmodel.h"
@@ -15,6 +16,7 @@
 #include "widgets/simulationview.h"
 #include "widgets/theme.h"
 #include "widgets/transcriptpanel.h"
+#include "widgets/models/transcriptmodel.h"
 
 #include "test_support.h"
 
@@ -339,6 +341,35 @@ private Q_SLOTS:
         QCOMPARE(w.centralTabs()->currentIndex(), 0);
         const QModelIndex current = w.transcriptPanel()->view()->currentIndex();
         QVERIFY(current.isValid());
+
+        // A pin from the Edit menu reaches the simulation: hard-truncate in a small window drops the
+        // first request without it and keeps it with it (the pin drops the result made without it).
+        std::size_t request = 0;
+        while (request < w.transcript()->messages.size()
+               && !(w.transcript()->messages[request].role == Role::User && !w.transcript()->messages[request].hasToolResult()))
+            ++request;
+        QVERIFY(request < w.transcript()->messages.size());
+        QVERIFY(view->setCurrentStrategy(QStringLiteral("hard-truncate")));
+        view->windowSpin()->setValue(int(tokens::totalEstimate(*w.transcript()) / 4));
+        view->runNow();
+        auto has = [](const sim::Simulation &s, std::size_t i) {
+            return std::find(s.kept.begin(), s.kept.end(), std::int64_t(i)) != s.kept.end();
+        };
+        QVERIFY(view->simulation() && view->simulation()->compactions > 0);
+        QVERIFY(!has(*view->simulation(), request));
+        w.transcriptPanel()->selectSourceIndex(w.transcriptPanel()->model()->indexForMessage(int(request)));
+        QAction *pin = nullptr;
+        for (QAction *top : w.menuBar()->actions())
+            if (top->text() == QLatin1String("&Edit"))
+                for (QAction *a : top->menu()->actions())
+                    if (a->text().remove(QLatin1Char('&')).startsWith(QLatin1String("Pin")))
+                        pin = a;
+        QVERIFY(pin);
+        pin->trigger();
+        QCOMPARE(w.pinned(), std::vector<std::size_t>{request});
+        QVERIFY(!view->hasResult());
+        view->runNow();
+        QVERIFY(view->simulation() && has(*view->simulation(), request));
     }
 
 private:

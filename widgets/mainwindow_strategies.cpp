@@ -224,6 +224,7 @@ void MainWindow::updateStrategyInputs()
     m_compare->setInput(m_transcript, options, m_pinned, exempt, m_tables);
     // The simulation has its own window box (0: by model); the gauge's window is its default.
     m_simulate->setInput(m_transcript, options);
+    m_simulate->setGuards(m_pinned, exempt);
     if (m_ops && m_transcript)
         m_ops->setTranscript(m_transcript, QFileInfo(m_path).absolutePath(), options, m_pinned, exempt);
 }

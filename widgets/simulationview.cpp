@@ -165,11 +165,25 @@ void SimulationView::setInput(std::shared_ptr<const Transcript> transcript, anal
 {
     if (transcript == m_transcript && options.contextWindow == m_options.contextWindow)
         return;
+    m_transcript = std::move(transcript);
+    m_options = std::move(options);
+    resetResult();
+}
+
+void SimulationView::setGuards(std::vector<std::size_t> pinned, std::vector<std::string> exemptTools)
+{
+    if (pinned == m_pinned && exemptTools == m_exempt)
+        return;
+    m_pinned = std::move(pinned);
+    m_exempt = std::move(exemptTools);
+    resetResult();
+}
+
+void SimulationView::resetResult()
+{
     if (isRunning() && m_cancel)
         m_cancel->store(true); // its result is for the old input: onFinished drops it (generation)
     ++m_generation;
-    m_transcript = std::move(transcript);
-    m_options = std::move(options);
     m_sim.reset();
     m_model->clear();
     m_chart->setSimulation(nullptr);
@@ -221,6 +235,8 @@ bool SimulationView::prepare(Job &job)
     job.transcript = m_transcript;
     job.params = m_form->values();
     job.options.analysis = m_options;
+    job.options.pinned = m_pinned;
+    job.options.exemptTools = m_exempt;
     if (m_window->value() > 0)
         job.options.analysis.contextWindow = m_window->value();
     const std::size_t turns = sim::countTurns(*m_transcript);

@@ -39,6 +39,9 @@ public:
     // A different transcript (or analysis options) cancels a running simulation and clears the
     // result; the same input again changes nothing (the main window re-sends it on every pin).
     void setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options = {});
+    // The user's guards (pinned transcript indices, exempt tools), kept by every strategy run; a
+    // change drops the shown simulation, which was made without them.
+    void setGuards(std::vector<std::size_t> pinned, std::vector<std::string> exemptTools);
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
 
     bool setCurrentStrategy(const QString &name);
@@ -94,6 +97,9 @@ private:
 
     std::shared_ptr<const Transcript> m_transcript;
     analysis::AnalysisOptions m_options;
+    std::vector<std::size_t> m_pinned;
+    std::vector<std::string> m_exempt;
+    void resetResult();
     std::shared_ptr<const sim::Simulation> m_sim;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     quint64 m_generation = 0;

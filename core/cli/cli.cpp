@@ -247,14 +247,16 @@ std::string commandHelp(const std::string &command)
                "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n";
     if (command == "simulate")
         return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
-               "                                [--max-turns N] [--stride N|auto] [--as FORMAT] [--json]\n"
+               "                                [--max-turns N] [--stride N|auto] [--pin I,J] [--exempt TOOL,TOOL]\n"
+               "                                [--as FORMAT] [--json]\n"
                "Replays FILE turn by turn (a turn starts at each user request) as an agent that runs the\n"
                "strategy after every turn and carries its result on. Prints per turn the messages, the\n"
                "context without any strategy, with it, its share of the window, the managed messages and\n"
                "whether (*) and how the strategy changed something; then the window, the first turn over\n"
                "it without / with the strategy and the number of compactions. --window sets the window\n"
                "(default: by model, else 200000); --max-turns stops early; --stride N runs the strategy only\n"
-               "every N turns (auto: at most about 200 runs, for long sessions).\n"
+               "every N turns (auto: at most about 200 runs, for long sessions). --pin keeps those messages\n"
+               "(transcript indices) untouched by every run; --exempt keeps those tools' calls and results.\n"
                "Exit: 0 simulated, 2 failure (unknown strategy, bad parameter, unreadable file).\n";
     if (command == "generate")
         return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"

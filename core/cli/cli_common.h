@@ -69,6 +69,8 @@ bool collectParams(const std::vector<std::string> &args, nlohmann::json &params,
                    std::string &error);
 // The strategy named by --strategy; null with error ("<command> needs --strategy NAME" / "unknown
 // strategy 'x'") when it is missing or unknown (cli_strategy.cpp).
+// --pin I,J (transcript indices) and --exempt TOOL,TOOL; false with an error naming a bad index.
+bool guardOptions(const Args &a, std::vector<std::size_t> &pinned, std::vector<std::string> &exempt, std::string &error);
 const strategy::Strategy *strategyOption(const Args &a, const std::string &command, std::string &error);
 
 } // namespace cl::cli

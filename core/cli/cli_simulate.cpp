@@ -59,7 +59,8 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     std::string perr;
     const bool paramsOk = collectParams(args, params, rest, perr);
     Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true},
-                              {"--max-turns", "", true}, {"--stride", "", true}});
+                              {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true},
+                              {"--exempt", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("simulate");
@@ -104,6 +105,8 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         stride = sim::suggestedStride(maxTurns ? std::min(maxTurns, turns) : turns);
     }
     so.stride = stride;
+    if (!guardOptions(a, so.pinned, so.exemptTools, error))
+        return o.fail(error);
     const sim::Simulation r = sim::simulate(*t, *s, params, so);
     if (!r.error.empty())
         return o.fail(r.error);
@@ -115,7 +118,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         o.print(ojson{{"path", path}, {"format", std::string(formatName(t->format))}, {"strategy", r.strategy},
             {"params", ojson::parse(resolved.values.dump())}, {"window", r.window}, {"stride", r.stride},
             {"totalTurns", r.totalTurns}, {"simulatedTurns", r.turns.size()}, {"exceedsWithout", turnOrNull(r.exceedsWithout)},
-            {"exceedsWith", turnOrNull(r.exceedsWith)}, {"compactions", r.compactions},
+            {"exceedsWith", turnOrNull(r.exceedsWith)}, {"compactions", r.compactions}, {"kept", r.kept},
             {"finalWithout", r.turns.empty() ? 0 : r.turns.back().without},
             {"finalWith", r.turns.empty() ? 0 : r.turns.back().with}, {"turns", turns}});
         return Exit::Success;

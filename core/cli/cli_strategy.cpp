@@ -81,8 +81,18 @@ bool applyCommon(const Args &a, Input &in, std::string &error)
 {
     if (auto w = a.value("--window"))
         in.options.contextWindow = std::max<std::int64_t>(0, std::atoll(w->c_str()));
+    return guardOptions(a, in.pinned, in.exemptTools, error);
+}
+
+const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true},
+    {"--pin", "", true}};
+
+} // namespace
+
+bool guardOptions(const Args &a, std::vector<std::size_t> &pinned, std::vector<std::string> &exempt, std::string &error)
+{
     if (auto ex = a.value("--exempt"))
-        in.exemptTools = splitList(*ex);
+        exempt = splitList(*ex);
     if (auto pin = a.value("--pin")) {
         for (const auto &item : splitList(*pin)) {
             // A typo must not pin message 0 silently (atoll("x") == 0).
@@ -90,16 +100,11 @@ bool applyCommon(const Args &a, Input &in, std::string &error)
                 error = "--pin: '" + item + "' is not a message index";
                 return false;
             }
-            in.pinned.push_back(static_cast<std::size_t>(std::stoull(item)));
+            pinned.push_back(static_cast<std::size_t>(std::stoull(item)));
         }
     }
     return true;
 }
-
-const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true},
-    {"--pin", "", true}};
-
-} // namespace
 
 const Strategy *strategyOption(const Args &a, const std::string &command, std::string &error)
 {
