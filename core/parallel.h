@@ -14,7 +14,7 @@
 namespace cl {
 
 namespace detail {
-// Runs job on a second thread and returns once it is running there; joinSecond() waits for it.
+// Starts job on a second thread; the destructor waits for it to finish.
 // The second thread is one long-lived worker of the process when it is idle (so the memory its
 // allocator hands out stays with a live thread and is reused by the next run, instead of being
 // abandoned with a thread that exits), else a thread of its own.
