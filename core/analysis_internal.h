@@ -16,9 +16,6 @@
 namespace cl::analysis::detail {
 
 std::string_view trim(std::string_view s);
-bool hasFence(const Message &m, std::size_t limit);
-// ``` in text, or a Write/Edit/Shell call (see analysis.h).
-bool hasCodeOrCommand(const Message &m, std::size_t limit);
 
 // A fixed set of needles searched at once, ASCII case-insensitively (see analysis_scan.cpp).
 class Scanner {

@@ -12,24 +12,4 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
-bool hasFence(const Message &m, std::size_t limit)
-{
-    for (const auto &b : m.blocks)
-        if (b.type == BlockType::Text && std::string_view(b.text).substr(0, limit).find("```") != std::string_view::npos)
-            return true;
-    return false;
-}
-
-bool hasCodeOrCommand(const Message &m, std::size_t limit)
-{
-    for (const auto &b : m.blocks) {
-        if (b.type != BlockType::ToolUse)
-            continue;
-        const ToolKind k = toolKind(b.toolName);
-        if (k == ToolKind::Write || k == ToolKind::Edit || k == ToolKind::Shell)
-            return true;
-    }
-    return hasFence(m, limit);
-}
-
 } // namespace cl::analysis::detail

@@ -98,6 +98,7 @@ public:
     std::shared_ptr<const BlockTokens> blockTokens() const { return m_tables->blockTokens(transcript); }
     std::shared_ptr<const TextLengths> textLengths() const { return m_tables->textLengths(transcript); }
     std::shared_ptr<const CompactDigests> digests() const { return m_tables->digests(transcript); }
+    std::shared_ptr<const std::vector<std::size_t>> contentChars() const { return m_tables->contentChars(transcript); }
     const std::shared_ptr<TranscriptTables> &tables() const { return m_tables; }
     // Tables kept from an earlier input of the same transcript (null: fresh ones).
     void setTables(std::shared_ptr<TranscriptTables> tables)

@@ -3,6 +3,7 @@
 
 #include "core/parallel.h"
 #include "core/strategies/extract.h"
+#include "core/strategies/peer_common.h"
 #include "core/tokens.h"
 
 #include <algorithm>
@@ -149,6 +150,7 @@ void TranscriptTables::adopt(const Transcript &t)
     m_blockTokens.reset();
     m_textLengths.reset();
     m_digests.reset();
+    m_contentChars.reset();
     m_prepared = false;
     m_owner = &t;
     m_messages = t.messages.size();
@@ -203,13 +205,27 @@ std::shared_ptr<const CompactDigests> TranscriptTables::digests(const Transcript
     return m_digests;
 }
 
+std::shared_ptr<const std::vector<std::size_t>> TranscriptTables::contentChars(const Transcript &t)
+{
+    const std::lock_guard<std::mutex> guard(m_lock);
+    adopt(t);
+    if (!m_contentChars) {
+        auto table = std::make_shared<std::vector<std::size_t>>(t.messages.size());
+        parallelFor(t.messages.size(), 64, 256, [&](std::size_t i) { (*table)[i] = peer::jsonChars(t.messages[i]); });
+        m_contentChars = std::move(table);
+    }
+    return m_contentChars;
+}
+
 void TranscriptTables::prepare(const Transcript &t)
 {
     (void)blockTokens(t);
     (void)textLengths(t);
+    (void)contentChars(t);
     digests(t)->fill();
     const std::lock_guard<std::mutex> guard(m_lock);
-    m_prepared = m_owner == &t && m_messages == t.messages.size() && m_blockTokens && m_textLengths && m_digests;
+    m_prepared = m_owner == &t && m_messages == t.messages.size() && m_blockTokens && m_textLengths && m_digests
+                 && m_contentChars;
 }
 
 bool TranscriptTables::prepared(const Transcript &t)

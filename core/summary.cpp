@@ -3,6 +3,7 @@
 #include "core/summary.h"
 
 #include "core/analysis_internal.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -60,27 +61,31 @@ public:
     }
 };
 
-} // namespace
-
-Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
-{
-    Digest d;
-    // Sets of views: the strings they name live in the transcript or in d.storage.
+// What one walk over a range of the messages keeps besides the digest: the sets behind its
+// first-seen lists, to merge a second range's lists into them.
+struct DigestSets {
     std::unordered_set<std::string_view> read, modified, commands;
+};
+
+void digestRange(const Transcript &t, const std::vector<std::size_t> &messages, std::size_t from, std::size_t to,
+                 Digest &d, DigestSets &sets)
+{
+    // Sets of views: the strings they name live in the transcript or in d.storage.
+    auto &[read, modified, commands] = sets;
     std::string built; // a command shellCommandView had to assemble
     auto prefetch = [&](std::size_t k) {
         // The walk is bound by cache misses on block arrays, texts and inputs allocated apart from
         // the message array: fetch the block array 8 messages ahead and the blocks' data 4 ahead.
-        if (k + 8 < messages.size() && messages[k + 8] < t.messages.size())
+        if (k + 8 < to && messages[k + 8] < t.messages.size())
             __builtin_prefetch(t.messages[messages[k + 8]].blocks.data());
-        if (k + 4 < messages.size() && messages[k + 4] < t.messages.size())
+        if (k + 4 < to && messages[k + 4] < t.messages.size())
             for (const Block &b : t.messages[messages[k + 4]].blocks) {
                 __builtin_prefetch(b.text.data());
                 if (b.type == BlockType::ToolUse && b.input.is_object() && !b.input.empty())
                     __builtin_prefetch(&*b.input.begin());
             }
     };
-    for (std::size_t k = 0; k < messages.size(); ++k) {
+    for (std::size_t k = from; k < to; ++k) {
         prefetch(k);
         const std::size_t i = messages[k];
         if (i >= t.messages.size())
@@ -140,6 +145,58 @@ Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
                 (request ? d.userInputs : d.assistantResponses).emplace_back(i, v);
         }
     }
+}
+
+// Appends the items of `from` that `seen` does not hold yet (first-seen order across both ranges).
+void mergeUnique(std::vector<std::string_view> &into, std::unordered_set<std::string_view> &seen,
+                 const std::vector<std::string_view> &from)
+{
+    for (const std::string_view v : from)
+        if (seen.insert(v).second)
+            into.push_back(v);
+}
+
+template <class T> void append(std::vector<T> &into, std::vector<T> &from)
+{
+    into.insert(into.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+} // namespace
+
+Digest digest(const Transcript &t, const std::vector<std::size_t> &messages)
+{
+    Digest d;
+    DigestSets sets;
+    // A walk bound by cache misses: long ranges (a compaction of most of a 100 000-message session)
+    // are read in two halves on two threads and merged in order; the result is the same.
+    constexpr std::size_t kSplit = 4096;
+    if (messages.size() < kSplit) {
+        digestRange(t, messages, 0, messages.size(), d, sets);
+        return d;
+    }
+    const std::size_t half = messages.size() / 2;
+    Digest second;
+    DigestSets secondSets;
+    onTwoThreads([&](std::size_t thread) {
+        if (thread == 0)
+            digestRange(t, messages, 0, half, d, sets);
+        else
+            digestRange(t, messages, half, messages.size(), second, secondSets);
+    });
+    append(d.userInputs, second.userInputs);
+    append(d.assistantResponses, second.assistantResponses);
+    append(d.toolCalls, second.toolCalls);
+    append(d.errors, second.errors);
+    append(d.images, second.images);
+    append(d.documents, second.documents);
+    mergeUnique(d.filesRead, sets.read, second.filesRead);
+    mergeUnique(d.filesModified, sets.modified, second.filesModified);
+    mergeUnique(d.commands, sets.commands, second.commands);
+    if (d.firstTimeMs == kNoTime)
+        d.firstTimeMs = second.firstTimeMs;
+    if (second.lastTimeMs != kNoTime)
+        d.lastTimeMs = second.lastTimeMs;
+    d.storage.splice(d.storage.end(), second.storage); // the second half's views stay valid
     return d;
 }
 

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,7 +63,7 @@ struct Digest {
     std::vector<Media> images, documents;
     std::vector<std::string_view> filesRead, filesModified, commands;          // unique, first-seen order
     std::int64_t firstTimeMs = kNoTime, lastTimeMs = kNoTime;
-    std::deque<std::string> storage; // a deque: its elements never move
+    std::list<std::string> storage; // a list: its elements never move, not even when spliced
 };
 Digest digest(const Transcript &t, const std::vector<std::size_t> &messages);
 

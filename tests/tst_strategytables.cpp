@@ -3,7 +3,10 @@
 // stands for (utf8Length, line counts, tokens::estimateBlock, extract::compactLine), digests
 // are the same whichever thread makes them first, tables handed to a later Input are reused and
 // rebuilt for another transcript, and strategies give the same results with cold or warm tables.
+// Also the summary digest, whose long ranges are read on two threads: the same as read in pieces.
 #include "core/strategies/extract.h"
+#include "core/strategies/peer_common.h"
+#include "core/summary.h"
 #include "core/strategy.h"
 #include "core/strategy_edit.h"
 #include "core/tokens.h"
@@ -14,6 +17,7 @@
 #include <algorithm>
 
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 #ifdef CL_HAVE_MIMALLOC
@@ -78,8 +82,11 @@ void checkTables(const Transcript &t)
     TranscriptTables tables;
     const auto lengths = tables.textLengths(t);
     const auto estimates = tables.blockTokens(t);
+    const auto contentChars = tables.contentChars(t);
+    QCOMPARE(contentChars->size(), t.messages.size());
     std::size_t checked = 0;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        QCOMPARE((*contentChars)[i], peer::jsonChars(t.messages[i]));
         const auto &blocks = t.messages[i].blocks;
         for (std::size_t b = 0; b < blocks.size(); ++b) {
             const std::string &text = blocks[b].text;
@@ -214,7 +221,7 @@ private Q_SLOTS:
         Input warm(t);
         warm.tables()->prepare(t);
         QVERIFY(warm.digests()->made() > 100);
-        for (const char *name : {"microcompact", "progressive", "swe-agent", "snip", "snip-seed004"}) {
+        for (const char *name : {"microcompact", "progressive", "swe-agent", "snip", "snip-seed004", "gemini-cli"}) {
             const Strategy *s = find(name);
             QVERIFY2(s, name);
             nlohmann::json params = nlohmann::json::object();
@@ -228,6 +235,94 @@ private Q_SLOTS:
             QVERIFY2(a.stats.tokensAfter < a.stats.tokensBefore, name);
             QCOMPARE(fingerprint(b), fingerprint(a));
         }
+    }
+
+    // digest() reads a range of 4096 messages or more in two halves on two threads and merges them;
+    // the reference reads it in pieces of 1000 (each on one thread) and merges them here by the
+    // definition: lists concatenated, the first-seen lists without the items an earlier piece had.
+    void digestOfALongRangeEqualsItsPieces()
+    {
+        const Transcript t = test::generatedTranscript(Format::ClaudeCode, 12000, 21);
+        std::vector<std::size_t> all;
+        for (std::size_t i = 0; i < t.messages.size(); ++i)
+            if (i % 7 != 3) // a range with gaps, as the conversation positions of a compaction
+                all.push_back(i);
+        QVERIFY(all.size() >= 8192);
+        const Digest d = digest(t, all);
+
+        std::vector<std::string> calls, inputs, responses, errors, media, read, modified, commands;
+        std::set<std::string> seenRead, seenModified, seenCommands;
+        std::int64_t first = kNoTime, last = kNoTime;
+        for (std::size_t from = 0; from < all.size(); from += 1000) {
+            const std::vector<std::size_t> piece(all.begin() + std::ptrdiff_t(from),
+                                                 all.begin() + std::ptrdiff_t(std::min(all.size(), from + 1000)));
+            const Digest p = digest(t, piece);
+            for (const auto &c : p.toolCalls)
+                calls.push_back(std::to_string(c.message) + std::string(c.id) + std::string(c.name));
+            for (const auto &[i, text] : p.userInputs)
+                inputs.push_back(std::to_string(i) + std::string(text));
+            for (const auto &[i, text] : p.assistantResponses)
+                responses.push_back(std::to_string(i) + std::string(text));
+            for (const auto &e : p.errors)
+                errors.push_back(std::to_string(e.message) + std::string(e.toolUseId) + e.error);
+            for (const auto &m : p.images)
+                media.push_back("i" + std::to_string(m.message));
+            for (const auto &m : p.documents)
+                media.push_back("d" + std::to_string(m.message));
+            auto unique = [](const std::vector<std::string_view> &from, std::set<std::string> &seen,
+                             std::vector<std::string> &into) {
+                for (const std::string_view v : from)
+                    if (seen.insert(std::string(v)).second)
+                        into.emplace_back(v);
+            };
+            unique(p.filesRead, seenRead, read);
+            unique(p.filesModified, seenModified, modified);
+            unique(p.commands, seenCommands, commands);
+            if (first == kNoTime)
+                first = p.firstTimeMs;
+            if (p.lastTimeMs != kNoTime)
+                last = p.lastTimeMs;
+        }
+        auto strings = [](const std::vector<std::string_view> &v) { return std::vector<std::string>(v.begin(), v.end()); };
+        std::vector<std::string> got;
+        for (const auto &c : d.toolCalls)
+            got.push_back(std::to_string(c.message) + std::string(c.id) + std::string(c.name));
+        QCOMPARE(got, calls);
+        got.clear();
+        for (const auto &[i, text] : d.userInputs)
+            got.push_back(std::to_string(i) + std::string(text));
+        QCOMPARE(got, inputs);
+        got.clear();
+        for (const auto &[i, text] : d.assistantResponses)
+            got.push_back(std::to_string(i) + std::string(text));
+        QCOMPARE(got, responses);
+        got.clear();
+        for (const auto &e : d.errors)
+            got.push_back(std::to_string(e.message) + std::string(e.toolUseId) + e.error);
+        QCOMPARE(got, errors);
+        got.clear();
+        for (const auto &m : d.images)
+            got.push_back("i" + std::to_string(m.message));
+        for (const auto &m : d.documents)
+            got.push_back("d" + std::to_string(m.message));
+        QCOMPARE(got, media);
+        QCOMPARE(strings(d.filesRead), read);
+        QCOMPARE(strings(d.filesModified), modified);
+        QCOMPARE(strings(d.commands), commands);
+        QCOMPARE(d.firstTimeMs, first);
+        QCOMPARE(d.lastTimeMs, last);
+        // The generated session has all of these, in both halves.
+        QVERIFY(calls.size() > 1000 && inputs.size() > 100 && responses.size() > 100 && !errors.empty());
+        QVERIFY(read.size() > 10 && modified.size() > 10 && commands.size() >= 2 && first != kNoTime);
+        // The halves share paths and commands, so the merge had duplicates to drop.
+        const std::vector<std::size_t> upper(all.begin() + std::ptrdiff_t(all.size() / 2), all.end());
+        const Digest later = digest(t, std::vector<std::size_t>(upper.begin(), upper.begin() + 4000));
+        QVERIFY(std::any_of(later.filesRead.begin(), later.filesRead.end(), [&](std::string_view v) {
+            return std::find(read.begin(), read.begin() + 5, std::string(v)) != read.begin() + 5;
+        }));
+        QVERIFY(std::any_of(later.commands.begin(), later.commands.end(),
+                            [&](std::string_view v) { return std::string(v) == commands.front(); }));
+        QVERIFY(d.toolCalls.back().message > all[all.size() / 2]);
     }
 
     void batchEditsEqualOneByOne_data()

@@ -56,12 +56,13 @@ public:
         std::vector<std::size_t> history; // positions
         std::vector<std::size_t> chars;
         std::size_t totalChars = 0;
+        const std::shared_ptr<const std::vector<std::size_t>> contentChars = in.contentChars();
         for (std::size_t pos = 0; pos < e.size(); ++pos) {
             const Message &m = t.messages[e.at(pos)];
             if (m.role == Role::System)
                 continue;
             history.push_back(pos);
-            chars.push_back(peer::jsonChars(m));
+            chars.push_back((*contentChars)[e.at(pos)]);
             totalChars += chars.back();
         }
         const double fraction = 1.0 - p.number("preserveFraction");

@@ -24,7 +24,6 @@
 // tokensSaved is unknown) and reported in extra["history"] with the new entry appended.
 #include "core/strategies/seed_strategies.h"
 
-#include "core/analysis_internal.h"
 #include "core/strategies/seed_common.h"
 #include "core/summary.h"
 #include "core/tokens.h"
@@ -44,10 +43,12 @@ Shares contentShares(const Editor &e, std::size_t start)
 {
     Shares s;
     std::size_t code = 0, chat = 0, results = 0, failed = 0;
-    const std::size_t scan = e.input().options.scanBytes;
+    // Code or command as the analysis found it for the importance rules (a Write / Edit / Shell call,
+    // or ``` in the first scanBytes of a text block): no text is scanned again here.
+    const std::vector<analysis::Importance> &importance = e.analysis().importance;
     for (std::size_t p = start; p < e.size(); ++p) {
         const Message &m = e.transcript().messages[e.at(p)];
-        const bool hasCode = analysis::detail::hasCodeOrCommand(m, scan);
+        const bool hasCode = importance[p].codeOrCommand;
         code += hasCode ? 1 : 0;
         bool tools = false;
         for (const auto &b : m.blocks) {

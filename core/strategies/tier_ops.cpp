@@ -136,8 +136,11 @@ std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t l
     const auto tail = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.tailShare));
     const std::size_t removed = length - std::min(length, head + tail);
     const std::string n = std::to_string(removed);
-    const std::string_view first = text.substr(0, headBytes(text, head));
-    const std::string_view last = text.substr(tailStart(text, tail));
+    // A text with as many code points as bytes is ASCII: its cuts are byte counts, found without
+    // reading the (usually cold) bytes a second time before they are copied.
+    const bool ascii = length == text.size();
+    const std::string_view first = text.substr(0, ascii ? std::min(head, text.size()) : headBytes(text, head));
+    const std::string_view last = text.substr(ascii ? text.size() - std::min(tail, text.size()) : tailStart(text, tail));
     const std::string_view open = style.seed004Marker ? "\n\n... [truncated " : "\n\n[... ";
     const std::string_view close = style.seed004Marker ? " characters] ...\n\n" : " characters snipped ...]\n\n";
     std::string out;
