@@ -13,6 +13,7 @@ namespace cl::strategy {
 
 Editor::Editor(const Input &in)
     : m_in(in)
+    , m_view(&in.analysis().view.index)
     , m_removed(in.transcript.messages.size(), 0)
     , m_edited(in.transcript.messages.size())
     , m_changed(in.transcript.messages.size())
@@ -23,9 +24,12 @@ Editor::Editor(const Input &in)
 {
 }
 
-const std::vector<std::size_t> &Editor::conversation() const
+void Editor::prepareShared() const
 {
-    return m_in.analysis().view.index;
+    (void)m_in.isPinned(0);
+    (void)lengths();
+    if (!m_blockTable)
+        m_blockTable = m_in.blockTokens();
 }
 
 const Message &Editor::current(std::size_t index) const

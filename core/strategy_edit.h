@@ -9,6 +9,7 @@
 // round) goes too, unless it is protected, in which case its partner is restored; so a result never
 // holds an orphan even when a guard vetoed part of a strategy's plan.
 
+#include "core/parallel.h"
 #include "core/strategy.h"
 
 #include <optional>
@@ -27,7 +28,7 @@ public:
     const Transcript &transcript() const { return m_in.transcript; }
     const analysis::Analysis &analysis() const { return m_in.analysis(); }
     // Conversation positions (the analysis' view): position -> transcript index.
-    const std::vector<std::size_t> &conversation() const;
+    const std::vector<std::size_t> &conversation() const { return *m_view; }
     std::size_t size() const { return conversation().size(); }
     std::size_t at(std::size_t position) const { return conversation()[position]; }
 
@@ -76,6 +77,12 @@ public:
         std::int64_t tokens = -1; // as setBlockText's
     };
     std::vector<char> setBlockTexts(std::vector<TextEdit> &edits);
+    // f(thread, index) for the transcript index of every conversation position from `first` on; with
+    // many messages on two threads, each message on the one setBlockTexts() would give it (runs of
+    // 64), so that f may read and edit that message (currentText, textLength, blockTokens,
+    // setBlockText, isProtected) while its data is in cache: listing, cutting and applying in one
+    // pass. f must not touch other messages; thread is 0 or 1 (for per-thread tallies).
+    template <class F> void forEachMessage(std::size_t first, F &&f);
     // Drops one block (e.g. a thinking block); refused like setBlockText. A message left without
     // blocks is removed.
     bool dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason);
@@ -127,7 +134,11 @@ private:
     bool blockExempt(const Message &m, std::size_t block) const;
     static std::int64_t estimateChanged(const Block &b, ShortEstimate &memo); // estimateBlock, short texts remembered
 
+    // Builds the lookups forEachMessage()'s threads share (pinned set, per-transcript tables).
+    void prepareShared() const;
+
     const Input &m_in;
+    const std::vector<std::size_t> *m_view; // the analysis' conversation index
     std::vector<char> m_removed;
     std::vector<std::shared_ptr<Message>> m_edited;
     // Per edited copy and block: kChanged (text / input replaced), kPending (text and input not
@@ -150,6 +161,23 @@ private:
     std::string m_note;
     nlohmann::json m_extra = nlohmann::json::object();
 };
+
+template <class F> void Editor::forEachMessage(std::size_t first, F &&f)
+{
+    constexpr std::size_t kMinParallel = 2048;
+    const std::size_t n = size();
+    if (n < first + kMinParallel) {
+        for (std::size_t p = first; p < n; ++p)
+            f(std::size_t(0), at(p));
+        return;
+    }
+    prepareShared();
+    onTwoThreads([&](std::size_t thread) {
+        for (std::size_t p = first; p < n; ++p)
+            if (const std::size_t i = at(p); (i / 64) % 2 == thread)
+                f(thread, i);
+    });
+}
 
 // ---- Helpers shared by strategies ------------------------------------------------------------------
 

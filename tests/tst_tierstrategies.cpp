@@ -4,6 +4,7 @@
 // hand-computed expectations. The progressive manager, the context manager and the simulation are
 // in tst_tiermanager.cpp; the builders in strategy_fixture.h.
 #include "strategy_fixture.h"
+#include "test_support.h"
 
 #include "core/contextmanager.h"
 #include "core/generator.h"
@@ -32,6 +33,7 @@ class TestTierStrategies : public QObject
 private Q_SLOTS:
     void snipTextExact();
     void snipStrategy();
+    void snipLongSessionOnTwoThreads();
     void extractorLines();
     void microcompactOldestHalfAboveTrigger();
     void autoCompactCutAndSummary();
@@ -102,6 +104,69 @@ void TestTierStrategies::snipStrategy()
     in.options.contextWindow = 1000000;
     QVERIFY(!run(*find("snip"), in, {{"triggerRatio", 0.4}}).changed);
     QVERIFY(run(*find("snip"), in, {{"triggerRatio", 0.4}, {"force", true}}).changed);
+}
+
+// A session long enough for the snip pass to run on two threads: every tool result over the limit
+// is cut exactly as snipText() cuts it, with the estimate of its new block, except in the pinned
+// messages and for the exempt tool; the tallies in the note add up over both threads.
+void TestTierStrategies::snipLongSessionOnTwoThreads()
+{
+    const Transcript t = test::generatedTranscript(Format::Anthropic, 6000, 17);
+    Input in(t);
+    const std::size_t limit = 2000;
+    std::size_t expectedCuts = 0, expectedRefused = 0;
+    std::vector<std::size_t> pinned;
+    for (std::size_t i = 0; i < t.messages.size(); ++i)
+        for (const Block &b : t.messages[i].blocks)
+            if (b.type == BlockType::ToolResult && utf8Length(b.text) > limit && i % 5 == 0 && pinned.size() < 40) {
+                pinned.push_back(i);
+                break;
+            }
+    in.pinned = pinned;
+    in.exemptTools = {"Grep"};
+    std::vector<char> isPinned(t.messages.size(), 0);
+    for (const std::size_t i : pinned)
+        isPinned[i] = 1;
+    const Result r = run(*find("snip"), in, {{"snipMaxChars", int(limit)}});
+    QVERIFY(r.changed);
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const Message &orig = t.messages[i];
+        bool cut = false;
+        for (std::size_t b = 0; b < orig.blocks.size(); ++b) {
+            const Block &blk = orig.blocks[b];
+            if (blk.type != BlockType::ToolResult)
+                continue;
+            const auto expected = tiers::snipText(blk.text, limit, tiers::seed003Snip());
+            if (!expected || expected->size() >= blk.text.size())
+                continue;
+            if (isPinned[i] || blk.toolName == "Grep") { // refused: pinned message, exempt tool's block
+                ++expectedRefused;
+                continue;
+            }
+            cut = true;
+            ++expectedCuts;
+            const Message &now = r.message(t, std::size_t(r.fates[i].slot));
+            QCOMPARE(now.blocks[b].text, *expected);
+            QCOMPARE(r.fates[i].blocks[b], Fate::Snipped);
+        }
+        if (cut) {
+            QCOMPARE(r.fates[i].fate, Fate::Snipped);
+            const Message &now = r.message(t, std::size_t(r.fates[i].slot));
+            Message copy = now; // the estimate the editor gave the copy equals a fresh one
+            copy.tokenEstimate = -1;
+            QCOMPARE(tokens::estimateMessage(now), tokens::estimateMessage(copy));
+        } else if (isPinned[i]) {
+            QCOMPARE(r.fates[i].fate, Fate::Kept);
+            QVERIFY(r.slots[std::size_t(r.fates[i].slot)].message == nullptr); // the original, untouched
+        }
+    }
+    QVERIFY(expectedCuts > 500);
+    QVERIFY(expectedRefused > pinned.size()); // the pinned ones and some Grep results
+    QCOMPARE(r.note.rfind("snipped " + std::to_string(expectedCuts) + " tool result(s) over 2000 characters ("
+                              + std::to_string(expectedRefused) + " protected)", 0),
+             std::size_t(0));
+    // Snipping changes no structure: the result breaks no rule the input did not break already.
+    QCOMPARE(r.violations.size(), validate(t, t.format).size());
 }
 
 void TestTierStrategies::extractorLines()

@@ -203,20 +203,15 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.headShare)))
                              + " and the last "
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
-    // The long results are listed first; their cuts, the estimates of the cut texts and the
-    // reasons, a pure function of each text, are made on two threads (a forced snip of 100 000
-    // messages writes ~100 MB, estimated while still in cache); then applied in one batch.
-    struct Candidate {
-        std::size_t message, block;
-        const std::string *text;   // read only while cutting, before any edit
-        std::size_t chars;         // code points, known for an original text; else counted by the cut
-        bool original;
-    };
-    std::vector<Candidate> candidates;
-    for (std::size_t p = run.firstPosition(); p < e.size(); ++p) {
-        const std::size_t i = e.at(p);
+    // One pass over the messages on two threads: each long result is cut, its cut text estimated
+    // (a forced snip of 100 000 messages writes ~100 MB, estimated while still in cache) and
+    // applied to its message on the thread that owns it.
+    struct alignas(64) Tally { // one per thread, on its own cache line
+        std::size_t changed = 0, refused = 0;
+    } tally[2];
+    e.forEachMessage(run.firstPosition(), [&](std::size_t thread, std::size_t i) {
         if (e.isRemoved(i))
-            continue;
+            return;
         const Message &m = e.transcript().messages[i]; // block types; texts are currentText()'s
         for (std::size_t b = 0; b < m.blocks.size(); ++b) {
             if (m.blocks[b].type != BlockType::ToolResult)
@@ -225,31 +220,24 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
             if (text.size() <= maxChars)
                 continue;
             // An unchanged block's count is the input's (no scan of the megabytes between head and tail).
+            std::size_t chars = 0;
             const bool original = &text == &m.blocks[b].text;
-            candidates.push_back({i, b, &text, original ? e.textLength(i, b) : 0, original});
+            std::optional<std::string> cut = original
+                                                 ? snipTextOfLength(text, chars = e.textLength(i, b), maxChars, style)
+                                                 : snipText(text, maxChars, style, &chars);
+            if (!cut || cut->size() >= text.size())
+                continue; // nothing to gain
+            const std::int64_t estimate = tokens::kToolResultOverhead + tokens::estimateText(*cut);
+            std::string reason = "tool result of " + std::to_string(chars);
+            reason += kept;
+            if (e.setBlockText(i, b, std::move(*cut), Fate::Snipped, std::move(reason), estimate))
+                ++tally[thread].changed;
+            else
+                ++tally[thread].refused;
         }
-    }
-    std::vector<Editor::TextEdit> edits(candidates.size());
-    parallelFor(candidates.size(), 16, 256, [&](std::size_t k) {
-        Candidate &c = candidates[k];
-        std::optional<std::string> cut = c.original ? snipTextOfLength(*c.text, c.chars, maxChars, style)
-                                                    : snipText(*c.text, maxChars, style, &c.chars);
-        Editor::TextEdit &x = edits[k];
-        x.index = c.message;
-        x.block = c.block;
-        x.fate = Fate::Snipped;
-        if (!cut || cut->size() >= c.text->size())
-            return; // nothing to gain: left out below
-        x.tokens = tokens::kToolResultOverhead + tokens::estimateText(*cut);
-        x.text = std::move(*cut);
-        x.reason = "tool result of " + std::to_string(c.chars);
-        x.reason += kept;
     });
-    // Texts that were not shorter are dropped from the batch (an empty reason marks them).
-    edits.erase(std::remove_if(edits.begin(), edits.end(), [](const Editor::TextEdit &x) { return x.reason.empty(); }),
-                edits.end());
-    for (const char done : e.setBlockTexts(edits))
-        ++(done ? out.changed : refused);
+    out.changed = tally[0].changed + tally[1].changed;
+    refused = tally[0].refused + tally[1].refused;
     out.note = out.changed ? "snipped " + std::to_string(out.changed) + " tool result(s) over " + std::to_string(maxChars)
                                  + " characters"
                            : "no tool result over " + std::to_string(maxChars) + " characters";
