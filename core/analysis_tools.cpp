@@ -62,11 +62,9 @@ ToolKind toolKind(std::string_view n)
 std::string shellCommand(const Block &b)
 {
     std::string storage;
-    const std::string_view v = detail::shellCommandView(b, storage);
+    const std::string_view v = shellCommandView(b, storage);
     return v.data() == storage.data() ? std::move(storage) : std::string(v);
 }
-
-namespace detail {
 
 std::string_view shellCommandView(const Block &b, std::string &storage)
 {
@@ -113,12 +111,10 @@ std::string_view shellCommandView(const Block &b, std::string &storage)
     return storage;
 }
 
-} // namespace detail
-
 std::vector<std::string> toolPaths(const Block &b)
 {
     std::vector<std::string> out;
-    detail::forEachToolPath(b, [&out](std::string_view p) { out.emplace_back(p); });
+    forEachToolPath(b, [&out](std::string_view p) { out.emplace_back(p); });
     return out;
 }
 

@@ -2,7 +2,7 @@
 // The seed 001 digest of a message range and the rule-based summarizer's style dispatch.
 #include "core/summary.h"
 
-#include "core/analysis_internal.h"
+#include "core/toolpaths.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -112,11 +112,11 @@ void digestRange(const Transcript &t, const std::vector<std::size_t> &messages, 
                 const bool readish = kind == analysis::ToolKind::Read || kind == analysis::ToolKind::Other;
                 auto &list = readish ? d.filesRead : d.filesModified;
                 auto &seen = readish ? read : modified;
-                analysis::detail::forEachToolPath(b, [&](std::string_view p) {
+                analysis::forEachToolPath(b, [&](std::string_view p) {
                     if (!p.empty() && seen.insert(p).second)
                         list.push_back(p);
                 });
-                std::string_view cmd = analysis::detail::shellCommandView(b, built);
+                std::string_view cmd = analysis::shellCommandView(b, built);
                 if (!cmd.empty() && !commands.count(cmd)) {
                     if (cmd.data() == built.data())
                         cmd = d.storage.emplace_back(std::move(built));

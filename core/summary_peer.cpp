@@ -6,7 +6,7 @@
 // messages stays a few KB.
 #include "core/summary.h"
 
-#include "core/analysis_internal.h"
+#include "core/toolpaths.h"
 
 #include <algorithm>
 #include <map>
@@ -294,13 +294,13 @@ Summary summarizeGemini(const SummaryRequest &r, const Digest &d)
     std::size_t artifactCount = 0;
     for (const auto &c : d.toolCalls)
         if (changes(c))
-            analysis::detail::forEachToolPath(c.use(), [&](std::string_view) { ++artifactCount; });
+            analysis::forEachToolPath(c.use(), [&](std::string_view) { ++artifactCount; });
     std::vector<std::string> artifacts; // the shown ones
     const std::size_t artifactFrom = artifactCount > kList ? artifactCount - kList : 0;
     std::size_t seen = 0;
     for (const auto &c : d.toolCalls)
         if (changes(c))
-            analysis::detail::forEachToolPath(c.use(), [&](std::string_view p) {
+            analysis::forEachToolPath(c.use(), [&](std::string_view p) {
                 if (seen++ >= artifactFrom)
                     artifacts.push_back(std::string(p).append(": ").append(c.name));
             });

@@ -18,7 +18,7 @@
 //   syntax, test failure, timeout, type error), else "other".
 #include "core/summary.h"
 
-#include "core/analysis_internal.h"
+#include "core/toolpaths.h"
 #include "core/tokens.h"
 
 #include <algorithm>
@@ -187,7 +187,7 @@ std::string toolSummary(const Digest &d, nlohmann::json &section)
         if (k > 0)
             ++pairCount[(previous << 32) | id];
         previous = id;
-        analysis::detail::forEachToolPath(c.use(), [&fileCount](std::string_view p) { ++fileCount[p]; });
+        analysis::forEachToolPath(c.use(), [&fileCount](std::string_view p) { ++fileCount[p]; });
     }
     std::map<std::string, std::size_t> pairs;
     for (const auto &[key, n] : pairCount)

@@ -16,7 +16,7 @@
 // the longest section until it fits, so the end marker always survives.
 #include "core/summary.h"
 
-#include "core/analysis_internal.h"
+#include "core/toolpaths.h"
 #include "core/strategies/extract.h"
 
 #include <algorithm>
@@ -147,7 +147,7 @@ std::vector<std::string> filesModified(const Digest &d, const std::unordered_set
         const Block &use = c.use();
         bool haveDelta = false;
         std::pair<std::size_t, std::size_t> delta{0, 0};
-        analysis::detail::forEachToolPath(use, [&](std::string_view path) {
+        analysis::forEachToolPath(use, [&](std::string_view path) {
             const auto [it, fresh] = slot.try_emplace(path, order.size());
             if (fresh)
                 order.push_back(path);
