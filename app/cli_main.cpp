@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "core/allocator.h"
 #include "core/cli/cli.h"
 
 #include <cstdio>
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     return cl::cli::run(argc, argv, stdout, stderr);
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "core/allocator.h"
 #include "widgets/commandline.h"
 #include "widgets/mainwindow.h"
 #include "widgets/screenshot.h"
@@ -13,6 +14,7 @@
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("ContextLens"));
     QApplication::setApplicationName(QStringLiteral("contextlens"));

@@ -4,6 +4,7 @@
 // Target: <= 50 ms wall. Prints the time of each part (best of 5 by CPU time, each including freeing
 // its result), then analyze() itself: best of 9 runs by wall time, with the CPU time of that run (two
 // threads), results kept alive while timed; freeing one result is timed on its own.
+#include "core/allocator.h"
 #include "core/analysis.h"
 #include "core/analysis_internal.h"
 #include "core/generator.h"
@@ -42,6 +43,7 @@ double timeMs(const std::function<void()> &f, int runs = 5)
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     using namespace cl;
     gen::Options g;
     g.format = Format::Anthropic;

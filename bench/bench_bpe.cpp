@@ -4,6 +4,7 @@
 // Columns: MB/s by wall clock on one thread, by that thread's CPU time, and by wall clock on two threads.
 // Usage: bench_bpe [MB total, default 20]   (needs the vocabularies: scripts/fetch-vocab.sh)
 
+#include "core/allocator.h"
 #include "core/bpe.h"
 
 #include <chrono>
@@ -116,6 +117,7 @@ double seconds(const std::chrono::steady_clock::time_point &t0)
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     const double totalMb = argc > 1 ? std::atof(argv[1]) : 20.0;
     const auto share = static_cast<std::size_t>(totalMb * 1e6 / 5);
     std::mt19937 rng(42);

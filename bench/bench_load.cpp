@@ -3,6 +3,7 @@
 // tokens) and reports wall time, MB/s, messages/s and the process's peak RSS. It only loads: the
 // files are generated beforehand by another process, so the peak memory is the loader's own.
 // --split also times the stages separately (read, line split + JSON parse, full load, estimator).
+#include "core/allocator.h"
 #include "core/jsonutil.h"
 #include "core/loader.h"
 #include "core/tokens.h"
@@ -87,6 +88,7 @@ void split(const std::string &path, int threads)
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     int runs = 3, threads = 2;
     bool markdown = false, doSplit = false;
     std::vector<std::string> files;

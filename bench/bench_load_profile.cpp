@@ -10,6 +10,7 @@
 //                                                              the estimator against its previous
 //                                                              implementation on all their texts
 //   bench_load_profile --check-estimates FILE...               only the estimator comparison
+#include "core/allocator.h"
 #include "core/formats/claudecode_internal.h"
 #include "core/loader.h"
 #include "core/tokens.h"
@@ -408,6 +409,7 @@ int check(const std::vector<std::string> &files, bool textsOnly)
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     int runs = 3, threads = 2;
     bool doCheck = false, textsOnly = false;
     std::vector<std::string> files;

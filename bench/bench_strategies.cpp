@@ -9,6 +9,7 @@
 //        exported bytes (random UUIDs numbered by first appearance, today's timestamps as "<now>").
 //        Diff two dumps to check that a speed-up left results identical. CL_DUMP_EXPORTS=DIR also
 //        writes the normalized exported bytes there.
+#include "core/allocator.h"
 #include "core/analysis.h"
 #include "core/compare.h"
 #include "core/generator.h"
@@ -28,24 +29,7 @@
 #include <string>
 #include <unordered_map>
 
-#ifdef CL_HAVE_MIMALLOC
-#include <mimalloc.h>
-#endif
-
 namespace {
-
-// The allocator malloc() really reaches (mimalloc when linked first, see CMakeLists.txt).
-std::string allocatorName()
-{
-#ifdef CL_HAVE_MIMALLOC
-    void *probe = std::calloc(1, 64);
-    const bool ours = mi_is_in_heap_region(probe);
-    std::free(probe);
-    if (ours)
-        return "mimalloc " + std::to_string(mi_version());
-#endif
-    return "C library malloc";
-}
 
 cl::Transcript make(std::size_t n)
 {
@@ -179,6 +163,7 @@ int dump(const std::string &path)
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     using namespace cl::strategy;
     if (argc > 2 && std::string(argv[1]) == "--dump")
         return dump(argv[2]);
@@ -199,7 +184,7 @@ int main(int argc, char **argv)
     start = std::chrono::steady_clock::now();
     in.tables()->prepare(t);
     const double tablesMs = since(start);
-    std::printf("allocator: %s\n", allocatorName().c_str());
+    std::printf("allocator: %s\n", cl::allocatorDescription().c_str());
     std::printf("session: %zu messages (%zu conversation), %lld estimated tokens; analysis %.1f ms, "
                 "tables %.1f ms (shared)\n",
                 t.messages.size(), conv, static_cast<long long>(in.totalTokens()), analysisMs, tablesMs);

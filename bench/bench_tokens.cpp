@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Token estimator throughput, single-threaded, on generated prose, code and JSON, each estimated in
 // the pieces the loader hands it (one block or one line at a time).
+#include "core/allocator.h"
 #include "core/generator.h"
 #include "core/tokens.h"
 
@@ -28,6 +29,7 @@ struct Corpus {
 
 int main(int argc, char **argv)
 {
+    cl::tuneAllocator(); // before the first large allocation
     const bool markdown = argc > 1 && std::strcmp(argv[1], "--markdown") == 0;
     Corpus prose{"prose (assistant text, thinking)", {}}, code{"code (tool results: files, diffs, output)", {}},
         jsonl{"JSON (Claude Code JSONL lines)", {}};

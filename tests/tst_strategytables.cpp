@@ -4,6 +4,7 @@
 // are the same whichever thread makes them first, tables handed to a later Input are reused and
 // rebuilt for another transcript, and strategies give the same results with cold or warm tables.
 // Also the summary digest, whose long ranges are read on two threads: the same as read in pieces.
+#include "core/allocator.h"
 #include "core/strategies/extract.h"
 #include "core/strategies/peer_common.h"
 #include "core/summary.h"
@@ -396,7 +397,23 @@ private Q_SLOTS:
         delete object;
         QVERIFY(ours);
         QVERIFY(objectOurs);
+        // tuneAllocator() asks for 2 MiB pages unless the environment already decides.
+        if (qEnvironmentVariableIsSet("MIMALLOC_LARGE_OS_PAGES"))
+            QSKIP("MIMALLOC_LARGE_OS_PAGES set: the environment decides the page size");
+        QVERIFY(!mi_option_is_enabled(mi_option_large_os_pages)); // this test's main() did not tune
+        QVERIFY(allocatorDescription().find("4 KiB pages") != std::string::npos);
+        tuneAllocator();
+        QVERIFY(mi_option_is_enabled(mi_option_large_os_pages));
+        QVERIFY(allocatorDescription().find("mimalloc") == 0);
+        QVERIFY(allocatorDescription().find("2 MiB pages") != std::string::npos);
+        // Memory from the large pages works as any other (a fresh 64 MiB block, written and read).
+        std::vector<char> big(64 << 20, 'a');
+        big[big.size() - 1] = 'z';
+        QCOMPARE(big.front(), 'a');
+        QCOMPARE(big.back(), 'z');
+        QVERIFY(mi_is_in_heap_region(big.data()));
 #else
+        QCOMPARE(allocatorDescription(), std::string("C library malloc"));
         QSKIP("built without mimalloc (CONTEXTLENS_WITH_MIMALLOC off, the sanitizer build, or not installed)");
 #endif
     }
