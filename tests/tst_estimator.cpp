@@ -77,7 +77,8 @@ std::string generate(std::mt19937 &rng)
         "word ", "longer words here", "\n", "\n", "\r\n", "\t", "  ", ":", "://", "http://example.com/a",
         "https://x.y ", "http:// ", "```", "```cpp\n", "\xC3\xA9", "\xE4\xBD\xA0\xE5\xA5\xBD", "\xF0\x9F\x98\x80",
         "0123456789abcdef", "}", "        return value;\n", "    if (x) {\n"};
-    static const std::vector<std::string> repeats = {"the same line again\n", "duplicate entry: 42\n", "  padded line  \n"};
+    static const std::vector<std::string> repeats = {"the same line again\n", "duplicate entry: 42\n", "  padded line  \n",
+                                                     "\f\vform-fed line\v\n", "form-fed line\n", "\x1fcontrol line\n"};
     std::string s;
     const int shape = int(rng() % 4);
     const std::size_t length = rng() % 6000;
