@@ -61,7 +61,7 @@ out="$root/bench/results.md"
     echo
     echo "    $split"
     echo
-    echo "## Token estimator (cl::tokens::estimateText, 1 thread)"
+    echo "## Token estimator (cl::tokens::estimateText, 1 thread, best of 5 passes)"
     echo
     echo "$tokens"
     echo
