@@ -78,7 +78,7 @@ std::string generate(std::mt19937 &rng)
         "https://x.y ", "http:// ", "```", "```cpp\n", "\xC3\xA9", "\xE4\xBD\xA0\xE5\xA5\xBD", "\xF0\x9F\x98\x80",
         "0123456789abcdef", "}", "        return value;\n", "    if (x) {\n"};
     static const std::vector<std::string> repeats = {"the same line again\n", "duplicate entry: 42\n", "  padded line  \n",
-                                                     "\f\vform-fed line\v\n", "form-fed line\n", "\x1fcontrol line\n"};
+                                                     "\f\vform-fed line\v\n", "form-fed line\n", "\x1f" "control line\n"};
     std::string s;
     const int shape = int(rng() % 4);
     const std::size_t length = rng() % 6000;
