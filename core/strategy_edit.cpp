@@ -298,12 +298,11 @@ std::vector<char> Editor::setBlockTexts(std::vector<TextEdit> &edits)
             apply(k);
         return applied;
     }
-    // Each thread owns whole runs of 64 messages (so all edits of a message, in order, and the
-    // per-message flags it writes stay with one thread); the pinned lookup is built before.
+    // Each message's edits, in order, on its ownerThread(); the pinned lookup is built before.
     (void)m_in.isPinned(0);
     onTwoThreads([&](std::size_t thread) {
         for (std::size_t k = 0; k < edits.size(); ++k)
-            if ((edits[k].index / 64) % 2 == thread)
+            if (ownerThread(edits[k].index) == thread)
                 apply(k);
     });
     return applied;

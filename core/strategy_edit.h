@@ -136,6 +136,9 @@ private:
 
     // Builds the lookups forEachMessage()'s threads share (pinned set, per-transcript tables).
     void prepareShared() const;
+    // The thread (0 or 1) that owns a message in setBlockTexts() and forEachMessage(): runs of 64, so
+    // that every edit of one message, and the per-message flags it writes, stay with one thread.
+    static std::size_t ownerThread(std::size_t index) { return (index / 64) % 2; }
 
     const Input &m_in;
     const std::vector<std::size_t> *m_view; // the analysis' conversation index
@@ -174,7 +177,7 @@ template <class F> void Editor::forEachMessage(std::size_t first, F &&f)
     prepareShared();
     onTwoThreads([&](std::size_t thread) {
         for (std::size_t p = first; p < n; ++p)
-            if (const std::size_t i = at(p); (i / 64) % 2 == thread)
+            if (const std::size_t i = at(p); ownerThread(i) == thread)
                 f(thread, i);
     });
 }
