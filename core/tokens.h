@@ -28,6 +28,14 @@ constexpr int kToolUseOverhead = 10;
 constexpr int kToolResultOverhead = 5;
 
 double repetition(std::string_view text);
+
+// The pass the estimator makes over each text: "avx2" (32 bytes at a time, where the processor has
+// AVX2), "sse2" (16 bytes) or "portable" (8-byte words). The results are identical. setWideScan(false)
+// forces the narrower pass, setWideScan(true) restores the wide one where available (tests run both);
+// returns whether the wide one was in use.
+std::string_view scanName();
+bool setWideScan(bool wide);
+
 std::int64_t estimateText(std::string_view text);
 std::int64_t estimateBlock(const Block &b);
 // Cached in Message::tokenEstimate (the cache key is the message itself; edit clears it).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The seed 001 estimator (core/tokens.cpp, one sixteen-byte pass with hashed lines) against a plain
+// The seed 001 estimator (core/tokens.cpp and tokens_scan.cpp: one pass of 32- or 16-byte chunks as
+// bit masks, trimmed lines hashed), in both its widths, against a plain
 // reading of its definition (seed-mechanics.md §2 and core/tokens.h), one character at a time with a
 // std::regex for URLs and a std::set for lines, on generated texts that mix ASCII, 2-, 3- and 4-byte
 // characters, URLs, fences, repeated and blank lines, CR/LF and tabs, and single long lines.
@@ -76,7 +77,9 @@ std::string generate(std::mt19937 &rng)
     static const std::vector<std::string> pieces = {
         "word ", "longer words here", "\n", "\n", "\r\n", "\t", "  ", ":", "://", "http://example.com/a",
         "https://x.y ", "http:// ", "```", "```cpp\n", "\xC3\xA9", "\xE4\xBD\xA0\xE5\xA5\xBD", "\xF0\x9F\x98\x80",
-        "0123456789abcdef", "}", "        return value;\n", "    if (x) {\n"};
+        "0123456789abcdef", "}", "        return value;\n", "    if (x) {\n",
+        // Blank runs longer than a chunk (trimming across chunk ends), lines of 7 and 8 characters.
+        std::string(40, ' '), " \t \r \f \v  \t\t  \t    \t\t\t  \t   \t\t \n", "abcdefg\n", "abcdefgh\n"};
     static const std::vector<std::string> repeats = {"the same line again\n", "duplicate entry: 42\n", "  padded line  \n",
                                                      "\f\vform-fed line\v\n", "form-fed line\n", "\x1f" "control line\n"};
     std::string s;
@@ -101,20 +104,34 @@ class TestEstimator : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Both passes (the AVX2 one where the processor has it, then the 16-byte one) against the reference.
+    void matchesThePlainReading_data()
+    {
+        QTest::addColumn<bool>("wide");
+        QTest::newRow("widest available") << true;
+        QTest::newRow("narrow") << false;
+    }
+
     void matchesThePlainReading()
     {
+        QFETCH(bool, wide);
+        cl::tokens::setWideScan(wide);
+        qInfo("scan: %s", std::string(cl::tokens::scanName()).c_str());
+        if (!wide)
+            QCOMPARE(cl::tokens::scanName() == "avx2", false);
         std::mt19937 rng(20261127);
         for (int k = 0; k < 600; ++k) {
             const std::string text = generate(rng);
             const std::string label = "text " + std::to_string(k) + " (" + std::to_string(text.size()) + " bytes)";
             QVERIFY2(cl::tokens::repetition(text) == referenceRepetition(text), label.c_str());
             QVERIFY2(cl::tokens::estimateText(text) == referenceEstimate(text), label.c_str());
-            // Every cut point of the sixteen-byte blocks: prefixes end anywhere, characters included.
+            // Every cut point of the chunks: prefixes end anywhere, characters included.
             if (k % 50 == 0)
                 for (std::size_t n = 0; n < std::min<std::size_t>(text.size(), 80); ++n)
                     QCOMPARE(cl::tokens::estimateText(std::string_view(text).substr(0, n)),
                              referenceEstimate(text.substr(0, n)));
         }
+        cl::tokens::setWideScan(true);
     }
 };
 
