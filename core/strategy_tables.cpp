@@ -3,7 +3,7 @@
 
 #include "core/parallel.h"
 #include "core/strategies/extract.h"
-#include "core/strategies/peer_common.h"
+#include "core/contentchars.h"
 #include "core/tokens.h"
 
 #include <algorithm>
@@ -211,7 +211,7 @@ std::shared_ptr<const std::vector<std::size_t>> TranscriptTables::contentChars(c
     adopt(t);
     if (!m_contentChars) {
         auto table = std::make_shared<std::vector<std::size_t>>(t.messages.size());
-        parallelFor(t.messages.size(), 64, 256, [&](std::size_t i) { (*table)[i] = peer::jsonChars(t.messages[i]); });
+        parallelFor(t.messages.size(), 64, 256, [&](std::size_t i) { (*table)[i] = cl::contentChars(t.messages[i]); });
         m_contentChars = std::move(table);
     }
     return m_contentChars;

@@ -78,7 +78,7 @@ public:
     std::shared_ptr<const BlockTokens> blockTokens(const Transcript &t);
     std::shared_ptr<const TextLengths> textLengths(const Transcript &t);
     std::shared_ptr<const CompactDigests> digests(const Transcript &t);
-    // peer::jsonChars of every message (gemini-cli measures its history in these): walking the
+    // cl::contentChars of every message (gemini-cli measures its history in these): walking the
     // tool inputs' JSON trees of 100 000 messages took ~40 ms of every gemini-cli run.
     std::shared_ptr<const std::vector<std::size_t>> contentChars(const Transcript &t);
     // Builds every table now, digests included (the bench, and the GUI in the background after a

@@ -6,7 +6,7 @@
 // Also the summary digest, whose long ranges are read on two threads: the same as read in pieces.
 #include "core/allocator.h"
 #include "core/strategies/extract.h"
-#include "core/strategies/peer_common.h"
+#include "core/contentchars.h"
 #include "core/summary.h"
 #include "core/strategy.h"
 #include "core/strategy_edit.h"
@@ -87,7 +87,7 @@ void checkTables(const Transcript &t)
     QCOMPARE(contentChars->size(), t.messages.size());
     std::size_t checked = 0;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
-        QCOMPARE((*contentChars)[i], peer::jsonChars(t.messages[i]));
+        QCOMPARE((*contentChars)[i], cl::contentChars(t.messages[i]));
         const auto &blocks = t.messages[i].blocks;
         for (std::size_t b = 0; b < blocks.size(); ++b) {
             const std::string &text = blocks[b].text;

@@ -18,9 +18,6 @@ std::string percent(double ratio);
 ParamSpec forceParam();
 // Formats that reject two turns of the same role in a row and want a user turn first.
 bool alternatingFormat(Format f);
-// Approximate length of the message serialized as a Gemini Content object
-// ({"role":..,"parts":[..]}), the measure gemini-cli's split uses; computed without building JSON.
-std::size_t jsonChars(const Message &m);
 // Same block with another text; its estimate.
 std::int64_t blockTokensWithText(const Block &b, std::string_view text);
 // User request as analysis::isUserRequest sees it (role user, no tool result).
