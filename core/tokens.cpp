@@ -5,9 +5,7 @@
 #include "core/tokens_internal.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <thread>
 
 namespace cl::tokens {
