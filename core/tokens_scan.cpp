@@ -121,7 +121,7 @@ private:
 #if defined(__SSE2__)
 constexpr std::size_t kNarrow = 16;
 
-Chunk chunk16(const char *p)
+Chunk narrowChunk(const char *p)
 {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
     auto mask = [](__m128i x) { return std::uint64_t(unsigned(_mm_movemask_epi8(x))); };
@@ -156,7 +156,8 @@ std::uint64_t bytesEqual(std::uint64_t w, unsigned char c)
 // Bit 7 of each byte of a flag word gathered into the low eight bits.
 std::uint64_t gather(std::uint64_t flags) { return ((flags >> 7) * 0x0102040810204080ull) >> 56; }
 
-Chunk chunk16(const char *p) // eight bytes: one word
+// Without SSE2 the narrow chunk is one 8-byte word.
+Chunk narrowChunk(const char *p)
 {
     const std::uint64_t w = load64(p);
     Chunk m;
@@ -192,8 +193,8 @@ Measure measureNarrow(std::string_view s, SeenSet &seen, std::vector<std::size_t
     Scanner scan(s, seen, schemeEnds);
     std::size_t i = 0;
     for (; i + kNarrow <= s.size(); i += kNarrow)
-        scan.chunk(i, chunk16(s.data() + i), kNarrow);
-    lastChunk<kNarrow>(scan, s, i, chunk16);
+        scan.chunk(i, narrowChunk(s.data() + i), kNarrow);
+    lastChunk<kNarrow>(scan, s, i, narrowChunk);
     return scan.finish();
 }
 
@@ -205,7 +206,7 @@ Measure measureNarrow(std::string_view s, SeenSet &seen, std::vector<std::size_t
     return std::uint64_t(unsigned(_mm256_movemask_epi8(x)));
 }
 
-[[CL_AVX2]] Chunk chunk32(const char *p)
+[[CL_AVX2]] Chunk wideChunk(const char *p)
 {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
     Chunk m;
@@ -230,8 +231,8 @@ Measure measureNarrow(std::string_view s, SeenSet &seen, std::vector<std::size_t
     Scanner scan(s, seen, schemeEnds);
     std::size_t i = 0;
     for (; i + 32 <= s.size(); i += 32)
-        scan.chunk(i, chunk32(s.data() + i), 32);
-    lastChunk<32>(scan, s, i, chunk32);
+        scan.chunk(i, wideChunk(s.data() + i), 32);
+    lastChunk<32>(scan, s, i, wideChunk);
     return scan.finish();
 }
 
