@@ -37,6 +37,10 @@ public:
     // original's), without completing the rest of an edited copy as current() does. An empty string
     // when an edit() copy no longer has that block.
     const std::string &currentText(std::size_t index, std::size_t block) const;
+    // Byte size of currentText(), and a view of its first min(n, size) bytes, without writing out a
+    // deferred splice (setBlockSplice) whose head holds them.
+    std::size_t currentSize(std::size_t index, std::size_t block) const;
+    std::string_view currentHead(std::size_t index, std::size_t block, std::size_t n) const;
     bool isRemoved(std::size_t index) const { return m_removed[index] != 0; }
     bool isEdited(std::size_t index) const { return m_edited[index] != nullptr; }
     bool isProtected(std::size_t index) const;      // pinned, or carries an exempt tool's block
@@ -55,7 +59,7 @@ public:
     // True when the block's text or input was replaced (current(index) differs from the original there).
     bool isBlockChanged(std::size_t index, std::size_t block) const
     {
-        return m_edited[index] && block < m_changed[index].size() && m_changed[index][block].state == kChanged;
+        return m_edited[index] && block < m_changed[index].size() && replaced(m_changed[index][block].state);
     }
 
     bool remove(std::size_t index, std::string reason, Fate fate = Fate::Removed);
@@ -77,12 +81,24 @@ public:
         std::int64_t tokens = -1; // as setBlockText's
     };
     std::vector<char> setBlockTexts(std::vector<TextEdit> &edits);
-    // f(thread, index) for the transcript index of every conversation position from `first` on; with
-    // many messages on two threads, each message on the one setBlockTexts() would give it (runs of
-    // 64), so that f may read and edit that message (currentText, textLength, blockTokens,
-    // setBlockText, isProtected) while its data is in cache: listing, cutting and applying in one
-    // pass. f must not touch other messages; thread is 0 or 1 (for per-thread tallies).
-    template <class F> void forEachMessage(std::size_t first, F &&f);
+    // A replacement text made of pieces of the block's original text: its first headBytes bytes,
+    // then `middle`, then its bytes from tailStart on (a snip). Refused like setBlockText; tokens is
+    // required (the caller estimated the text, e.g. in a scratch buffer). The text is written out
+    // only when it is read (currentText, current) or finish() keeps the block: the progressive
+    // manager snips every long result and then summarizes or compacts most of them, and writing
+    // those texts (~100 MB for 100 000 messages) took a fifth of its snip tier.
+    struct Splice {
+        std::size_t headBytes = 0, tailStart = 0;
+        std::string middle;
+    };
+    bool setBlockSplice(std::size_t index, std::size_t block, Splice splice, Fate fate, std::string reason,
+                        std::int64_t tokens);
+    // f(thread, position, index) for every conversation position in [first, end) and its transcript
+    // index; with many messages on two threads, each message on the one setBlockTexts() would give
+    // it (runs of 64), so that f may read and edit that message (currentText, textLength,
+    // blockTokens, setBlockText, isProtected) while its data is in cache: listing, cutting and
+    // applying in one pass. f must not touch other messages; thread is 0 or 1 (for per-thread tallies).
+    template <class F> void forEachMessage(std::size_t first, std::size_t end, F &&f);
     // Drops one block (e.g. a thinking block); refused like setBlockText. A message left without
     // blocks is removed.
     bool dropBlock(std::size_t index, std::size_t block, Fate fate, std::string reason);
@@ -109,9 +125,13 @@ private:
     // message one block after the other never copies a text it then drops (tool results can be
     // megabytes, and copying them dominated the snip and clearing strategies).
     Message &mutableCopy(std::size_t index);
-    // Copies the not yet copied text and input of the edited copy's blocks from the original.
+    // Completes an edited copy: the header's strings (fillHeader), the not yet copied text and
+    // input of its blocks, and its deferred splices.
     void fillPending(std::size_t index) const;
+    void fillHeader(std::size_t index) const;
     void fillBlock(std::size_t index, std::size_t block) const;
+    // fillBlock() of every kept block of the messages finish() keeps, on two threads when many.
+    void fillKept(const std::vector<MessageFate> &fates);
     const Input::TextLengths &lengths() const; // the input's table, fetched on first use
     void mark(std::size_t index, Fate fate, std::string reason);
     // Estimate of an edited copy: its changed blocks estimated, the others taken from the table
@@ -144,16 +164,19 @@ private:
     const std::vector<std::size_t> *m_view; // the analysis' conversation index
     std::vector<char> m_removed;
     std::vector<std::shared_ptr<Message>> m_edited;
-    // Per edited copy and block: kChanged (text / input replaced), kPending (text and input not
-    // copied from the original yet) or 0 (a copy of the original's); for a changed block, its
-    // estimate when setBlockText() was given it (else -1).
-    static constexpr char kChanged = 1, kPending = 2;
+    // Per edited copy and block: kChanged (text / input replaced), kSpliced (text replaced by a
+    // splice not written out yet: splice holds it), kPending (text and input not copied from the
+    // original yet) or 0 (a copy of the original's); for a replaced block, its estimate when
+    // setBlockText() was given it (else -1).
+    static constexpr char kChanged = 1, kPending = 2, kSpliced = 3;
+    static bool replaced(char state) { return state == kChanged || state == kSpliced; }
     struct BlockEdit {
         char state = 0;
         std::int32_t tokens = -1;
+        Splice splice;
     };
     mutable std::vector<std::vector<BlockEdit>> m_changed;
-    mutable std::vector<char> m_pending;      // per message: the copy has kPending blocks
+    mutable std::vector<char> m_pending;      // per message: the copy is incomplete (fillPending)
     std::vector<char> m_freeform;             // edit() handed the copy out: any block may differ
     mutable std::shared_ptr<const Input::BlockTokens> m_blockTable;
     mutable std::shared_ptr<const Input::TextLengths> m_lengthTable;
@@ -165,20 +188,20 @@ private:
     nlohmann::json m_extra = nlohmann::json::object();
 };
 
-template <class F> void Editor::forEachMessage(std::size_t first, F &&f)
+template <class F> void Editor::forEachMessage(std::size_t first, std::size_t end, F &&f)
 {
     constexpr std::size_t kMinParallel = 2048;
-    const std::size_t n = size();
-    if (n < first + kMinParallel) {
-        for (std::size_t p = first; p < n; ++p)
-            f(std::size_t(0), at(p));
+    end = std::min(end, size());
+    if (end < first + kMinParallel) {
+        for (std::size_t p = first; p < end; ++p)
+            f(std::size_t(0), p, at(p));
         return;
     }
     prepareShared();
     onTwoThreads([&](std::size_t thread) {
-        for (std::size_t p = first; p < n; ++p)
+        for (std::size_t p = first; p < end; ++p)
             if (const std::size_t i = at(p); ownerThread(i) == thread)
-                f(thread, i);
+                f(thread, p, i);
     });
 }
 

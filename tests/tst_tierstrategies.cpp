@@ -34,6 +34,7 @@ private Q_SLOTS:
     void snipTextExact();
     void snipStrategy();
     void snipLongSessionOnTwoThreads();
+    void deferredSnipEqualsWritten();
     void extractorLines();
     void microcompactOldestHalfAboveTrigger();
     void autoCompactCutAndSummary();
@@ -167,6 +168,83 @@ void TestTierStrategies::snipLongSessionOnTwoThreads()
              std::size_t(0));
     // Snipping changes no structure: the result breaks no rule the input did not break already.
     QCOMPARE(r.violations.size(), validate(t, t.format).size());
+}
+
+// The progressive manager snips with deferred texts (Editor::setBlockSplice): the same result as
+// written texts, message headers included, whether the copies are kept, read, or removed after.
+void TestTierStrategies::deferredSnipEqualsWritten()
+{
+    const Transcript t = test::generatedTranscript(Format::ClaudeCode, 6000, 23);
+    Input in(t);
+    std::vector<std::size_t> pinned;
+    for (std::size_t i = 0; i < t.messages.size() && pinned.size() < 20; i += 97)
+        pinned.push_back(i);
+    in.pinned = pinned;
+    in.exemptTools = {"Grep"};
+    const std::size_t limit = 1500;
+    auto runSnip = [&](bool defer, bool readSome, bool removeSome) {
+        Editor e(in);
+        tiers::TierRun run(e);
+        const tiers::TierOutcome o = tiers::snip(run, limit, tiers::seed003Snip(), defer);
+        const std::int64_t after = run.tokens();
+        std::size_t read = 0;
+        for (std::size_t p = 0; p < e.size(); ++p) {
+            const std::size_t i = e.at(p);
+            const Message &orig = t.messages[i];
+            for (std::size_t b = 0; b < orig.blocks.size(); ++b) {
+                if (!e.isBlockChanged(i, b))
+                    continue;
+                // Size and head are answered from the pieces; they equal the written text's.
+                const std::size_t size = e.currentSize(i, b);
+                const std::string head(e.currentHead(i, b, 40));
+                if (readSome && p % 3 == 0) {
+                    const std::string &text = e.currentText(i, b);
+                    if (text.size() != size || text.compare(0, head.size(), head) != 0)
+                        return std::make_tuple(o, after, Result(), std::size_t(-1));
+                    ++read;
+                }
+            }
+            if (removeSome && p % 7 == 0 && e.isEdited(i))
+                e.remove(i, "test removal");
+        }
+        return std::make_tuple(o, after, e.finish(), read);
+    };
+    for (const bool readSome : {false, true})
+        for (const bool removeSome : {false, true}) {
+            const auto [written, writtenAfter, expected, n0] = runSnip(false, readSome, removeSome);
+            const auto [deferred, deferredAfter, got, n1] = runSnip(true, readSome, removeSome);
+            QVERIFY(n0 != std::size_t(-1) && n1 != std::size_t(-1));
+            QVERIFY(written.changed > 300);
+            QCOMPARE(deferred.changed, written.changed);
+            QCOMPARE(deferred.note, written.note);
+            QCOMPARE(deferredAfter, writtenAfter);
+            QCOMPARE(got.slots.size(), expected.slots.size());
+            for (std::size_t k = 0; k < got.slots.size(); ++k) {
+                const Message &a = got.message(t, k), &b = expected.message(t, k);
+                QCOMPARE(got.slots[k].origin, expected.slots[k].origin);
+                QVERIFY(got.slots[k].origin >= 0); // snipping inserts nothing
+                const Message &o = t.messages[std::size_t(got.slots[k].origin)]; // an edited copy keeps its header
+                for (const Message *m : {&a, &b}) {
+                    QCOMPARE(m->id, o.id);
+                    QCOMPARE(m->parentId, o.parentId);
+                    QCOMPARE(m->type, o.type);
+                    QCOMPARE(m->timestamp, o.timestamp);
+                    QCOMPARE(m->records, o.records);
+                    QVERIFY(m->meta == o.meta);
+                }
+                QCOMPARE(a.blocks.size(), b.blocks.size());
+                for (std::size_t j = 0; j < a.blocks.size(); ++j) {
+                    QCOMPARE(a.blocks[j].text, b.blocks[j].text);
+                    QCOMPARE(a.blocks[j].input, b.blocks[j].input);
+                }
+                QCOMPARE(tokens::estimateMessage(a), tokens::estimateMessage(b));
+            }
+            for (std::size_t i = 0; i < t.messages.size(); ++i) {
+                QCOMPARE(got.fates[i].fate, expected.fates[i].fate);
+                QCOMPARE(got.fates[i].reason, expected.fates[i].reason);
+                QCOMPARE(got.fates[i].blocks, expected.fates[i].blocks);
+            }
+        }
 }
 
 void TestTierStrategies::extractorLines()

@@ -14,6 +14,10 @@
 #include <cstdio>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace cl::strategy::tiers {
 
 namespace {
@@ -32,6 +36,28 @@ unsigned leadsIn(std::uint64_t w)
     return 8 - unsigned((((cont >> 7) * 0x0101010101010101ull) >> 56));
 }
 
+// Code points starting in the 64 bytes at p. The cuts below read the original's head and tail
+// for the first time (cold, from memory): a coarse step of 64 bytes keeps many loads in flight.
+std::size_t leadsIn64(const char *p)
+{
+#if defined(__SSE2__)
+    const __m128i low = _mm_set1_epi8(-64);
+    __m128i cont = _mm_setzero_si128(); // per lane, 0..4 continuation bytes (10xxxxxx is -128..-65)
+    for (int k = 0; k < 4; ++k)
+        cont = _mm_sub_epi8(cont, _mm_cmplt_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k)), low));
+    const __m128i sums = _mm_sad_epu8(cont, _mm_setzero_si128());
+    return 64 - (std::size_t(_mm_cvtsi128_si32(sums)) + std::size_t(_mm_extract_epi16(sums, 4)));
+#else
+    std::size_t n = 0;
+    for (int k = 0; k < 8; ++k) {
+        std::uint64_t w;
+        std::memcpy(&w, p + 8 * k, 8);
+        n += leadsIn(w);
+    }
+    return n;
+#endif
+}
+
 // Byte length of the first k code points of s: the position of the k-th byte after the first
 // that is not a continuation byte (the end when there are fewer). Eight bytes at a time until the
 // word holding it, the cut was a byte loop over the whole kept head.
@@ -40,6 +66,12 @@ std::size_t headBytes(std::string_view s, std::size_t k)
     if (k == 0)
         return 0;
     std::size_t i = 1, seen = 0;
+    for (; i + 64 <= s.size(); i += 64) {
+        const std::size_t leads = leadsIn64(s.data() + i);
+        if (seen + leads >= k)
+            break;
+        seen += leads;
+    }
     for (; i + 8 <= s.size(); i += 8) {
         std::uint64_t w;
         std::memcpy(&w, s.data() + i, 8);
@@ -61,6 +93,12 @@ std::size_t tailStart(std::string_view s, std::size_t k)
     if (k == 0 || s.empty())
         return s.size();
     std::size_t end = s.size(), seen = 0; // positions [1, end) are still to look at
+    for (; end >= 65; end -= 64) {
+        const std::size_t leads = leadsIn64(s.data() + end - 64);
+        if (seen + leads >= k)
+            break;
+        seen += leads;
+    }
     for (; end >= 9; end -= 8) {
         std::uint64_t w;
         std::memcpy(&w, s.data() + end - 8, 8);
@@ -93,6 +131,12 @@ std::int64_t summaryTokens(const Editor &e, std::size_t before, const std::strin
     }
     return n;
 }
+
+// Declared first in every tier: the run's remembered total is dropped when the tier returns.
+struct Edits {
+    TierRun &run;
+    ~Edits() { run.edited(); }
+};
 
 std::optional<std::size_t> lastUserRequest(const Editor &e, std::size_t from)
 {
@@ -130,6 +174,23 @@ std::optional<std::string> snipText(std::string_view text, std::size_t maxChars,
 std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t length, std::size_t maxChars,
                                             const SnipStyle &style)
 {
+    std::optional<SnipCut> cut = snipCut(text, length, maxChars, style);
+    if (!cut)
+        return std::nullopt;
+    std::string out;
+    cut->write(text, out);
+    return out;
+}
+
+void SnipCut::write(std::string_view text, std::string &out) const
+{
+    out.clear();
+    out.reserve(size(text.size()));
+    out.append(text.substr(0, headBytes)).append(middle).append(text.substr(tailStart));
+}
+
+std::optional<SnipCut> snipCut(std::string_view text, std::size_t length, std::size_t maxChars, const SnipStyle &style)
+{
     if (length <= maxChars)
         return std::nullopt;
     const auto head = static_cast<std::size_t>(std::floor(static_cast<double>(maxChars) * style.headShare));
@@ -139,14 +200,14 @@ std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t l
     // A text with as many code points as bytes is ASCII: its cuts are byte counts, found without
     // reading the (usually cold) bytes a second time before they are copied.
     const bool ascii = length == text.size();
-    const std::string_view first = text.substr(0, ascii ? std::min(head, text.size()) : headBytes(text, head));
-    const std::string_view last = text.substr(ascii ? text.size() - std::min(tail, text.size()) : tailStart(text, tail));
+    SnipCut cut;
+    cut.headBytes = ascii ? std::min(head, text.size()) : headBytes(text, head);
+    cut.tailStart = ascii ? text.size() - std::min(tail, text.size()) : tailStart(text, tail);
     const std::string_view open = style.seed004Marker ? "\n\n... [truncated " : "\n\n[... ";
     const std::string_view close = style.seed004Marker ? " characters] ...\n\n" : " characters snipped ...]\n\n";
-    std::string out;
-    out.reserve(first.size() + open.size() + n.size() + close.size() + last.size());
-    out.append(first).append(open).append(n).append(close).append(last);
-    return out;
+    cut.middle.reserve(open.size() + n.size() + close.size());
+    cut.middle.append(open).append(n).append(close);
+    return cut;
 }
 
 std::string percent(double ratio)
@@ -166,11 +227,14 @@ TierRun::TierRun(Editor &e)
 
 std::int64_t TierRun::tokens() const
 {
-    std::int64_t total = insertedTokens;
+    if (m_tokens)
+        return *m_tokens + insertedTokens;
+    std::int64_t total = 0;
     editor.prepareTokens();
     for (std::size_t p = 0; p < editor.size(); ++p)
         total += editor.tokens(editor.at(p));
-    return total;
+    m_tokens = total;
+    return total + insertedTokens;
 }
 
 std::int64_t TierRun::systemTokens() const
@@ -193,8 +257,9 @@ double TierRun::usage(std::int64_t window) const
 
 // ---- Tier 1: snip ------------------------------------------------------------------------------------
 
-TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
+TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style, bool deferTexts)
 {
+    const Edits tierEdits{run};
     Editor &e = run.editor;
     TierOutcome out;
     std::size_t refused = 0;
@@ -205,11 +270,13 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
                              + std::to_string(static_cast<std::size_t>(std::floor(maxChars * style.tailShare)));
     // One pass over the messages on two threads: each long result is cut, its cut text estimated
     // (a forced snip of 100 000 messages writes ~100 MB, estimated while still in cache) and
-    // applied to its message on the thread that owns it.
+    // applied to its message on the thread that owns it. Deferred, a cut of an unchanged result is
+    // written into a scratch buffer per thread, estimated there, and recorded as a splice of the
+    // original (Editor::setBlockSplice): only the results the run keeps are ever written out.
     struct alignas(64) Tally { // one per thread, on its own cache line
         std::size_t changed = 0, refused = 0;
     } tally[2];
-    e.forEachMessage(run.firstPosition(), [&](std::size_t thread, std::size_t i) {
+    e.forEachMessage(run.firstPosition(), e.size(), [&](std::size_t thread, std::size_t, std::size_t i) {
         if (e.isRemoved(i))
             return;
         const Message &m = e.transcript().messages[i]; // block types; texts are currentText()'s
@@ -222,18 +289,29 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
             // An unchanged block's count is the input's (no scan of the megabytes between head and tail).
             std::size_t chars = 0;
             const bool original = &text == &m.blocks[b].text;
-            std::optional<std::string> cut = original
-                                                 ? snipTextOfLength(text, chars = e.textLength(i, b), maxChars, style)
-                                                 : snipText(text, maxChars, style, &chars);
-            if (!cut || cut->size() >= text.size())
-                continue; // nothing to gain
-            const std::int64_t estimate = tokens::kToolResultOverhead + tokens::estimateText(*cut);
-            std::string reason = "tool result of " + std::to_string(chars);
-            reason += kept;
-            if (e.setBlockText(i, b, std::move(*cut), Fate::Snipped, std::move(reason), estimate))
-                ++tally[thread].changed;
-            else
-                ++tally[thread].refused;
+            bool applied = false;
+            if (original && deferTexts) {
+                std::optional<SnipCut> cut = snipCut(text, chars = e.textLength(i, b), maxChars, style);
+                if (!cut || cut->size(text.size()) >= text.size())
+                    continue; // nothing to gain
+                thread_local std::string scratch;
+                cut->write(text, scratch);
+                const std::int64_t estimate = tokens::kToolResultOverhead + tokens::estimateText(scratch);
+                if (scratch.capacity() > (std::size_t(1) << 20))
+                    std::string().swap(scratch); // a huge cut's buffer is not kept by the thread
+                applied = e.setBlockSplice(i, b, {cut->headBytes, cut->tailStart, std::move(cut->middle)}, Fate::Snipped,
+                                           "tool result of " + std::to_string(chars) + kept, estimate);
+            } else {
+                std::optional<std::string> cut = original
+                                                     ? snipTextOfLength(text, chars = e.textLength(i, b), maxChars, style)
+                                                     : snipText(text, maxChars, style, &chars);
+                if (!cut || cut->size() >= text.size())
+                    continue; // nothing to gain
+                const std::int64_t estimate = tokens::kToolResultOverhead + tokens::estimateText(*cut);
+                applied = e.setBlockText(i, b, std::move(*cut), Fate::Snipped, "tool result of " + std::to_string(chars) + kept,
+                                         estimate);
+            }
+            ++(applied ? tally[thread].changed : tally[thread].refused);
         }
     });
     out.changed = tally[0].changed + tally[1].changed;
@@ -251,62 +329,58 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style)
 
 TierOutcome microcompact(TierRun &run, double oldestShare)
 {
+    const Edits tierEdits{run};
     Editor &e = run.editor;
     const Transcript &t = e.transcript();
     TierOutcome out;
     const std::size_t first = run.firstPosition();
     const std::size_t count = e.size() - first;
     const auto cutoff = static_cast<std::size_t>(std::floor(static_cast<double>(count) * oldestShare));
-    std::size_t already = 0, notSmaller = 0, refused = 0;
     // The parts of every reason that do not depend on the position, built once.
     const std::string prefix = "tool result in the oldest " + percent(oldestShare) + " of messages (position ";
     const std::string suffix = " of " + std::to_string(count) + ", cutoff " + std::to_string(cutoff) + ")";
     // The digest of a result depends only on the original call and result: the input's digest
-    // table makes each once per transcript (Read digests scan whole files), on two threads here
-    // for the candidates it does not hold yet, with their reasons; then applied in one batch.
-    struct Candidate {
-        std::size_t position, message, block;
-    };
-    std::vector<Candidate> candidates;
-    for (std::size_t p = first; p < first + cutoff; ++p) {
-        const std::size_t i = e.at(p);
+    // table makes each once per transcript (Read digests scan whole files). One pass over the
+    // oldest messages on two threads, each message on the thread that owns it: checked, its
+    // digest fetched (or made) and applied while its data is in cache.
+    const std::shared_ptr<const CompactDigests> digests = e.input().digests();
+    struct alignas(64) Tally { // one per thread, on its own cache line
+        std::size_t changed = 0, already = 0, notSmaller = 0, refused = 0;
+    } tally[2];
+    e.forEachMessage(first, first + cutoff, [&](std::size_t thread, std::size_t p, std::size_t i) {
         if (e.isRemoved(i))
-            continue;
+            return;
+        Tally &n = tally[thread];
         const Message &orig = t.messages[i];
         // An edited copy has the original's blocks until finish(): the current text is block by
-        // block (currentText), so that compacting never copies the rest of a message.
+        // block, so that compacting never copies the rest of a message.
         for (std::size_t b = 0; b < orig.blocks.size(); ++b) {
             if (orig.blocks[b].type != BlockType::ToolResult)
                 continue;
-            if (extract::isCompacted(e.currentText(i, b))) {
-                ++already;
+            // A look at the text's start only: a snipped result is not written out for it.
+            constexpr std::size_t kLook = 256;
+            const std::string_view start = e.currentHead(i, b, kLook);
+            const std::size_t lead = start.find_first_not_of(" \t\r\n");
+            const bool decided = start.size() < kLook || (lead != std::string_view::npos && lead + 11 <= start.size());
+            if (extract::isCompacted(decided ? start : std::string_view(e.currentText(i, b)))) {
+                ++n.already;
                 continue;
             }
-            candidates.push_back({p, i, b});
+            CompactDigest d = digests->get(i, b);
+            if (d.line.size() >= e.currentSize(i, b)) {
+                ++n.notSmaller; // already shorter than its digest
+                continue;
+            }
+            std::string reason = prefix + std::to_string(p - first + 1);
+            reason += suffix;
+            const bool applied = e.setBlockText(i, b, std::move(d.line), Fate::Microcompacted, std::move(reason), d.tokens);
+            ++(applied ? n.changed : n.refused);
         }
-    }
-    const std::shared_ptr<const CompactDigests> digests = e.input().digests();
-    std::vector<Editor::TextEdit> edits(candidates.size());
-    parallelFor(candidates.size(), 32, 512, [&](std::size_t k) {
-        const Candidate &c = candidates[k];
-        CompactDigest d = digests->get(c.message, c.block);
-        if (d.line.size() >= e.currentText(c.message, c.block).size())
-            return; // already shorter than its digest: left out below (empty reason)
-        Editor::TextEdit &x = edits[k];
-        x.index = c.message;
-        x.block = c.block;
-        x.fate = Fate::Microcompacted;
-        x.text = std::move(d.line);
-        x.tokens = d.tokens;
-        x.reason = prefix + std::to_string(c.position - first + 1);
-        x.reason += suffix;
     });
-    const std::size_t before = edits.size();
-    edits.erase(std::remove_if(edits.begin(), edits.end(), [](const Editor::TextEdit &x) { return x.reason.empty(); }),
-                edits.end());
-    notSmaller = before - edits.size();
-    for (const char done : e.setBlockTexts(edits))
-        ++(done ? out.changed : refused);
+    out.changed = tally[0].changed + tally[1].changed;
+    const std::size_t already = tally[0].already + tally[1].already;
+    const std::size_t notSmaller = tally[0].notSmaller + tally[1].notSmaller;
+    const std::size_t refused = tally[0].refused + tally[1].refused;
     out.note = "compacted " + std::to_string(out.changed) + " tool result(s) in the oldest " + std::to_string(cutoff)
                + " of " + std::to_string(count) + " messages";
     if (already)
@@ -323,6 +397,7 @@ TierOutcome microcompact(TierRun &run, double oldestShare)
 
 TierOutcome autoCompact(TierRun &run, std::int64_t threshold, std::size_t summaryMaxChars)
 {
+    const Edits tierEdits{run};
     Editor &e = run.editor;
     const Transcript &t = e.transcript();
     TierOutcome out;
@@ -406,6 +481,7 @@ TierOutcome autoCompact(TierRun &run, std::int64_t threshold, std::size_t summar
 
 TierOutcome hardTruncate(TierRun &run, std::int64_t maxTokens, std::int64_t safetyMargin)
 {
+    const Edits tierEdits{run};
     Editor &e = run.editor;
     TierOutcome out;
     const std::size_t first = run.firstPosition();

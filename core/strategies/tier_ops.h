@@ -61,6 +61,15 @@ std::optional<std::string> snipText(std::string_view text, std::size_t maxChars,
 // bytes it keeps.
 std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t length, std::size_t maxChars,
                                             const SnipStyle &style);
+// The same as pieces: the snipped text is text's first headBytes bytes, middle (the marker), and
+// text's bytes from tailStart on.
+struct SnipCut {
+    std::size_t headBytes = 0, tailStart = 0;
+    std::string middle;
+    std::size_t size(std::size_t textSize) const { return headBytes + middle.size() + (textSize - tailStart); }
+    void write(std::string_view text, std::string &out) const; // replaces out's contents
+};
+std::optional<SnipCut> snipCut(std::string_view text, std::size_t length, std::size_t maxChars, const SnipStyle &style);
 
 // One run of tiers over an Editor; keeps the tokens of inserted messages so usage can be re-measured.
 class TierRun
@@ -70,10 +79,17 @@ public:
     Editor &editor;
     std::int64_t insertedTokens = 0;
 
-    std::int64_t tokens() const;         // current context estimate (conversation + inserted)
+    // Current context estimate (conversation + inserted), summed over every message once and
+    // remembered until a tier edits the editor (each tier calls edited() when it returns): the
+    // progressive manager asks before and after every tier.
+    std::int64_t tokens() const;
+    void edited() { m_tokens.reset(); }
     std::int64_t systemTokens() const;   // leading system messages
     std::size_t firstPosition() const;   // first conversation position after the leading system messages
     double usage(std::int64_t window) const;
+
+private:
+    mutable std::optional<std::int64_t> m_tokens;
 };
 
 struct TierOutcome {
@@ -81,7 +97,10 @@ struct TierOutcome {
     std::string note;                    // one line: what happened or why nothing did
 };
 
-TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style);
+// deferTexts: cuts of unchanged results are estimated in a scratch buffer and recorded as splices
+// (Editor::setBlockSplice), written out only if they are read or kept; for a run whose later
+// tiers replace most of them (the progressive manager). Same result either way.
+TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style, bool deferTexts = false);
 TierOutcome microcompact(TierRun &run, double oldestShare);
 TierOutcome autoCompact(TierRun &run, std::int64_t threshold, std::size_t summaryMaxChars);
 TierOutcome hardTruncate(TierRun &run, std::int64_t maxTokens, std::int64_t safetyMargin);

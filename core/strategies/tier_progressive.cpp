@@ -75,7 +75,7 @@ public:
             }
             tiers::TierOutcome o;
             switch (tier.number) {
-            case 1: o = tiers::snip(run, static_cast<std::size_t>(p.integer("snipMaxChars")), tiers::seed003Snip()); break;
+            case 1: o = tiers::snip(run, static_cast<std::size_t>(p.integer("snipMaxChars")), tiers::seed003Snip(), true); break;
             case 2: o = tiers::microcompact(run, p.number("oldestShare")); break;
             case 3:
                 o = tiers::autoCompact(run, static_cast<std::int64_t>(tier.trigger * static_cast<double>(window)),
