@@ -174,6 +174,11 @@ std::size_t Editor::textLength(std::size_t index, std::size_t block) const
     return lengths().values[lengths().first[index] + block];
 }
 
+bool Editor::linesDistinct(std::size_t index, std::size_t block) const
+{
+    return lengths().distinct[lengths().first[index] + block] != 0;
+}
+
 std::size_t Editor::lineCount(std::size_t index, std::size_t block) const
 {
     return lengths().lines(m_in.transcript, index, block);

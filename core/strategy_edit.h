@@ -56,6 +56,8 @@ public:
     // Lines of block `block` of the original message (TextLengths::lines, from the input's
     // per-transcript table).
     std::size_t lineCount(std::size_t index, std::size_t block) const;
+    // TextLengths::distinct of block `block` of the original message: its lines are all different.
+    bool linesDistinct(std::size_t index, std::size_t block) const;
     // True when the block's text or input was replaced (current(index) differs from the original there).
     bool isBlockChanged(std::size_t index, std::size_t block) const
     {

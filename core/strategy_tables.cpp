@@ -183,12 +183,16 @@ std::shared_ptr<const TextLengths> TranscriptTables::textLengths(const Transcrip
         table->first = blockOffsets(t, [](std::size_t) { return true; });
         table->values.assign(table->first.back(), 0);
         table->feeds.assign(table->first.back(), 0);
+        table->distinct.assign(table->first.back(), 0);
         forMessages(table->first, [&](std::size_t i) {
             const auto &blocks = t.messages[i].blocks;
             for (std::size_t b = 0; b < blocks.size(); ++b) {
-                const auto [points, feeds] = countText(blocks[b].text);
+                const std::string &text = blocks[b].text;
+                const auto [points, feeds] = countText(text);
                 table->values[table->first[i] + b] = points;
                 table->feeds[table->first[i] + b] = feeds;
+                if (text.size() >= TextLengths::kDistinctMin)
+                    table->distinct[table->first[i] + b] = tokens::linesAreDistinct(text) ? 1 : 0;
             }
         });
         m_textLengths = std::move(table);

@@ -36,6 +36,10 @@ struct TextLengths {
     std::vector<std::size_t> first;   // per message, then one past the end
     std::vector<std::size_t> values;  // code points
     std::vector<std::size_t> feeds;   // '\n' bytes
+    // 1 when the text is at least kDistinctMin bytes and tokens::linesAreDistinct holds for it (a
+    // snip of it is estimated without hashing its lines: tokens::estimateTextDistinctOutside).
+    std::vector<std::uint8_t> distinct;
+    static constexpr std::size_t kDistinctMin = 4096;
     // Lines as Python's str.splitlines() counts them for \n and \r\n endings ("a\nb\n" = 2,
     // "" = 0): line feeds, plus a last line without one (swe-agent's omission notes).
     std::size_t lines(const Transcript &t, std::size_t message, std::size_t block) const;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <thread>
 
 namespace cl::tokens {
@@ -97,18 +98,86 @@ double repetition(std::string_view text)
     return scratch.repetition(text, m);
 }
 
+namespace {
+
+// The seed's formula over what the pass measured, with the repetition factor rep.
+std::int64_t formula(std::string_view text, const Measure &m, const std::vector<std::size_t> &schemeEnds, double rep)
+{
+    const auto base = static_cast<std::int64_t>((m.units + 3) / 4);
+    const auto codeBlocks = static_cast<std::int64_t>(m.backtick ? countSubstr(text, "```") / 2 : 0);
+    const auto urls = static_cast<std::int64_t>(countUrls(text, schemeEnds));
+    const auto repeatDiscount = static_cast<std::int64_t>(std::floor(double(base) * rep * 0.1));
+    return std::max<std::int64_t>(0, base + codeBlocks * kCodeBlockTokens - urls * kUrlDiscount - repeatDiscount);
+}
+
+// Repeated lines of a text whose lines starting outside [zoneStart, zoneEnd] are pairwise
+// different: every repeat involves a line starting inside it. Each such line's class of equal
+// lines (found by length, then bytes) adds its size - 1, once per class. SIZE_MAX when the zone
+// holds so many lines that the walk would not pay.
+std::size_t repeatsNear(std::string_view text, const std::vector<detail::LineList::Line> &lines, std::size_t zoneStart,
+                        std::size_t zoneEnd)
+{
+    constexpr std::size_t kMaxZoneLines = 16;
+    auto inZone = [&](const detail::LineList::Line &l) { return l.offset >= zoneStart && l.offset <= zoneEnd; };
+    auto same = [&](const detail::LineList::Line &a, const detail::LineList::Line &b) {
+        return a.size == b.size && std::memcmp(text.data() + a.offset, text.data() + b.offset, a.size) == 0;
+    };
+    const auto begin = std::find_if(lines.begin(), lines.end(), inZone);
+    const auto end = std::find_if_not(begin, lines.end(), inZone);
+    if (end - begin > std::ptrdiff_t(kMaxZoneLines))
+        return SIZE_MAX;
+    std::size_t repeated = 0;
+    for (auto a = begin; a != end; ++a) {
+        if (std::any_of(begin, a, [&](const detail::LineList::Line &b) { return same(*a, b); }))
+            continue; // its class was counted with an earlier zone line
+        const auto members = std::count_if(lines.begin(), lines.end(), [&](const detail::LineList::Line &b) { return same(*a, b); });
+        repeated += std::size_t(members) - 1;
+    }
+    return repeated;
+}
+
+} // namespace
+
 std::int64_t estimateText(std::string_view text)
 {
     if (text.empty())
         return 0;
     thread_local Scratch scratch;
     const Measure m = detail::measure(text, scratch.seen, scratch.schemeEnds);
-    const auto base = static_cast<std::int64_t>((m.units + 3) / 4);
-    const auto codeBlocks = static_cast<std::int64_t>(m.backtick ? countSubstr(text, "```") / 2 : 0);
-    const auto urls = static_cast<std::int64_t>(countUrls(text, scratch.schemeEnds));
-    const double rep = scratch.repetition(text, m);
-    const auto repeatDiscount = static_cast<std::int64_t>(std::floor(double(base) * rep * 0.1));
-    return std::max<std::int64_t>(0, base + codeBlocks * kCodeBlockTokens - urls * kUrlDiscount - repeatDiscount);
+    return formula(text, m, scratch.schemeEnds, scratch.repetition(text, m));
+}
+
+bool linesAreDistinct(std::string_view text)
+{
+    thread_local Scratch scratch;
+    const Measure m = detail::measure(text, scratch.seen, scratch.schemeEnds);
+    scratch.seen.trim();
+    return m.lines >= 2 && m.repeated == 0;
+}
+
+std::int64_t estimateTextDistinctOutside(std::string_view text, std::size_t from, std::size_t to)
+{
+    if (text.empty())
+        return 0;
+    struct Lines {
+        detail::LineList list;
+        std::vector<std::size_t> schemeEnds;
+    };
+    thread_local Lines scratch;
+    Measure m = detail::measure(text, scratch.list, scratch.schemeEnds);
+    from = std::min(from, text.size());
+    to = std::clamp(to, from, text.size());
+    // The zone: from the start of the line holding `from` to the line feed ending the one holding
+    // `to`. Lines outside it lie whole before `from` or whole after `to`.
+    const std::size_t before = from == 0 ? std::string_view::npos : text.rfind('\n', from - 1);
+    const std::size_t zoneStart = before == std::string_view::npos ? 0 : before + 1;
+    const std::size_t zoneEnd = std::min(text.find('\n', to), text.size());
+    const std::size_t repeated = m.lines >= 2 ? repeatsNear(text, scratch.list.lines(), zoneStart, zoneEnd) : SIZE_MAX;
+    scratch.list.trim();
+    if (repeated == SIZE_MAX) // shingles (fewer than two lines), or a crowded zone: the plain estimate
+        return estimateText(text);
+    m.repeated = repeated;
+    return formula(text, m, scratch.schemeEnds, double(m.repeated) / double(m.lines));
 }
 
 std::int64_t estimateBlock(const Block &b)

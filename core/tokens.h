@@ -37,6 +37,15 @@ std::string_view scanName();
 bool setWideScan(bool wide);
 
 std::int64_t estimateText(std::string_view text);
+// True when the text has at least two lines that count for repetition and no two of them are
+// equal (its repetition factor is 0 and comes from lines, not shingles).
+bool linesAreDistinct(std::string_view text);
+// estimateText(text) for a text whose lines lying whole before byte `from` or whole after byte
+// `to` are known to be pairwise different (they are lines of one text for which linesAreDistinct
+// holds, e.g. the kept head and tail of a snipped result, with the marker between from and to):
+// the lines are listed, not hashed, and only those meeting [from, to] are compared with the others.
+// Wrong (not just slower) when that premise does not hold.
+std::int64_t estimateTextDistinctOutside(std::string_view text, std::size_t from, std::size_t to);
 std::int64_t estimateBlock(const Block &b);
 // Cached in Message::tokenEstimate (the cache key is the message itself; edit clears it).
 std::int64_t estimateMessage(const Message &m);

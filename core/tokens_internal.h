@@ -162,6 +162,36 @@ private:
     std::uint64_t m_gen = 0;
 };
 
+// The lines of one text in order, as (offset, size): what the pass gives a caller that knows
+// most of them are different (estimateTextDistinctOutside), so that no line is hashed.
+class LineList
+{
+public:
+    struct Line {
+        std::size_t offset = 0, size = 0;
+    };
+    void clear(const char *base, std::size_t)
+    {
+        m_base = base;
+        m_lines.clear();
+    }
+    bool insert(std::string_view bytes)
+    {
+        m_lines.push_back({std::size_t(bytes.data() - m_base), bytes.size()});
+        return true; // counted as new: the caller counts the repeats
+    }
+    const std::vector<Line> &lines() const { return m_lines; }
+    void trim()
+    {
+        if (m_lines.capacity() > (std::size_t(1) << 16))
+            std::vector<Line>().swap(m_lines);
+    }
+
+private:
+    const char *m_base = nullptr;
+    std::vector<Line> m_lines;
+};
+
 // Lines shorter than this (after trimming) are not counted for repetition.
 constexpr std::size_t kMinLine = 8;
 
@@ -181,5 +211,7 @@ struct Measure {
 // The pass itself (core/tokens_scan.cpp): schemeEnds receives the "://" positions, ascending;
 // seen is cleared and left holding the text's lines.
 Measure measure(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds);
+// The same pass listing the lines instead (repeated stays 0).
+Measure measure(std::string_view s, LineList &lines, std::vector<std::size_t> &schemeEnds);
 
 } // namespace cl::tokens::detail

@@ -3,7 +3,8 @@
 // (SSE2, or 8-byte words without it) or 32 bytes (AVX2, chosen at run time where the processor has
 // it) becomes bit masks, one bit per byte; the line ends, the trimming of each line and the code
 // unit count are then bit operations on those masks, the same for every chunk width. Only the
-// trimmed lines of at least kMinLine bytes are read again (hashed into the seen set).
+// trimmed lines of at least kMinLine bytes are read again (hashed into the seen set), or, for a
+// text whose lines are known to differ, listed.
 #include "core/tokens.h"
 #include "core/tokens_internal.h"
 
@@ -41,10 +42,12 @@ constexpr std::size_t kNone = std::size_t(-1);
 }
 
 // The state the pass carries from chunk to chunk. Everything is inlined into each width's loop.
-class Scanner
+// Lines receive the trimmed lines of at least kMinLine bytes: a SeenSet (repeats counted) or a
+// LineList (only listed).
+template <class Lines> class Scanner
 {
 public:
-    Scanner(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds)
+    Scanner(std::string_view s, Lines &seen, std::vector<std::size_t> &schemeEnds)
         : m_s(s)
         , m_seen(seen)
         , m_schemeEnds(schemeEnds)
@@ -109,7 +112,7 @@ private:
     }
 
     std::string_view m_s;
-    SeenSet &m_seen;
+    Lines &m_seen;
     std::vector<std::size_t> &m_schemeEnds;
     Measure m_result;
     std::size_t m_units = 0;
@@ -176,7 +179,7 @@ Chunk narrowChunk(const char *p)
 #endif
 
 // The text's last bytes (fewer than a chunk), zero-padded: zero bytes set no flag but nonspace.
-template <std::size_t W, class Load> void lastChunk(Scanner &scan, std::string_view s, std::size_t i, Load load)
+template <std::size_t W, class Scan, class Load> void lastChunk(Scan &scan, std::string_view s, std::size_t i, Load load)
 {
     const std::size_t rest = s.size() - i;
     if (rest == 0)
@@ -188,9 +191,9 @@ template <std::size_t W, class Load> void lastChunk(Scanner &scan, std::string_v
     scan.chunk(i, m, rest);
 }
 
-Measure measureNarrow(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds)
+template <class Lines> Measure measureNarrow(std::string_view s, Lines &seen, std::vector<std::size_t> &schemeEnds)
 {
-    Scanner scan(s, seen, schemeEnds);
+    Scanner<Lines> scan(s, seen, schemeEnds);
     std::size_t i = 0;
     for (; i + kNarrow <= s.size(); i += kNarrow)
         scan.chunk(i, narrowChunk(s.data() + i), kNarrow);
@@ -226,9 +229,10 @@ Measure measureNarrow(std::string_view s, SeenSet &seen, std::vector<std::size_t
     return m;
 }
 
-[[CL_AVX2]] Measure measureWide(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds)
+template <class Lines>
+[[CL_AVX2]] Measure measureWide(std::string_view s, Lines &seen, std::vector<std::size_t> &schemeEnds)
 {
-    Scanner scan(s, seen, schemeEnds);
+    Scanner<Lines> scan(s, seen, schemeEnds);
     std::size_t i = 0;
     for (; i + 32 <= s.size(); i += 32)
         scan.chunk(i, wideChunk(s.data() + i), 32);
@@ -253,13 +257,23 @@ std::atomic<bool> g_wide{cpuHasWide()};
 
 } // namespace
 
-Measure measure(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds)
+template <class Lines> Measure measureWith(std::string_view s, Lines &lines, std::vector<std::size_t> &schemeEnds)
 {
 #ifdef CL_HAVE_AVX2_SCAN
     if (g_wide.load(std::memory_order_relaxed))
-        return measureWide(s, seen, schemeEnds);
+        return measureWide(s, lines, schemeEnds);
 #endif
-    return measureNarrow(s, seen, schemeEnds);
+    return measureNarrow(s, lines, schemeEnds);
+}
+
+Measure measure(std::string_view s, SeenSet &seen, std::vector<std::size_t> &schemeEnds)
+{
+    return measureWith(s, seen, schemeEnds);
+}
+
+Measure measure(std::string_view s, LineList &lines, std::vector<std::size_t> &schemeEnds)
+{
+    return measureWith(s, lines, schemeEnds);
 }
 
 } // namespace cl::tokens::detail

@@ -133,6 +133,96 @@ private Q_SLOTS:
         }
         cl::tokens::setWideScan(true);
     }
+
+    // estimateTextDistinctOutside on snips of texts whose lines all differ: head + marker + tail,
+    // cut anywhere (inside lines and characters), with lines built from a few words so that partial
+    // lines, the marker and whole lines often coincide, the marker sometimes on the head's or the
+    // tail's line, sometimes a copy of a line, sometimes many lines.
+    void distinctOutsideMatchesTheFullEstimate()
+    {
+        std::mt19937 rng(1127);
+        static const std::vector<std::string> words = {"alpha", "beta", "gamma", "delta", "\xC3\xA9t\xC3\xA9", "x",
+                                                       "  ", "\t", "12345678"};
+        std::size_t checked = 0, zoneRepeats = 0;
+        for (int k = 0; k < 400; ++k) {
+            std::set<std::string> seen;
+            std::vector<std::string> lines;
+            const std::size_t count = 2 + rng() % 60;
+            while (lines.size() < count) {
+                std::string line;
+                for (std::size_t w = 1 + rng() % 5; w-- > 0;)
+                    line += words[rng() % words.size()] + (rng() % 2 ? " " : "");
+                std::string trimmed = line;
+                trimmed.erase(0, trimmed.find_first_not_of(" \t"));
+                trimmed.erase(trimmed.find_last_not_of(" \t") + 1);
+                if (trimmed.size() >= 8 && !seen.insert(trimmed).second)
+                    continue; // the original's counted lines all differ
+                lines.push_back(line);
+            }
+            // A line that is another one behind a short word: a tail cut just after that word
+            // starts with a copy of the other line (behind a space the trim removes).
+            const std::size_t echo = rng() % lines.size();
+            const std::string prefixed = "x " + lines[rng() % lines.size()];
+            if (std::string t = prefixed.substr(2); !seen.count("x " + t))
+                lines.insert(lines.begin() + std::ptrdiff_t(echo), prefixed);
+            else
+                lines.insert(lines.begin() + std::ptrdiff_t(echo), "x");
+            // And one that is another line with a word behind: a head cut before that word ends
+            // with a copy of the other line.
+            const std::size_t echo2 = rng() % lines.size();
+            const std::string base = lines[rng() % lines.size()];
+            const bool suffixed = !seen.count(base + " y") && echo2 != echo;
+            if (suffixed)
+                lines.insert(lines.begin() + std::ptrdiff_t(echo2), base + " y");
+            std::string original;
+            std::size_t echoAt = 0, echo2At = 0;
+            for (std::size_t n = 0; n < lines.size(); ++n) {
+                if (n == echo + (suffixed && echo2 <= echo ? 1 : 0))
+                    echoAt = original.size();
+                if (suffixed && n == echo2)
+                    echo2At = original.size() + base.size();
+                original += lines[n] + "\n";
+            }
+            if (rng() % 2)
+                original.pop_back(); // no final line feed
+            if (!cl::tokens::linesAreDistinct(original))
+                continue; // fewer than two counted lines
+            QCOMPARE(cl::tokens::estimateText(original) >= 0, true);
+            auto boundary = [&](std::size_t at) { // never inside a character
+                while (at < original.size() && (static_cast<unsigned char>(original[at]) & 0xC0) == 0x80)
+                    ++at;
+                return at;
+            };
+            const std::size_t head = suffixed && rng() % 2 ? echo2At : boundary(rng() % (original.size() + 1));
+            std::size_t tail = boundary(head + rng() % (original.size() - head + 1));
+            if (rng() % 2 && echoAt + 1 >= head)
+                tail = echoAt + 1; // just after the "x"
+            std::string marker;
+            switch (rng() % 5) {
+            case 0: marker = "\n\n[... " + std::to_string(tail - head) + " characters snipped ...]\n\n"; break;
+            case 1: marker = lines[rng() % lines.size()]; break;                            // on the head's and tail's lines
+            case 2: marker = "\n" + lines[rng() % lines.size()] + "\n"; break;             // a copy of a whole line
+            case 3: marker = "\n" + words[rng() % 4] + " " + words[rng() % 4] + "\n"; break; // often a line's part
+            default:
+                for (int n = 0; n < 20; ++n) // more lines than the zone walk takes: the plain estimate
+                    marker += "\nmarker line " + std::to_string(n % 3);
+                break;
+            }
+            const std::string cut = original.substr(0, head) + marker + original.substr(tail);
+            const std::int64_t expected = cl::tokens::estimateText(cut);
+            const std::string label = "text " + std::to_string(k) + ": head " + std::to_string(head) + ", tail "
+                                      + std::to_string(tail) + " of " + std::to_string(original.size());
+            QVERIFY2(cl::tokens::estimateTextDistinctOutside(cut, head, head + marker.size()) == expected, label.c_str());
+            ++checked;
+            zoneRepeats += cl::tokens::repetition(cut) > 0 ? 1 : 0;
+        }
+        QVERIFY(checked > 300);
+        QVERIFY(zoneRepeats > 50); // the cuts do make lines that repeat others
+        // The premise: a text with a repeated line is not distinct.
+        QVERIFY(!cl::tokens::linesAreDistinct("first line here\nsecond line\nfirst line here\n"));
+        QVERIFY(cl::tokens::linesAreDistinct("first line here\nsecond line\n"));
+        QVERIFY(!cl::tokens::linesAreDistinct("only one line of text"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEstimator)

@@ -78,14 +78,14 @@ Transcript edgeTranscript()
     return t;
 }
 
-void checkTables(const Transcript &t)
+void checkTables(const Transcript &t, std::size_t *distinctOut = nullptr)
 {
     TranscriptTables tables;
     const auto lengths = tables.textLengths(t);
     const auto estimates = tables.blockTokens(t);
     const auto contentChars = tables.contentChars(t);
     QCOMPARE(contentChars->size(), t.messages.size());
-    std::size_t checked = 0;
+    std::size_t checked = 0, distinctTexts = 0;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         QCOMPARE((*contentChars)[i], cl::contentChars(t.messages[i]));
         const auto &blocks = t.messages[i].blocks;
@@ -93,12 +93,21 @@ void checkTables(const Transcript &t)
             const std::string &text = blocks[b].text;
             QCOMPARE(lengths->values[lengths->first[i] + b], utf8Length(text));
             QCOMPARE(lengths->lines(t, i, b), referenceLines(text));
+            // Marked distinct: long enough, and no counted line equals another (tokens::repetition is
+            // then 0 from lines; the estimator test checks linesAreDistinct itself).
+            const bool distinct = lengths->distinct[lengths->first[i] + b] != 0;
+            QCOMPARE(distinct, text.size() >= TextLengths::kDistinctMin && tokens::linesAreDistinct(text));
+            if (distinct)
+                QCOMPARE(tokens::repetition(text), 0.0);
+            distinctTexts += distinct ? 1 : 0;
             if (blocks.size() > 1)
                 QCOMPARE(estimates->values[estimates->first[i] + b], tokens::estimateBlock(blocks[b]));
             ++checked;
         }
     }
     QVERIFY(checked > 0);
+    if (distinctOut)
+        *distinctOut = distinctTexts;
 }
 
 const Block &callOf(const Transcript &t, const Block &result)
@@ -131,7 +140,9 @@ private Q_SLOTS:
     void entriesEqualTheFunctions()
     {
         checkTables(edgeTranscript());
-        checkTables(test::generatedTranscript(Format::ClaudeCode, 1500, 7));
+        std::size_t distinct = 0;
+        checkTables(test::generatedTranscript(Format::ClaudeCode, 1500, 7), &distinct);
+        QVERIFY(distinct > 10); // numbered file reads
         checkTables(test::generatedTranscript(Format::Codex, 1200, 3));
     }
 

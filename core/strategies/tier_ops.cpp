@@ -218,6 +218,14 @@ std::string percent(double ratio)
     return buf;
 }
 
+// The estimate of a snipped text (cut written out as `text`). When the original's lines are all
+// different, only the lines meeting the marker can repeat one: they are compared, no line is hashed.
+std::int64_t estimateCut(std::string_view text, const SnipCut &cut, bool distinct)
+{
+    return distinct ? tokens::estimateTextDistinctOutside(text, cut.headBytes, cut.headBytes + cut.middle.size())
+                    : tokens::estimateText(text);
+}
+
 // ---- TierRun -----------------------------------------------------------------------------------------
 
 TierRun::TierRun(Editor &e)
@@ -290,21 +298,26 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style, boo
             std::size_t chars = 0;
             const bool original = &text == &m.blocks[b].text;
             bool applied = false;
-            if (original && deferTexts) {
+            if (original) {
                 std::optional<SnipCut> cut = snipCut(text, chars = e.textLength(i, b), maxChars, style);
                 if (!cut || cut->size(text.size()) >= text.size())
                     continue; // nothing to gain
                 thread_local std::string scratch;
-                cut->write(text, scratch);
-                const std::int64_t estimate = tokens::kToolResultOverhead + tokens::estimateText(scratch);
-                if (scratch.capacity() > (std::size_t(1) << 20))
-                    std::string().swap(scratch); // a huge cut's buffer is not kept by the thread
-                applied = e.setBlockSplice(i, b, {cut->headBytes, cut->tailStart, std::move(cut->middle)}, Fate::Snipped,
-                                           "tool result of " + std::to_string(chars) + kept, estimate);
+                std::string written;
+                std::string &out = deferTexts ? scratch : written;
+                cut->write(text, out);
+                const std::int64_t estimate = tokens::kToolResultOverhead + estimateCut(out, *cut, e.linesDistinct(i, b));
+                std::string reason = "tool result of " + std::to_string(chars) + kept;
+                if (deferTexts) {
+                    if (scratch.capacity() > (std::size_t(1) << 20))
+                        std::string().swap(scratch); // a huge cut's buffer is not kept by the thread
+                    applied = e.setBlockSplice(i, b, {cut->headBytes, cut->tailStart, std::move(cut->middle)},
+                                               Fate::Snipped, std::move(reason), estimate);
+                } else {
+                    applied = e.setBlockText(i, b, std::move(written), Fate::Snipped, std::move(reason), estimate);
+                }
             } else {
-                std::optional<std::string> cut = original
-                                                     ? snipTextOfLength(text, chars = e.textLength(i, b), maxChars, style)
-                                                     : snipText(text, maxChars, style, &chars);
+                std::optional<std::string> cut = snipText(text, maxChars, style, &chars);
                 if (!cut || cut->size() >= text.size())
                     continue; // nothing to gain
                 const std::int64_t estimate = tokens::kToolResultOverhead + tokens::estimateText(*cut);
