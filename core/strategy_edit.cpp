@@ -106,6 +106,13 @@ void Editor::fillHeader(std::size_t index) const
     m.usage = o.usage;
     m.meta = o.meta;
     m.records = o.records;
+    for (std::size_t b = 0; b < o.blocks.size() && b < m.blocks.size(); ++b) {
+        const Block &from = o.blocks[b];
+        Block &to = m.blocks[b];
+        to.toolId = from.toolId;
+        to.toolName = from.toolName;
+        to.mediaType = from.mediaType;
+    }
 }
 
 void Editor::fillPending(std::size_t index) const
@@ -277,8 +284,9 @@ void Editor::restore(std::size_t index)
 Message &Editor::mutableCopy(std::size_t index)
 {
     if (!m_edited[index]) {
-        // Field by field; the header's strings and the blocks' text and input stay pending until
-        // needed (see fillPending): most copies a long strategy run makes are removed later.
+        // Field by field; the strings of the header and of the blocks' ids and names, and the
+        // blocks' text and input, stay pending until needed (see fillPending): most copies a long
+        // strategy run makes are removed later.
         const Message &o = m_in.transcript.messages[index];
         auto m = std::make_shared<Message>();
         m->role = o.role;
@@ -291,10 +299,7 @@ Message &Editor::mutableCopy(std::size_t index)
         for (std::size_t b = 0; b < o.blocks.size(); ++b) {
             const Block &from = o.blocks[b];
             Block &to = m->blocks[b];
-            to.type = from.type;
-            to.toolId = from.toolId;
-            to.toolName = from.toolName;
-            to.mediaType = from.mediaType;
+            to.type = from.type; // (its strings: fillHeader)
             to.dataSize = from.dataSize;
             to.isError = from.isError;
             to.pairMessage = from.pairMessage;

@@ -127,8 +127,8 @@ private:
     // message one block after the other never copies a text it then drops (tool results can be
     // megabytes, and copying them dominated the snip and clearing strategies).
     Message &mutableCopy(std::size_t index);
-    // Completes an edited copy: the header's strings (fillHeader), the not yet copied text and
-    // input of its blocks, and its deferred splices.
+    // Completes an edited copy: the strings of its header and of its blocks' ids and names
+    // (fillHeader), the not yet copied text and input of its blocks, and its deferred splices.
     void fillPending(std::size_t index) const;
     void fillHeader(std::size_t index) const;
     void fillBlock(std::size_t index, std::size_t block) const;

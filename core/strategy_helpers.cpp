@@ -83,10 +83,13 @@ void insertSummary(Editor &e, std::size_t before, std::string text, std::string 
 {
     const Transcript &t = e.transcript();
     e.insertBefore(before, makeTextMessage(Role::User, std::move(text), MessageKind::CompactSummary), reason);
-    // The next message the model will see after the summary.
+    // The next message the model will see after the summary (a summary usually follows tens of
+    // thousands of removed messages: their flags are read, not the messages).
     for (std::size_t i = before; i < t.messages.size(); ++i) {
+        if (e.isRemoved(i))
+            continue;
         const Message &m = t.messages[i];
-        if (!m.isConversation() || m.sidechain || e.isRemoved(i))
+        if (!m.isConversation() || m.sidechain)
             continue;
         if (m.role == Role::User)
             e.insertBefore(before, makeTextMessage(Role::Assistant, std::string(acknowledgement)),

@@ -231,6 +231,12 @@ void TestTierStrategies::deferredSnipEqualsWritten()
                     QCOMPARE(m->timestamp, o.timestamp);
                     QCOMPARE(m->records, o.records);
                     QVERIFY(m->meta == o.meta);
+                    QCOMPARE(m->blocks.size(), o.blocks.size());
+                    for (std::size_t j = 0; j < o.blocks.size(); ++j) {
+                        QCOMPARE(m->blocks[j].toolId, o.blocks[j].toolId);
+                        QCOMPARE(m->blocks[j].toolName, o.blocks[j].toolName);
+                        QCOMPARE(m->blocks[j].isError, o.blocks[j].isError);
+                    }
                 }
                 QCOMPARE(a.blocks.size(), b.blocks.size());
                 for (std::size_t j = 0; j < a.blocks.size(); ++j) {

@@ -121,8 +121,10 @@ std::int64_t summaryTokens(const Editor &e, std::size_t before, const std::strin
     std::int64_t n = tokens::estimateMessage(makeTextMessage(Role::User, text, MessageKind::CompactSummary));
     const Transcript &t = e.transcript();
     for (std::size_t i = before; i < t.messages.size(); ++i) {
+        if (e.isRemoved(i)) // (flags first: the messages before a summary are mostly removed)
+            continue;
         const Message &m = t.messages[i];
-        if (!m.isConversation() || m.sidechain || e.isRemoved(i))
+        if (!m.isConversation() || m.sidechain)
             continue;
         if (m.role == Role::User)
             n += tokens::estimateMessage(
