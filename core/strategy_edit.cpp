@@ -315,17 +315,40 @@ Message &Editor::mutableCopy(std::size_t index)
     return *m_edited[index];
 }
 
+std::int64_t Editor::estimateAfter(std::size_t index, std::size_t block, std::int64_t tokens) const
+{
+    // The message's estimate is a sum over its blocks (estimateCopy): replacing one block's
+    // estimate by `tokens` moves it by the difference, when both are known.
+    if (tokens < 0 || tokens > INT32_MAX)
+        return -1;
+    const Message *copy = m_edited[index].get();
+    if (copy && m_freeform[index])
+        return -1;
+    const std::int64_t now = copy ? copy->tokenEstimate : tokens::estimateMessage(m_in.transcript.messages[index]);
+    std::int64_t old = -1;
+    if (!copy || !replaced(m_changed[index][block].state))
+        old = blockTokens(index, block);
+    else
+        old = m_changed[index][block].tokens;
+    if (now < 0 || now >= INT32_MAX || old < 0)
+        return -1;
+    const std::int64_t after = now - old + tokens;
+    return after >= 0 && after < INT32_MAX ? after : -1;
+}
+
 bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text, Fate fate, std::string reason,
                           std::int64_t tokens)
 {
     const Message &orig = m_in.transcript.messages[index];
     if (m_removed[index] || block >= orig.blocks.size() || m_in.isPinned(index) || blockExempt(orig, block))
         return false;
+    const std::int64_t estimate = estimateAfter(index, block, tokens);
     Message &m = mutableCopy(index);
     if (m_changed[index][block].state == kPending)
         m.blocks[block].input = orig.blocks[block].input;
     m.blocks[block].text = std::move(text);
     m_changed[index][block] = {kChanged, tokens >= 0 && tokens <= INT32_MAX ? static_cast<std::int32_t>(tokens) : -1, {}};
+    m.tokenEstimate = static_cast<std::int32_t>(estimate);
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
     return true;
@@ -344,11 +367,13 @@ bool Editor::setBlockSplice(std::size_t index, std::size_t block, Splice splice,
         text.append(splice.middle).append(std::string_view(orig.blocks[block].text).substr(std::min(splice.tailStart, size)));
         return setBlockText(index, block, std::move(text), fate, std::move(reason), tokens);
     }
+    const std::int64_t estimate = estimateAfter(index, block, tokens);
     Message &m = mutableCopy(index);
     if (m_changed[index][block].state == kPending)
         m.blocks[block].input = orig.blocks[block].input;
     std::string().swap(m.blocks[block].text); // a text set before is replaced
     m_changed[index][block] = {kSpliced, static_cast<std::int32_t>(tokens), std::move(splice)};
+    m.tokenEstimate = static_cast<std::int32_t>(estimate);
     m_pending[index] = 1;
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
@@ -368,8 +393,11 @@ std::vector<char> Editor::setBlockTexts(std::vector<TextEdit> &edits)
             apply(k);
         return applied;
     }
-    // Each message's edits, in order, on its ownerThread(); the pinned lookup is built before.
+    // Each message's edits, in order, on its ownerThread(); the pinned lookup and the block
+    // estimates (setBlockText keeps a copy's estimate from them) are fetched before.
     (void)m_in.isPinned(0);
+    if (!m_blockTable)
+        m_blockTable = m_in.blockTokens();
     onTwoThreads([&](std::size_t thread) {
         for (std::size_t k = 0; k < edits.size(); ++k)
             if (ownerThread(edits[k].index) == thread)

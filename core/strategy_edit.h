@@ -155,6 +155,10 @@ private:
     void estimateCopies(const std::vector<MessageFate> *fates) const;
     bool blockExempt(const Message &m, std::size_t block) const;
     static std::int64_t estimateChanged(const Block &b, ShortEstimate &memo); // estimateBlock, short texts remembered
+    // The message's estimate once block `block` is replaced by a text of `tokens` (its current
+    // estimate moved by the difference), or -1 when either is not known: setBlockText() keeps a
+    // copy's estimate current, so that the tier manager's totals and finish() re-estimate nothing.
+    std::int64_t estimateAfter(std::size_t index, std::size_t block, std::int64_t tokens) const;
 
     // Builds the lookups forEachMessage()'s threads share (pinned set, per-transcript tables).
     void prepareShared() const;

@@ -376,6 +376,15 @@ void TestStrategies::everyStrategyOverEveryFormat()
                         QVERIFY2(same, (where + "exempt tool block in message " + std::to_string(i) + " changed").c_str());
                     }
             QVERIFY2(r.stats.tokensAfter <= r.stats.tokensBefore, (where + "larger result").c_str());
+            // The estimate an edited copy carries (kept current by the editor edit by edit) is the
+            // one its text gives.
+            for (const Slot &slot : r.slots)
+                if (slot.message) {
+                    Message fresh = *slot.message;
+                    fresh.tokenEstimate = -1;
+                    QVERIFY2(tokens::estimateMessage(*slot.message) == tokens::estimateMessage(fresh),
+                             (where + "stale estimate of a copy of message " + std::to_string(slot.origin)).c_str());
+                }
             if (before.empty())
                 QVERIFY2(r.violations.empty(), (where + describe(r.violations)).c_str());
             // run() validates the result's shape: the full copy has the same violations.
