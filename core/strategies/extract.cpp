@@ -225,7 +225,7 @@ std::string grepKey(const Block &use, const Block &result)
 {
     std::string out = toolLabel(use, result);
     if (const std::string pattern = inputString(use, {"pattern", "query", "regex"}); !pattern.empty())
-        out += " " + excerpt(pattern);
+        out.append(" ").append(excerpt(pattern)); // (" " + excerpt: GCC 12 -O2 warns falsely)
     if (result.isError)
         return out + " — failed: " + firstMeaningful(result.text);
     const std::string_view text = trim(result.text);
@@ -258,7 +258,7 @@ std::string globKey(const Block &use, const Block &result)
 {
     std::string out = toolLabel(use, result);
     if (std::string pattern = inputString(use, {"pattern", "glob", "path", "dir_path"}); !pattern.empty())
-        out += " " + excerpt(pattern);
+        out.append(" ").append(excerpt(pattern)); // (" " + excerpt: GCC 12 -O2 warns falsely)
     if (result.isError)
         return out + " — failed: " + firstMeaningful(result.text);
     std::size_t files = 0;
@@ -299,7 +299,7 @@ std::string shellKey(const Block &use, const Block &result)
 {
     std::string out = toolLabel(use, result);
     if (const std::string command = analysis::shellCommand(use); !command.empty())
-        out += " " + excerpt(command);
+        out.append(" ").append(excerpt(command)); // (" " + excerpt: GCC 12 -O2 warns falsely)
     long code = 0;
     // The status sits at the start (Claude Code "Exit code 1", Codex "Exit code: 0") or in the metadata.
     const std::string_view head = std::string_view(result.text).substr(0, 400);
@@ -355,7 +355,7 @@ std::string webKey(const Block &use, const Block &result)
 {
     std::string out = toolLabel(use, result);
     if (const std::string url = inputString(use, {"url", "query", "prompt"}); !url.empty())
-        out += " " + excerpt(url);
+        out.append(" ").append(excerpt(url)); // (" " + excerpt: GCC 12 -O2 warns falsely)
     if (result.isError)
         return out + " — failed: " + firstMeaningful(result.text);
     out += " — ";
