@@ -92,6 +92,10 @@ public:
     struct Splice {
         std::size_t headBytes = 0, tailStart = 0;
         std::string middle;
+        // Byte size of the text it makes of an original of textSize bytes, and that text (replacing
+        // out's contents).
+        std::size_t size(std::size_t textSize) const { return headBytes + middle.size() + (textSize - tailStart); }
+        void write(std::string_view text, std::string &out) const;
     };
     bool setBlockSplice(std::size_t index, std::size_t block, Splice splice, Fate fate, std::string reason,
                         std::int64_t tokens);

@@ -74,9 +74,10 @@ double shingleRepetition(std::string_view text, SeenSet &seen)
     return total ? double(repeated) / double(total) : 0.0;
 }
 
-// Per thread: the line set and the "://" positions, reused for every text.
+// Per thread: the line set (or list) and the "://" positions, reused for every text.
 struct Scratch {
     SeenSet seen;
+    detail::LineList lines;
     std::vector<std::size_t> schemeEnds;
 
     double repetition(std::string_view text, const Measure &m)
@@ -89,11 +90,17 @@ struct Scratch {
     }
 };
 
+Scratch &threadScratch()
+{
+    thread_local Scratch scratch;
+    return scratch;
+}
+
 } // namespace
 
 double repetition(std::string_view text)
 {
-    thread_local Scratch scratch;
+    Scratch &scratch = threadScratch();
     const Measure m = detail::measure(text, scratch.seen, scratch.schemeEnds);
     return scratch.repetition(text, m);
 }
@@ -142,14 +149,14 @@ std::int64_t estimateText(std::string_view text)
 {
     if (text.empty())
         return 0;
-    thread_local Scratch scratch;
+    Scratch &scratch = threadScratch();
     const Measure m = detail::measure(text, scratch.seen, scratch.schemeEnds);
     return formula(text, m, scratch.schemeEnds, scratch.repetition(text, m));
 }
 
 bool linesAreDistinct(std::string_view text)
 {
-    thread_local Scratch scratch;
+    Scratch &scratch = threadScratch();
     const Measure m = detail::measure(text, scratch.seen, scratch.schemeEnds);
     scratch.seen.trim();
     return m.lines >= 2 && m.repeated == 0;
@@ -159,12 +166,8 @@ std::int64_t estimateTextDistinctOutside(std::string_view text, std::size_t from
 {
     if (text.empty())
         return 0;
-    struct Lines {
-        detail::LineList list;
-        std::vector<std::size_t> schemeEnds;
-    };
-    thread_local Lines scratch;
-    Measure m = detail::measure(text, scratch.list, scratch.schemeEnds);
+    Scratch &scratch = threadScratch();
+    Measure m = detail::measure(text, scratch.lines, scratch.schemeEnds);
     from = std::min(from, text.size());
     to = std::clamp(to, from, text.size());
     // The zone: from the start of the line holding `from` to the line feed ending the one holding
@@ -172,8 +175,8 @@ std::int64_t estimateTextDistinctOutside(std::string_view text, std::size_t from
     const std::size_t before = from == 0 ? std::string_view::npos : text.rfind('\n', from - 1);
     const std::size_t zoneStart = before == std::string_view::npos ? 0 : before + 1;
     const std::size_t zoneEnd = std::min(text.find('\n', to), text.size());
-    const std::size_t repeated = m.lines >= 2 ? repeatsNear(text, scratch.list.lines(), zoneStart, zoneEnd) : SIZE_MAX;
-    scratch.list.trim();
+    const std::size_t repeated = m.lines >= 2 ? repeatsNear(text, scratch.lines.lines(), zoneStart, zoneEnd) : SIZE_MAX;
+    scratch.lines.trim();
     if (repeated == SIZE_MAX) // shingles (fewer than two lines), or a crowded zone: the plain estimate
         return estimateText(text);
     m.repeated = repeated;

@@ -184,13 +184,6 @@ std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t l
     return out;
 }
 
-void SnipCut::write(std::string_view text, std::string &out) const
-{
-    out.clear();
-    out.reserve(size(text.size()));
-    out.append(text.substr(0, headBytes)).append(middle).append(text.substr(tailStart));
-}
-
 std::optional<SnipCut> snipCut(std::string_view text, std::size_t length, std::size_t maxChars, const SnipStyle &style)
 {
     if (length <= maxChars)
@@ -313,8 +306,7 @@ TierOutcome snip(TierRun &run, std::size_t maxChars, const SnipStyle &style, boo
                 if (deferTexts) {
                     if (scratch.capacity() > (std::size_t(1) << 20))
                         std::string().swap(scratch); // a huge cut's buffer is not kept by the thread
-                    applied = e.setBlockSplice(i, b, {cut->headBytes, cut->tailStart, std::move(cut->middle)},
-                                               Fate::Snipped, std::move(reason), estimate);
+                    applied = e.setBlockSplice(i, b, std::move(*cut), Fate::Snipped, std::move(reason), estimate);
                 } else {
                     applied = e.setBlockText(i, b, std::move(written), Fate::Snipped, std::move(reason), estimate);
                 }

@@ -62,13 +62,8 @@ std::optional<std::string> snipText(std::string_view text, std::size_t maxChars,
 std::optional<std::string> snipTextOfLength(std::string_view text, std::size_t length, std::size_t maxChars,
                                             const SnipStyle &style);
 // The same as pieces: the snipped text is text's first headBytes bytes, middle (the marker), and
-// text's bytes from tailStart on.
-struct SnipCut {
-    std::size_t headBytes = 0, tailStart = 0;
-    std::string middle;
-    std::size_t size(std::size_t textSize) const { return headBytes + middle.size() + (textSize - tailStart); }
-    void write(std::string_view text, std::string &out) const; // replaces out's contents
-};
+// text's bytes from tailStart on; the editor records it as such (Editor::setBlockSplice).
+using SnipCut = Editor::Splice;
 std::optional<SnipCut> snipCut(std::string_view text, std::size_t length, std::size_t maxChars, const SnipStyle &style);
 
 // One run of tiers over an Editor; keeps the tokens of inserted messages so usage can be re-measured.
