@@ -7,7 +7,7 @@
 
 namespace cl {
 
-WriteResult exportTranscript(const Transcript &t, Format target, const ExportOptions &o)
+WriteResult exportTranscript(const Transcript &t, Format target, const ExportOptions &o, ByteSink &out)
 {
     if (target == Format::ClaudeCode && t.format == Format::ClaudeCode && o.compactionStyle && t.hasEdits() && t.buffer) {
         std::int64_t pre = o.preTokens;
@@ -22,9 +22,21 @@ WriteResult exportTranscript(const Transcript &t, Format target, const ExportOpt
             pre = orig.transcript ? tokens::totalEstimate(*orig.transcript) : 0;
         }
         // postTokens -1: the writer counts the context it appends.
-        return formats::writeClaudeCodeCompaction(t, o.trigger, pre, -1);
+        try {
+            return finishWrite(formats::writeClaudeCodeCompaction(t, o.trigger, pre, -1, out), out);
+        } catch (const std::exception &e) {
+            return failedWrite(target, e);
+        }
     }
-    return writeTranscript(t, target);
+    return writeTranscript(t, target, out);
+}
+
+WriteResult exportTranscript(const Transcript &t, Format target, const ExportOptions &options)
+{
+    ByteSink sink;
+    WriteResult r = exportTranscript(t, target, options, sink);
+    r.bytes = sink.take();
+    return r;
 }
 
 } // namespace cl

@@ -29,6 +29,8 @@ struct ExportOptions {
     std::int64_t preTokens = -1;     // -1: the original conversation estimate (Stats::tokensBefore)
 };
 
+// Never throws (see writeTranscript). The first form returns the bytes, the second streams them.
 WriteResult exportTranscript(const Transcript &t, Format target, const ExportOptions &options = {});
+WriteResult exportTranscript(const Transcript &t, Format target, const ExportOptions &options, ByteSink &out);
 
 } // namespace cl

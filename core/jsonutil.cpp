@@ -225,6 +225,22 @@ bool boolean(const json &obj, std::string_view key, bool fallback)
     return c && c->is_boolean() ? c->get<bool>() : fallback;
 }
 
+std::string str(const nlohmann::ordered_json &obj, std::string_view key, std::string_view fallback)
+{
+    if (obj.is_object())
+        if (const auto it = obj.find(key); it != obj.end() && it->is_string())
+            return it->get_ref<const std::string &>();
+    return std::string(fallback);
+}
+
+bool boolean(const nlohmann::ordered_json &obj, std::string_view key, bool fallback)
+{
+    if (obj.is_object())
+        if (const auto it = obj.find(key); it != obj.end() && it->is_boolean())
+            return it->get<bool>();
+    return fallback;
+}
+
 std::string dump(const json &j, int indent)
 {
     return j.dump(indent, ' ', false, json::error_handler_t::replace);

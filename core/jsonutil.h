@@ -44,6 +44,9 @@ bool boolean(const json &obj, std::string_view key, bool fallback = false);
 const json *child(const json &obj, std::string_view key); // nullptr when absent / not an object-child
 const json *array(const json &obj, std::string_view key); // nullptr unless an array
 const json *object(const json &obj, std::string_view key); // nullptr unless an object
+// The same for the order-keeping documents the writers edit (nlohmann's value() throws on a wrong type).
+std::string str(const nlohmann::ordered_json &obj, std::string_view key, std::string_view fallback = {});
+bool boolean(const nlohmann::ordered_json &obj, std::string_view key, bool fallback = false);
 
 // Text of a content value: a string as is, an array of blocks as their "text" fields joined by
 // '\n' (non-text blocks as their compact JSON), anything else as compact JSON.

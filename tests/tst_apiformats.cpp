@@ -287,14 +287,15 @@ private Q_SLOTS:
         QCOMPARE(writeTranscript(*t, Format(format)).bytes, original);
         // The rebuild path itself (used once anything is edited) also reproduces every byte.
         WriteResult direct;
+        ByteSink sink;
         switch (Format(format)) {
-        case Format::OpenAIChat: direct = formats::writeOpenAIChat(*t); break;
-        case Format::OpenAIResponses: direct = formats::writeOpenAIResponses(*t); break;
-        case Format::Anthropic: direct = formats::writeAnthropic(*t); break;
-        default: direct = formats::writeGemini(*t); break;
+        case Format::OpenAIChat: direct = formats::writeOpenAIChat(*t, sink); break;
+        case Format::OpenAIResponses: direct = formats::writeOpenAIResponses(*t, sink); break;
+        case Format::Anthropic: direct = formats::writeAnthropic(*t, sink); break;
+        default: direct = formats::writeGemini(*t, sink); break;
         }
         QVERIFY(direct.ok);
-        QCOMPARE(direct.bytes, original);
+        QCOMPARE(sink.take(), original);
     }
 
     void editedRebuildKeepsUntouchedBytes()

@@ -137,7 +137,7 @@ void TestClaudeCode::samplesLoadAndRoundTrip()
     const std::string bytes = readAll(path);
     QCOMPARE(writeTranscript(*t, Format::ClaudeCode).bytes, bytes);
     // The format's own writer (not just the no-edit shortcut) must also reproduce the file.
-    QCOMPARE(formats::writeClaudeCode(*t).bytes, bytes);
+    QCOMPARE(formats::inMemory(formats::writeClaudeCode, *t).bytes, bytes);
     std::string joined;
     for (const auto &r : t->records)
         joined += t->recordBytes(r);
@@ -147,7 +147,7 @@ void TestClaudeCode::samplesLoadAndRoundTrip()
     Transcript edited = *t;
     for (auto &m : edited.messages)
         m.edited = true;
-    auto back = reload(formats::writeClaudeCode(edited));
+    auto back = reload(formats::inMemory(formats::writeClaudeCode, edited));
     QVERIFY(back);
     QCOMPARE(errors(*back), 0);
     auto conv = [](const Transcript &x) {
@@ -380,7 +380,7 @@ void TestClaudeCode::badLines()
     Transcript edited = *t;
     edited.messages[0].blocks[0].text = "changed";
     edited.messages[0].edited = true;
-    const std::string out = formats::writeClaudeCode(edited).bytes;
+    const std::string out = formats::inMemory(formats::writeClaudeCode, edited).bytes;
     QVERIFY(out.find("{\"type\":\"user\", this is not json}\n\n") != std::string::npos);
     QVERIFY(out.find("changed") != std::string::npos);
     QVERIFY(out.size() > 40 && out.substr(out.size() - 20) == text.substr(text.size() - 20));
@@ -450,7 +450,7 @@ void TestClaudeCode::editedMessageWrite()
     Transcript e = *t;
     e.messages[1].blocks[1].text = "Reading both files now.";
     e.messages[1].edited = true;
-    const WriteResult w = formats::writeClaudeCode(e);
+    const WriteResult w = formats::inMemory(formats::writeClaudeCode, e);
     QVERIFY(w.ok);
     // Four lines of response A became one line in place of the first: 8 - 3 = 5 lines.
     QCOMPARE(std::count(w.bytes.begin(), w.bytes.end(), '\n'), 5);
@@ -484,7 +484,7 @@ void TestClaudeCode::deleteAndInsertWrite()
     note.blocks[0].text = "inserted";
     note.edited = true;
     e.messages.insert(e.messages.begin() + 2, note); // after "two", before "five"
-    const WriteResult w = formats::writeClaudeCode(e);
+    const WriteResult w = formats::inMemory(formats::writeClaudeCode, e);
     auto back = reload(w);
     QCOMPARE(errors(*back), 0);
     std::vector<std::string> texts;
@@ -535,7 +535,7 @@ void TestClaudeCode::conversionReloads()
     const WriteResult w = writeTranscript(t, Format::ClaudeCode);
     QVERIFY(w.ok);
     QVERIFY(!w.notes.empty()); // the system prompt was skipped
-    QCOMPARE(formats::writeClaudeCode(t).bytes, w.bytes); // deterministic uuids and session id
+    QCOMPARE(formats::inMemory(formats::writeClaudeCode, t).bytes, w.bytes); // deterministic uuids and session id
     QCOMPARE(detectFormat(w.bytes), Format::ClaudeCode);
     auto back = reload(w);
     QCOMPARE(errors(*back), 0);

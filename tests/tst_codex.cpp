@@ -169,7 +169,7 @@ void TestCodex::handWrittenRollout()
     QCOMPARE(m[14].kind, MessageKind::Event);
 
     QCOMPARE(writeTranscript(*t, Format::Codex).bytes, bytes);
-    QCOMPARE(formats::writeCodex(*t).bytes, bytes); // the record walk, too
+    QCOMPARE(formats::inMemory(formats::writeCodex, *t).bytes, bytes); // the record walk, too
 }
 
 void TestCodex::tokenCountUsage()
@@ -266,7 +266,7 @@ void TestCodex::sampleFixture()
 
     const std::string bytes = readFile(path);
     QCOMPARE(writeTranscript(t, Format::Codex).bytes, bytes);
-    QCOMPARE(formats::writeCodex(t).bytes, bytes);
+    QCOMPARE(formats::inMemory(formats::writeCodex, t).bytes, bytes);
 }
 
 void TestCodex::badInput()
@@ -309,7 +309,7 @@ void TestCodex::badInput()
     QVERIFY(call->blocks[0].toolName.empty());
     QVERIFY(call->blocks[0].input.is_object());
     QCOMPARE(still->plainText(), std::string("still here"));
-    QCOMPARE(formats::writeCodex(*t).bytes, bytes);
+    QCOMPARE(formats::inMemory(formats::writeCodex, *t).bytes, bytes);
 
     // An edit elsewhere keeps every broken line byte-for-byte.
     const_cast<Message *>(still)->blocks[0].text = "edited";
@@ -368,7 +368,7 @@ void TestCodex::removedMessageDropsItsLine()
     t->messages.erase(t->messages.begin() + 5);
     t->messages[2].blocks[0].text = "short";
     t->messages[2].edited = true;
-    const std::string out = formats::writeCodex(*t).bytes;
+    const std::string out = formats::inMemory(formats::writeCodex, *t).bytes;
     auto re = load(out);
     QCOMPARE(re->records.size(), std::size_t(18));
     QCOMPARE(countDiag(*re, Diagnostic::Severity::Warning), 0);

@@ -138,7 +138,7 @@ void TestGeminiCli::sampleSession()
 
     const std::string bytes = readFile(path);
     QCOMPARE(writeTranscript(t, Format::GeminiCli).bytes, bytes);
-    QCOMPARE(formats::writeGeminiCli(t).bytes, bytes); // the record walk, too
+    QCOMPARE(formats::inMemory(formats::writeGeminiCli, t).bytes, bytes); // the record walk, too
 }
 
 void TestGeminiCli::sampleLegacy()
@@ -179,7 +179,7 @@ void TestGeminiCli::sampleLegacy()
     QCOMPARE(m4->plainText(), std::string("Captured multiline output."));
     const std::string bytes = readFile(path);
     QCOMPARE(writeTranscript(t, Format::GeminiCli).bytes, bytes);
-    QCOMPARE(formats::writeGeminiCli(t).bytes, bytes);
+    QCOMPARE(formats::inMemory(formats::writeGeminiCli, t).bytes, bytes);
 }
 
 void TestGeminiCli::setAndRewind()
@@ -217,7 +217,7 @@ void TestGeminiCli::setAndRewind()
     QCOMPARE(json::str(t->header, "summary"), std::string("A test session"));
     QCOMPARE(json::str(t->header, "lastUpdated"), std::string("2026-01-01T00:00:09.000Z"));
     QCOMPARE(json::str(t->header, "sessionId"), std::string("s-rw"));
-    QCOMPARE(formats::writeGeminiCli(*t).bytes, bytes); // off-branch lines are kept as they were
+    QCOMPARE(formats::inMemory(formats::writeGeminiCli, *t).bytes, bytes); // off-branch lines are kept as they were
 }
 
 void TestGeminiCli::rewindToUnknownId()
@@ -266,7 +266,7 @@ void TestGeminiCli::legacyEditKeepsOtherElements()
 
     // Removing the info element (and editing another) drops exactly that element.
     t->messages.erase(t->messages.begin() + 3);
-    const std::string out2 = formats::writeGeminiCli(*t).bytes;
+    const std::string out2 = formats::inMemory(formats::writeGeminiCli, *t).bytes;
     doc = nlohmann::json::parse(out2);
     QCOMPARE(doc["messages"].size(), std::size_t(3));
     QCOMPARE(doc["messages"][2]["id"].get<std::string>(), std::string("l4"));
@@ -339,7 +339,7 @@ void TestGeminiCli::badInput()
     QCOMPARE(g2res.blocks.at(0).text, std::string("r"));
     QVERIFY(g2res.blocks[0].isError); // cancelled
     QCOMPARE(byId(*t, "u2")->plainText(), std::string("after the bad lines"));
-    QCOMPARE(formats::writeGeminiCli(*t).bytes, bytes);
+    QCOMPARE(formats::inMemory(formats::writeGeminiCli, *t).bytes, bytes);
 }
 
 void TestGeminiCli::checkpoint()

@@ -240,10 +240,10 @@ void loadAnthropic(Transcript &t, const LoadContext &ctx)
     api::sortRecords(t);
 }
 
-WriteResult writeAnthropic(const Transcript &t)
+WriteResult writeAnthropic(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
-    if (t.format == Format::Anthropic && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r))
+    if (t.format == Format::Anthropic && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r, out))
         return r;
 
     api::Canonical c = api::canonicalize(t, true, r.notes);
@@ -277,7 +277,7 @@ WriteResult writeAnthropic(const Transcript &t)
         messages.push_back(json{{"role", turn.role == Role::Assistant ? "assistant" : "user"},
                                 {"content", encodeContent(turn.blocks, r.notes)}});
     doc["messages"] = std::move(messages);
-    r.bytes = api::pretty(doc);
+    api::prettyTo(doc, out);
     return r;
 }
 

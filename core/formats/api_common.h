@@ -72,7 +72,8 @@ using EncodeFn = std::function<std::vector<json>(const Message &m, std::vector<s
 // edited or new messages encoded, deleted ones left out. Returns false (and leaves `out` alone)
 // when only a full re-encode can express the edits (an edited or deleted message outside the
 // array, or no array at all).
-bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const EncodeFn &encode, WriteResult &out);
+bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const EncodeFn &encode, WriteResult &out,
+                       ByteSink &sink);
 
 // Canonical, API-ready conversation: conversation messages only (no sidechain), tool calls each
 // followed by exactly one Role::Tool turn holding its result (placeholder when none was recorded),
@@ -103,6 +104,7 @@ json parseArguments(Transcript &t, std::uint32_t line, const json &arguments); /
 std::string blocksText(const json &content);               // text of string | blocks, non-text blocks as [type]
 void addNote(std::vector<std::string> &notes, std::string note); // no duplicates
 std::string pretty(const json &doc);                       // indented, trailing newline
+void prettyTo(const json &doc, ByteSink &out);            // the same, written to out
 
 constexpr std::string_view kSynthPrefix = "synth_"; // ids the loaders invented; writers of the same format omit them
 

@@ -20,6 +20,12 @@ std::string pretty(const json &doc)
     return cl::json::dump(doc, 2) + "\n";
 }
 
+void prettyTo(const json &doc, ByteSink &out)
+{
+    out += cl::json::dump(doc, 2);
+    out += '\n';
+}
+
 std::string dataUrl(const Block &image)
 {
     if (!image.input.is_object())

@@ -165,7 +165,8 @@ void sortRecords(Transcript &t)
     }
 }
 
-bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const EncodeFn &encode, WriteResult &out)
+bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const EncodeFn &encode, WriteResult &out,
+                       ByteSink &sink)
 {
     if (!t.buffer)
         return false;
@@ -197,14 +198,29 @@ bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const Enc
         if (!referenced[r] && t.records[r].message >= 0 && !inArray(t.records[r]))
             return false;
 
-    std::vector<std::string> pieces;
+    std::string separator = ", ";
+    if (ranges.size() >= 2) {
+        separator = std::string(buf.substr(ranges[0].end, ranges[1].begin - ranges[0].end));
+    } else if (ranges.size() == 1) {
+        const std::string_view lead = buf.substr(arrayBegin + 1, ranges[0].begin - arrayBegin - 1);
+        separator = lead.empty() ? std::string(", ") : "," + std::string(lead);
+    }
+    // Written as it goes: the bytes before the first element, then the elements, then the rest.
+    sink += buf.substr(0, regionBegin);
+    bool first = true;
+    auto put = [&](std::string_view piece) {
+        if (!first)
+            sink += separator;
+        sink += piece;
+        first = false;
+    };
     std::vector<bool> emitted(t.records.size(), false);
     std::size_t rawCursor = 0; // raw element records before this index are already placed
     auto flushRaw = [&](std::size_t upTo) {
         for (; rawCursor < upTo && rawCursor < t.records.size(); ++rawCursor) {
             const Record &r = t.records[rawCursor];
             if (!emitted[rawCursor] && !referenced[rawCursor] && r.message < 0 && inArray(r)) {
-                pieces.emplace_back(t.recordBytes(r));
+                put(t.recordBytes(r));
                 emitted[rawCursor] = true;
             }
         }
@@ -220,7 +236,7 @@ bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const Enc
             flushRaw(std::size_t(elementRecord));
         if (!m.edited && elementRecord >= 0) {
             if (!emitted[elementRecord]) {
-                pieces.emplace_back(t.recordBytes(t.records[elementRecord]));
+                put(t.recordBytes(t.records[elementRecord]));
                 emitted[elementRecord] = true;
             }
             continue;
@@ -228,25 +244,10 @@ bool rebuildSameFormat(const Transcript &t, std::string_view arrayKey, const Enc
         if (!m.edited && !m.records.empty())
             continue; // an untouched side value (system prompt): still in the prefix
         for (const auto &element : encode(m, out.notes))
-            pieces.push_back(cl::json::dump(element));
+            put(cl::json::dump(element));
     }
     flushRaw(t.records.size());
-
-    std::string separator = ", ";
-    if (ranges.size() >= 2) {
-        separator = std::string(buf.substr(ranges[0].end, ranges[1].begin - ranges[0].end));
-    } else if (ranges.size() == 1) {
-        const std::string_view lead = buf.substr(arrayBegin + 1, ranges[0].begin - arrayBegin - 1);
-        separator = lead.empty() ? std::string(", ") : "," + std::string(lead);
-    }
-    std::string bytes(buf.substr(0, regionBegin));
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-        if (i)
-            bytes += separator;
-        bytes += pieces[i];
-    }
-    bytes += buf.substr(regionEnd);
-    out.bytes = std::move(bytes);
+    sink += buf.substr(regionEnd);
     out.ok = true;
     return true;
 }

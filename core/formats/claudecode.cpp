@@ -268,11 +268,11 @@ void cc::assemble(Transcript &t, const std::vector<json::LineSpan> &spans, std::
     ctx.progress(0.9);
 }
 
-WriteResult writeClaudeCode(const Transcript &t)
+WriteResult writeClaudeCode(const Transcript &t, ByteSink &out)
 {
     if (t.format == Format::ClaudeCode && t.buffer)
-        return cc::writeSameFormat(t);
-    return cc::writeConversion(t);
+        return cc::writeSameFormat(t, out);
+    return cc::writeConversion(t, out);
 }
 
 } // namespace cl::formats

@@ -40,13 +40,14 @@ std::string dumpLine(const ordered_json &j)
 
 // postTokens < 0: the estimate of the context this writes (what export.cpp passes).
 WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
-                                      std::int64_t postTokens)
+                                      std::int64_t postTokens, ByteSink &sink)
 {
     using namespace claudecode;
     WriteResult out;
-    out.bytes.assign(*t.buffer, 0, t.records.empty() ? 0 : t.records.back().offset + t.records.back().length);
-    if (!out.bytes.empty() && out.bytes.back() != '\n')
-        out.bytes += '\n';
+    const std::string_view original(*t.buffer);
+    sink += original.substr(0, t.records.empty() ? 0 : t.records.back().offset + t.records.back().length);
+    if (!sink.empty() && sink.back() != '\n')
+        sink += '\n';
 
     // The leaf the old chain ends at: the last main-chain conversation line. Off-branch lines (a
     // rewind's abandoned branch: no message decoded from them) and progress / metadata lines would
@@ -58,9 +59,10 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
         if (rec.message < 0 || !(rec.type == "user" || rec.type == "assistant" || rec.type == "system" || rec.type == "attachment"))
             continue;
         const ordered_json line = parseLine(chomp(t.recordBytes(rec)));
-        if (line.is_object() && line.value("uuid", ordered_json()).is_string() && !line.value("isSidechain", false)) {
-            leaf = line["uuid"].get<std::string>();
-            lastTimestamp = line.value("timestamp", std::string());
+        // Fields of the wrong type read as absent, as the loader reads them.
+        if (line.is_object() && !cl::json::str(line, "uuid").empty() && !cl::json::boolean(line, "isSidechain")) {
+            leaf = cl::json::str(line, "uuid");
+            lastTimestamp = cl::json::str(line, "timestamp");
         }
     }
     if (lastTimestamp.empty())
@@ -141,8 +143,8 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     Block b;
     b.text = "Conversation compacted";
     boundary.blocks.push_back(b);
-    out.bytes += dumpLine(buildLine(boundary, env, boundaryUuid, leaf, lastTimestamp, out.notes));
-    out.bytes += context;
+    sink += dumpLine(buildLine(boundary, env, boundaryUuid, leaf, lastTimestamp, out.notes));
+    sink += context;
     out.notes.push_back("appended a compaction: boundary + " + std::to_string(written)
                         + " message(s) as the new context; the earlier lines are unchanged");
     return out;

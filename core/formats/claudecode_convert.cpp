@@ -160,7 +160,7 @@ ordered_json buildLine(const Message &m, const Envelope &env, const std::string 
     return line;
 }
 
-WriteResult writeConversion(const Transcript &t)
+WriteResult writeConversion(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
     const Envelope env = envelopeFrom(t);
@@ -184,8 +184,8 @@ WriteResult writeConversion(const Transcript &t)
         const ordered_json line = buildLine(m, env, uuid, parent, formatTimestamp(clock), r.notes);
         if (line.empty())
             continue;
-        r.bytes += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-        r.bytes += '\n';
+        out += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+        out += '\n';
         parent = uuid;
     }
     if (skippedEvents)

@@ -154,7 +154,7 @@ nlohmann::ordered_json buildLine(const Message &m, const Envelope &env, const st
                                  const std::string &parentUuid, const std::string &timestamp,
                                  std::vector<std::string> &notes);
 
-WriteResult writeSameFormat(const Transcript &t);
-WriteResult writeConversion(const Transcript &t);
+WriteResult writeSameFormat(const Transcript &t, ByteSink &out);
+WriteResult writeConversion(const Transcript &t, ByteSink &out);
 
 } // namespace cl::formats::claudecode

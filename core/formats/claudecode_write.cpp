@@ -125,7 +125,7 @@ ordered_json encodeReusing(const Transcript &t, const Message &m, std::vector<st
 
 } // namespace
 
-WriteResult writeSameFormat(const Transcript &t)
+WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
 {
     WriteResult result;
     const std::size_t nr = t.records.size();
@@ -189,8 +189,8 @@ WriteResult writeSameFormat(const Transcript &t)
             const ordered_json line = buildLine(m, env, uuid, last[lane], ts, result.notes);
             if (line.empty())
                 continue;
-            result.bytes += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-            result.bytes += '\n';
+            out += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+            out += '\n';
             last[lane] = uuid;
         }
         for (int lane = 0; lane < 2; ++lane)
@@ -198,7 +198,7 @@ WriteResult writeSameFormat(const Transcript &t)
                 redirect[before[lane]] = last[lane];
     };
 
-    result.bytes.reserve(t.buffer->size() + 4096);
+    out.reserve(t.buffer->size() + 4096);
     emitNew(atStart);
     for (std::size_t r = 0; r < nr; ++r) {
         const std::string_view bytes = t.recordBytes(t.records[r]);
@@ -222,16 +222,16 @@ WriteResult writeSameFormat(const Transcript &t)
                         if (line.contains(k) && line[k].is_string())
                             if (const std::string p = resolve(line[k].get<std::string>(), lane); p != line[k].get<std::string>())
                                 line[k] = p.empty() ? ordered_json(nullptr) : ordered_json(p);
-                    uuid = line.value("uuid", std::string());
-                    result.bytes += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-                    result.bytes += bytes.size() > withoutTerminator(bytes).size() ? bytes.substr(withoutTerminator(bytes).size()) : "\n";
+                    uuid = cl::json::str(line, "uuid");
+                    out += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+                    out += bytes.size() > withoutTerminator(bytes).size() ? bytes.substr(withoutTerminator(bytes).size()) : "\n";
                 } else {
                     result.notes.push_back("line " + std::to_string(t.records[r].line)
                                            + ": edited message has no message object; written unchanged");
-                    result.bytes += bytes;
+                    out += bytes;
                 }
             } else if ((redirect.empty() && removed.empty()) || !t.records[r].parsed) {
-                result.bytes += bytes;
+                out += bytes;
                 uuid = fieldString(bytes, "uuid");
             } else {
                 // Splice new parent links into the original bytes; everything else stays as read.
@@ -245,7 +245,7 @@ WriteResult writeSameFormat(const Transcript &t)
                     text.replace(range.begin, range.end - range.begin,
                                  now.empty() ? std::string("null") : cl::json::dump(json(now)));
                 }
-                result.bytes += text;
+                out += text;
                 uuid = fieldString(text, "uuid");
             }
             if (mi >= 0 && !uuid.empty())

@@ -131,7 +131,7 @@ const Block *firstBlock(const Message &m, BlockType type)
 // Empty when the message lost everything that line carried.
 std::vector<ojson> reencode(ojson p, const Message &m, std::vector<std::string> &notes)
 {
-    const std::string type = p.value("type", std::string());
+    const std::string type = json::str(p, "type");
     if (type == "message") {
         // Text parts take the edited texts in order; images and other parts stay where they were.
         std::vector<std::string> texts;
@@ -140,7 +140,7 @@ std::vector<ojson> reencode(ojson p, const Message &m, std::vector<std::string> 
                 texts.push_back(b.text);
         if (m.blocks.empty())
             return {};
-        const std::string textType = p.value("role", "") == "assistant" ? "output_text" : "input_text";
+        const std::string textType = json::str(p, "role") == "assistant" ? "output_text" : "input_text";
         ojson content = ojson::array();
         std::size_t next = 0;
         if (p.contains("content") && p["content"].is_array()) {
@@ -180,7 +180,7 @@ std::vector<ojson> reencode(ojson p, const Message &m, std::vector<std::string> 
             p["input"] = argumentsString(use->input);
         else if (type == "local_shell_call" && use->input.is_object()) {
             ojson action = ojson::parse(json::dump(use->input));
-            action["type"] = p.contains("action") ? p["action"].value("type", "exec") : "exec";
+            action["type"] = p.contains("action") ? json::str(p["action"], "type", "exec") : "exec";
             p["action"] = std::move(action);
         } else if (type == "web_search_call")
             p["action"] = ojson::parse(json::dump(use->input));
@@ -207,7 +207,7 @@ std::vector<ojson> reencode(ojson p, const Message &m, std::vector<std::string> 
 }
 
 // Same-format rewrite: walk the records in file order.
-WriteResult rewrite(const Transcript &t)
+WriteResult rewrite(const Transcript &t, ByteSink &sink)
 {
     WriteResult out;
     std::vector<std::vector<std::size_t>> byRecord(t.records.size());
@@ -230,7 +230,7 @@ WriteResult rewrite(const Transcript &t)
             const Message &m = t.messages[i];
             const std::string ts = m.timeMs != kNoTime ? formatTimestamp(m.timeMs) : lastTimestamp;
             for (auto &item : encodeItems(m, out.notes))
-                out.bytes += ojson{{"timestamp", ts}, {"type", "response_item"}, {"payload", std::move(item)}}.dump(
+                sink += ojson{{"timestamp", ts}, {"type", "response_item"}, {"payload", std::move(item)}}.dump(
                                  -1, ' ', false, ojson::error_handler_t::replace)
                     + '\n';
         }
@@ -243,19 +243,19 @@ WriteResult rewrite(const Transcript &t)
         if (msgs.empty() && rec.message >= 0) {
             // Its message was removed by a strategy: the line goes too.
         } else if (msgs.empty() || !t.messages[msgs.front()].edited || !rec.parsed) {
-            out.bytes.append(raw);
+            sink.append(raw);
         } else {
             const Message &m = t.messages[msgs.front()];
             ojson line = ojson::parse(json::sanitizeUtf8(raw), nullptr, false);
             if (!line.is_object() || rec.type != "response_item" || !line.contains("payload")) {
                 if (rec.type != "response_item")
                     out.notes.push_back("edited " + m.type + " line kept as it was");
-                out.bytes.append(raw);
+                sink.append(raw);
             } else {
                 const std::string eol = raw.size() >= 2 && raw.substr(raw.size() - 2) == "\r\n" ? "\r\n" : "\n";
                 for (auto &payload : reencode(line["payload"], m, out.notes)) {
                     line["payload"] = std::move(payload);
-                    out.bytes += line.dump(-1, ' ', false, ojson::error_handler_t::replace) + eol;
+                    sink += line.dump(-1, ' ', false, ojson::error_handler_t::replace) + eol;
                 }
             }
         }
@@ -295,11 +295,11 @@ std::string headerString(const Transcript &t, std::initializer_list<const char *
     return {};
 }
 
-WriteResult convert(const Transcript &t)
+WriteResult convert(const Transcript &t, ByteSink &sink)
 {
     WriteResult out;
     auto emit = [&](const std::string &ts, const char *type, ojson payload) {
-        out.bytes += ojson{{"timestamp", ts}, {"type", type}, {"payload", std::move(payload)}}.dump(
+        sink += ojson{{"timestamp", ts}, {"type", type}, {"payload", std::move(payload)}}.dump(
                          -1, ' ', false, ojson::error_handler_t::replace)
             + '\n';
     };
@@ -362,9 +362,9 @@ WriteResult convert(const Transcript &t)
 } // namespace
 } // namespace codex
 
-WriteResult writeCodex(const Transcript &t)
+WriteResult writeCodex(const Transcript &t, ByteSink &out)
 {
-    WriteResult r = t.format == Format::Codex && t.buffer ? codex::rewrite(t) : codex::convert(t);
+    WriteResult r = t.format == Format::Codex && t.buffer ? codex::rewrite(t, out) : codex::convert(t, out);
     // Notes repeat per message; keep each once.
     std::vector<std::string> unique;
     for (auto &n : r.notes)

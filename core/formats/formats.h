@@ -4,7 +4,8 @@
 // Per-format loaders and writers. A loader receives a Transcript whose path and buffer are set and
 // fills records, messages, header and diagnostics; it must never throw and never stop at a bad line.
 // The shared post-processing (tool pairing, token estimates) is done by loader.cpp afterwards.
-// A writer rebuilds bytes from the neutral model (used for conversions and edited transcripts).
+// A writer rebuilds bytes from the neutral model (used for conversions and edited transcripts) and
+// hands them to a ByteSink as it goes; the WriteResult it returns carries notes and errors only.
 
 #include "core/loader.h"
 #include "core/transcript.h"
@@ -33,15 +34,26 @@ void loadGeminiContentArray(Transcript &t, std::size_t arrayBegin, const LoadCon
 // Encodes conversation messages as Gemini Content[] (roles user/model, merged so they alternate).
 nlohmann::json encodeGeminiContents(const Transcript &t, std::vector<std::string> &notes);
 
-WriteResult writeClaudeCode(const Transcript &t);
+WriteResult writeClaudeCode(const Transcript &t, ByteSink &out);
 // Appends a compaction (boundary + the conversation as a new chain) to the original lines; see core/export.h.
 WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
-                                      std::int64_t postTokens);
-WriteResult writeCodex(const Transcript &t);
-WriteResult writeGeminiCli(const Transcript &t);
-WriteResult writeOpenAIChat(const Transcript &t);
-WriteResult writeOpenAIResponses(const Transcript &t);
-WriteResult writeAnthropic(const Transcript &t);
-WriteResult writeGemini(const Transcript &t);
+                                      std::int64_t postTokens, ByteSink &out);
+WriteResult writeCodex(const Transcript &t, ByteSink &out);
+WriteResult writeGeminiCli(const Transcript &t, ByteSink &out);
+WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out);
+WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out);
+WriteResult writeAnthropic(const Transcript &t, ByteSink &out);
+WriteResult writeGemini(const Transcript &t, ByteSink &out);
+
+// A writer's output in memory (WriteResult::bytes filled), for tests that call one writer directly.
+template <typename Writer>
+WriteResult inMemory(Writer writer, const Transcript &t)
+{
+    ByteSink sink;
+    WriteResult r = writer(t, sink);
+    r.size = sink.size();
+    r.bytes = sink.take();
+    return r;
+}
 
 } // namespace cl::formats

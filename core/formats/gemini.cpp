@@ -302,10 +302,10 @@ void loadGemini(Transcript &t, const LoadContext &ctx)
     api::sortRecords(t);
 }
 
-WriteResult writeGemini(const Transcript &t)
+WriteResult writeGemini(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
-    if (t.format == Format::Gemini && api::rebuildSameFormat(t, t.header.is_null() ? "" : "contents", encodeMessage, r))
+    if (t.format == Format::Gemini && api::rebuildSameFormat(t, t.header.is_null() ? "" : "contents", encodeMessage, r, out))
         return r;
     std::string system;
     json contents = encodeContents(t, r.notes, &system);
@@ -313,7 +313,7 @@ WriteResult writeGemini(const Transcript &t)
     if (!system.empty())
         doc["systemInstruction"] = json{{"parts", json::array({json{{"text", system}}})}};
     doc["contents"] = std::move(contents);
-    r.bytes = api::pretty(doc);
+    api::prettyTo(doc, out);
     return r;
 }
 

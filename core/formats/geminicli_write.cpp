@@ -64,7 +64,7 @@ ojson rebuildContent(const ojson *orig, const Message &m)
     std::size_t next = 0;
     for (const auto &part : *orig) {
         const bool textPart = part.is_string()
-            || (part.is_object() && part.contains("text") && !part.value("thought", false));
+            || (part.is_object() && part.contains("text") && !cl::json::boolean(part, "thought"));
         if (!textPart) {
             out.push_back(part);
         } else if (next < texts.size()) {
@@ -131,7 +131,7 @@ void reencodeGemini(ojson &o, const Message *assistant, const Message *tools)
                 continue;
             ojson call;
             for (const auto &c : origCalls)
-                if (c.is_object() && c.value("id", "") == b.toolId)
+                if (c.is_object() && cl::json::str(c, "id") == b.toolId)
                     call = c;
             if (call.is_null())
                 call = ojson{{"id", b.toolId}, {"name", b.toolName}, {"status", "success"}};
@@ -142,7 +142,7 @@ void reencodeGemini(ojson &o, const Message *assistant, const Message *tools)
         // Only the tool results changed: keep the calls, update their results.
         for (const auto &c : origCalls)
             if (c.is_object())
-                encodeCall(c, c.value("id", ""), c.value("name", ""));
+                encodeCall(c, cl::json::str(c, "id"), cl::json::str(c, "name"));
     }
     if (!calls.empty() || o.contains("toolCalls"))
         o["toolCalls"] = std::move(calls);
@@ -214,7 +214,7 @@ bool anyEdited(const std::vector<const Message *> &msgs)
 std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std::vector<std::string> &notes,
                                   std::set<std::string> &ids);
 
-WriteResult rewriteJsonl(const Transcript &t)
+WriteResult rewriteJsonl(const Transcript &t, ByteSink &sink)
 {
     WriteResult out;
     const Plan p = plan(t);
@@ -223,7 +223,7 @@ WriteResult rewriteJsonl(const Transcript &t)
         ids.insert(m.id);
     auto emitInserted = [&](std::size_t slot) {
         for (const auto &o : encodeMessages(p.insertedAfter[slot], out.notes, ids))
-            out.bytes += dumpLine(o) + '\n';
+            sink += dumpLine(o) + '\n';
     };
     emitInserted(0);
     for (std::size_t r = 0; r < t.records.size(); ++r) {
@@ -233,20 +233,20 @@ WriteResult rewriteJsonl(const Transcript &t)
         if (msgs.empty() && rec.message >= 0) {
             // Its messages were removed by a strategy: the line goes too.
         } else if (!rec.parsed || !anyEdited(msgs)) {
-            out.bytes.append(raw);
+            sink.append(raw);
         } else {
             const std::string eol = raw.size() >= 2 && raw.substr(raw.size() - 2) == "\r\n" ? "\r\n" : "\n";
             const std::string line = reencodeRecord(raw.substr(0, raw.size() - (raw.back() == '\n' ? eol.size() : 0)),
                                                     msgs, out);
             if (!line.empty())
-                out.bytes += line + eol;
+                sink += line + eol;
         }
         emitInserted(r + 1);
     }
     return out;
 }
 
-WriteResult rewriteLegacy(const Transcript &t, const geminicli::LegacyLayout &layout)
+WriteResult rewriteLegacy(const Transcript &t, const geminicli::LegacyLayout &layout, ByteSink &sink)
 {
     WriteResult out;
     const std::string_view buf = *t.buffer;
@@ -277,14 +277,14 @@ WriteResult rewriteLegacy(const Transcript &t, const geminicli::LegacyLayout &la
         fallbackSep = std::string(buf.substr(el[0].end, el[1].begin - el[0].end));
     const std::size_t prefixEnd = el.empty() ? layout.arrayBegin + 1 : el.front().begin;
     const std::size_t suffixBegin = el.empty() ? layout.arrayEnd - 1 : el.back().end;
-    out.bytes.append(buf.substr(0, prefixEnd));
+    sink.append(buf.substr(0, prefixEnd));
     for (std::size_t i = 0; i < elements.size(); ++i) {
         if (i > 0)
-            out.bytes += i < el.size() ? std::string(buf.substr(el[i - 1].end, el[i].begin - el[i - 1].end))
+            sink += i < el.size() ? std::string(buf.substr(el[i - 1].end, el[i].begin - el[i - 1].end))
                                        : fallbackSep;
-        out.bytes += elements[i];
+        sink += elements[i];
     }
-    out.bytes.append(buf.substr(suffixBegin));
+    sink.append(buf.substr(suffixBegin));
     return out;
 }
 
@@ -369,7 +369,7 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
             if (b.type == BlockType::ToolResult) {
                 if (const auto it = callAt.find(b.toolId); it != callAt.end()) {
                     ojson &call = lines[it->second.first]["toolCalls"][it->second.second];
-                    call["result"] = functionResponse(b, call.value("name", ""));
+                    call["result"] = functionResponse(b, cl::json::str(call, "name"));
                     if (b.isError)
                         call["status"] = "error";
                     openGemini = false; // text after the results is a new turn
@@ -398,7 +398,7 @@ std::string headerString(const Transcript &t, std::initializer_list<const char *
     return {};
 }
 
-WriteResult convert(const Transcript &t)
+WriteResult convert(const Transcript &t, ByteSink &sink)
 {
     WriteResult out;
     std::vector<const Message *> msgs;
@@ -429,32 +429,32 @@ WriteResult convert(const Transcript &t)
                       (unsigned long long)(h * 31), (unsigned long long)(h * 131), (unsigned long long)(h * 1031));
         project = buf;
     }
-    out.bytes += dumpLine(ojson{{"sessionId", session}, {"projectHash", project}, {"startTime", isoTime(first)},
+    sink += dumpLine(ojson{{"sessionId", session}, {"projectHash", project}, {"startTime", isoTime(first)},
                                 {"lastUpdated", isoTime(last)}, {"kind", "main"}})
         + '\n';
     std::set<std::string> ids;
     for (const auto &o : encodeMessages(msgs, out.notes, ids))
-        out.bytes += dumpLine(o) + '\n';
+        sink += dumpLine(o) + '\n';
     return out;
 }
 
 } // namespace
 
-WriteResult writeGeminiCli(const Transcript &t)
+WriteResult writeGeminiCli(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
     if (t.format != Format::GeminiCli || !t.buffer) {
-        r = convert(t);
+        r = convert(t, out);
     } else if (const auto layout = geminicli::legacyLayout(*t.buffer);
                layout.ok && layout.elements.size() == t.records.size()
                && (t.records.empty() || t.records.front().offset == layout.elements.front().begin)) {
-        r = rewriteLegacy(t, layout);
+        r = rewriteLegacy(t, layout, out);
     } else if (!t.records.empty() && t.records.front().offset == 0 && t.records.back().offset + t.records.back().length
                    == t.buffer->size()) {
-        r = rewriteJsonl(t);
+        r = rewriteJsonl(t, out);
     } else {
         // A /chat checkpoint (Content[]): rebuild the whole array in the Gemini API encoding.
-        r = convert(t);
+        r = convert(t, out);
         r.notes.push_back("edited /chat checkpoint written as a recorded session");
     }
     std::vector<std::string> unique;

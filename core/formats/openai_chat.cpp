@@ -264,10 +264,10 @@ void loadOpenAIChat(Transcript &t, const LoadContext &ctx)
     t.header.erase("messages");
 }
 
-WriteResult writeOpenAIChat(const Transcript &t)
+WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
-    if (t.format == Format::OpenAIChat && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r))
+    if (t.format == Format::OpenAIChat && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r, out))
         return r;
 
     const api::Canonical c = api::canonicalize(t, false, r.notes);
@@ -309,7 +309,7 @@ WriteResult writeOpenAIChat(const Transcript &t)
     if (!c.model.empty())
         doc["model"] = c.model;
     doc["messages"] = std::move(messages);
-    r.bytes = api::pretty(doc);
+    api::prettyTo(doc, out);
     return r;
 }
 

@@ -259,11 +259,11 @@ void loadOpenAIResponses(Transcript &t, const LoadContext &ctx)
     api::sortRecords(t);
 }
 
-WriteResult writeOpenAIResponses(const Transcript &t)
+WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
     if (t.format == Format::OpenAIResponses
-        && api::rebuildSameFormat(t, t.header.is_null() ? "" : "input", encodeMessage, r))
+        && api::rebuildSameFormat(t, t.header.is_null() ? "" : "input", encodeMessage, r, out))
         return r;
 
     const api::Canonical c = api::canonicalize(t, false, r.notes);
@@ -303,7 +303,7 @@ WriteResult writeOpenAIResponses(const Transcript &t)
     if (!c.model.empty())
         doc["model"] = c.model;
     doc["input"] = std::move(input);
-    r.bytes = api::pretty(doc);
+    api::prettyTo(doc, out);
     return r;
 }
 

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// The write path tolerates wrong field types the way the loaders do: every key of every sample (and of
+// the project's own inputs of all seven formats) gets a value of every other JSON type, and each
+// mutated transcript is written through every writer and every strategy's export. Nothing may throw,
+// and every write must succeed.
+#include "write_paths.h"
+
+#include <QDirIterator>
+#include <QtTest>
+
+using namespace cl;
+
+namespace {
+
+struct Source {
+    QString name;
+    std::string bytes;
+};
+
+std::string readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray b = f.readAll();
+    return std::string(b.constData(), std::size_t(b.size()));
+}
+
+std::vector<Source> sources()
+{
+    std::vector<Source> out;
+    for (const QString &dir : {QStringLiteral(CL_SAMPLES_DIR), QStringLiteral(CL_TEST_DATA_DIR)}) {
+        QDirIterator it(dir, {QStringLiteral("*.jsonl"), QStringLiteral("*.json")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (path.contains(QStringLiteral("/schema/")) || path.contains(QStringLiteral("/gui/")))
+                continue;
+            out.push_back({QDir(dir).relativeFilePath(path), readAll(path)});
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+class TestWriteTypes : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void everyKeyEveryType_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        for (const auto &s : sources())
+            QTest::newRow(qPrintable(s.name)) << s.name << QByteArray::fromStdString(s.bytes);
+    }
+
+    void everyKeyEveryType()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        const auto &strategies = strategy::all();
+        QVERIFY(strategies.size() >= 25);
+        std::size_t mutants = 0;
+        std::vector<std::string> failures;
+        const std::vector<Format> formats = allFormats();
+        test::forEachTypeMutant(bytes.toStdString(), [&](const test::TypeMutant &m) {
+            LoadOptions lo;
+            lo.loadSubagents = false;
+            lo.threads = 1;
+            const LoadResult r = loadBytes(m.bytes, name.toStdString(), lo);
+            if (!r.ok())
+                return;
+            // Two strategies per mutant, rotating, so that every strategy's export meets many of them.
+            std::vector<const strategy::Strategy *> some;
+            for (std::size_t k = 0; k < 2; ++k)
+                some.push_back(strategies[(mutants * 2 + k) % strategies.size()]);
+            const Format other = formats[mutants % formats.size()];
+            for (const auto &f : test::writeEverywhere(*r.transcript, some, other))
+                if (failures.size() < 20)
+                    failures.push_back(m.label + ": " + f);
+            ++mutants;
+        });
+        QVERIFY2(mutants > 20, qPrintable(name + QStringLiteral(": too few mutants")));
+        std::string text;
+        for (const auto &f : failures)
+            text += "\n  " + f;
+        QVERIFY2(failures.empty(), qPrintable(name + QStringLiteral(": ") + QString::fromStdString(text)));
+        qInfo("%s: %zu mutants", qPrintable(name), mutants);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWriteTypes)
+#include "tst_writetypes.moc"
