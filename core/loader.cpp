@@ -4,10 +4,17 @@
 #include "core/analysis.h"
 #include "core/formats/formats.h"
 #include "core/jsonutil.h"
+#include "core/textencoding.h"
 #include "core/tokens.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
 #include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cl {
 
@@ -27,8 +34,7 @@ std::string_view trimStart(std::string_view s)
 
 bool looksBinary(std::string_view bytes)
 {
-    const std::string_view head = bytes.substr(0, 4096);
-    return head.find('\0') != std::string_view::npos;
+    return text::sniff(bytes).encoding == text::Encoding::Binary;
 }
 
 const std::set<std::string, std::less<>> &claudeLineTypes()
@@ -148,6 +154,8 @@ Format classifyDocument(const json::json &doc)
 
 Format detectFormat(std::string_view bytes, std::string_view path)
 {
+    if (const auto e = text::sniff(bytes).encoding; e == text::Encoding::Utf16LE || e == text::Encoding::Utf16BE)
+        return detectFormat(text::decodeUtf16(bytes, e == text::Encoding::Utf16BE), path);
     const std::string_view body = trimStart(bytes);
     if (body.empty() || looksBinary(body))
         return Format::Unknown;
@@ -203,38 +211,107 @@ Format detectFormat(std::string_view bytes, std::string_view path)
     return Format::Unknown;
 }
 
+namespace {
+
+constexpr std::size_t kMaxFileBytes = 0xFFFFFFF0ul - kBufferPadding; // record offsets are 32-bit
+
+// Reads a regular file whose size is known, in one allocation (with the padding loadBytes needs).
+bool readRegular(int fd, std::size_t size, std::string &bytes, std::string &error)
+{
+    bytes.reserve(size + kBufferPadding);
+    bytes.resize(size);
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::read(fd, bytes.data() + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            error = std::string("read error: ") + std::strerror(errno);
+            return false;
+        }
+        if (n == 0)
+            break; // the file shrank while being read
+        done += std::size_t(n);
+    }
+    bytes.resize(done);
+    // A file that grew while being read (a live session): what was there when we looked.
+    return true;
+}
+
+// Reads a pipe, FIFO or terminal to its end. Waits for data in short polls so that a cancel (the
+// GUI's) ends the wait on a FIFO nobody writes to.
+bool readStream(int fd, std::string &bytes, std::string &error, const LoadOptions &opts, bool &cancelled)
+{
+    std::vector<char> chunk(std::size_t(1) << 20);
+    for (;;) {
+        if (opts.cancel && opts.cancel->load()) {
+            cancelled = true;
+            return false;
+        }
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, 100);
+        if (ready < 0 && errno != EINTR) {
+            error = std::string("read error: ") + std::strerror(errno);
+            return false;
+        }
+        if (ready <= 0)
+            continue;
+        const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0) {
+            error = std::string("read error: ") + std::strerror(errno);
+            return false;
+        }
+        if (n == 0)
+            return true;
+        if (bytes.size() + std::size_t(n) > kMaxFileBytes) {
+            error = "input larger than 4 GiB is not supported";
+            return false;
+        }
+        bytes.append(chunk.data(), std::size_t(n));
+    }
+}
+
+} // namespace
+
 LoadResult loadFile(const std::string &path, const LoadOptions &opts)
 {
     LoadResult result;
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        result.error = path + ": cannot open file";
+    const bool standardInput = path == "-";
+    const std::string name = standardInput ? std::string("(standard input)") : path;
+    // Non-blocking open: opening a FIFO for reading would otherwise wait for a writer.
+    const int fd = standardInput ? ::dup(0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        result.error = name + ": cannot open: " + std::strerror(errno);
         return result;
     }
-    std::string bytes;
-    if (std::fseek(f, 0, SEEK_END) == 0) {
-        const long size = std::ftell(f);
-        if (size > 0) {
-            if (static_cast<unsigned long>(size) >= 0xFFFFFFF0ul) {
-                std::fclose(f);
-                result.error = path + ": file larger than 4 GiB is not supported";
-                return result;
-            }
-            // With the padding reserved here, loadBytes' reserve() needs no second copy of the file.
-            bytes.reserve(static_cast<std::size_t>(size) + kBufferPadding);
-            bytes.resize(static_cast<std::size_t>(size));
-        }
-        std::fseek(f, 0, SEEK_SET);
+    struct stat st{};
+    std::string bytes, error;
+    bool ok = false, cancelled = false;
+    if (::fstat(fd, &st) != 0) {
+        error = std::string("cannot read: ") + std::strerror(errno);
+    } else if (S_ISDIR(st.st_mode)) {
+        error = "is a directory, not a transcript file";
+    } else if (S_ISREG(st.st_mode)) {
+        if (std::uint64_t(st.st_size) > kMaxFileBytes)
+            error = "file larger than 4 GiB is not supported";
+        else
+            ok = readRegular(fd, std::size_t(st.st_size), bytes, error);
+    } else {
+        ok = readStream(fd, bytes, error, opts, cancelled); // pipe, FIFO, terminal, character device
     }
-    const std::size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
-    const bool readError = std::ferror(f);
-    std::fclose(f);
-    if (readError) {
-        result.error = path + ": read error";
+    ::close(fd);
+    if (cancelled) {
+        result.cancelled = true;
+        result.error = "cancelled";
         return result;
     }
-    bytes.resize(got);
-    return loadBytes(std::move(bytes), path, opts);
+    if (!ok) {
+        result.error = name + ": " + error;
+        return result;
+    }
+    return loadBytes(std::move(bytes), name, opts);
 }
 
 LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opts)
@@ -242,22 +319,42 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     LoadResult result;
     auto t = std::make_shared<Transcript>();
     t->path = std::move(path);
+    const text::Sniff sniffed = text::sniff(bytes);
+    std::string encodingNote;
+    if (sniffed.encoding == text::Encoding::Utf16LE || sniffed.encoding == text::Encoding::Utf16BE) {
+        bytes = text::decodeUtf16(bytes, sniffed.encoding == text::Encoding::Utf16BE);
+        encodingNote = "file is " + std::string(text::encodingName(sniffed.encoding))
+            + (sniffed.byteOrderMark ? " (byte-order mark)" : " (no byte-order mark)")
+            + ": decoded to UTF-8; whatever is written from it is UTF-8";
+    }
     // Readable slack after the last byte, so SIMD parsers may read a line in place.
     bytes.reserve(bytes.size() + kBufferPadding);
     t->buffer = std::make_shared<const std::string>(std::move(bytes));
     const std::string_view body = *t->buffer;
+    if (!encodingNote.empty())
+        t->addDiagnostic(0, encodingNote, Diagnostic::Severity::Warning);
 
+    if (sniffed.encoding == text::Encoding::Utf32) {
+        t->addDiagnostic(0, "file is UTF-32 text, which no agent writes; convert it to UTF-8 first", Diagnostic::Severity::Error);
+        t->format = opts.format.value_or(Format::Unknown);
+        result.transcript = std::move(t);
+        return result;
+    }
     if (trimStart(body).empty()) {
         t->addDiagnostic(0, "file is empty", Diagnostic::Severity::Warning);
         t->format = opts.format.value_or(Format::Unknown);
         result.transcript = std::move(t);
         return result;
     }
-    if (looksBinary(body) && !opts.format) {
-        t->addDiagnostic(0, "binary file (NUL bytes), not a transcript", Diagnostic::Severity::Error);
+    if (sniffed.encoding == text::Encoding::Binary && !opts.format) {
+        t->addDiagnostic(0, text::binaryReason(body, sniffed), Diagnostic::Severity::Error);
         result.transcript = std::move(t);
         return result;
     }
+    if (sniffed.encoding == text::Encoding::Utf8 && sniffed.firstNul != std::string_view::npos)
+        t->addDiagnostic(std::uint32_t(text::lineOfOffset(body, sniffed.firstNul)),
+                         "NUL byte at byte " + std::to_string(sniffed.firstNul) + " (not allowed in JSON text; the line it is on cannot be read)",
+                         Diagnostic::Severity::Warning);
     t->format = opts.format ? *opts.format : detectFormat(body, t->path);
     const formats::LoadContext ctx{opts};
     switch (t->format) {
