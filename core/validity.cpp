@@ -58,6 +58,20 @@ std::set<std::string> toolResultIds(const Message &m)
     return ids;
 }
 
+// Every call and result needs its id as a string: the agents and APIs reject a request whose id is
+// missing or of another type (the loaders read such an id as empty, with a diagnostic).
+void checkIds(const Transcript &t, const std::vector<std::size_t> &idx, Violations &v, std::string_view call,
+              std::string_view result, std::string_view idName)
+{
+    for (const auto i : idx)
+        for (const auto &b : t.messages[i].blocks) {
+            if (b.type == BlockType::ToolUse && b.toolId.empty())
+                add(v, i, std::string(call) + " (" + b.toolName + ") without a string " + std::string(idName));
+            else if (b.type == BlockType::ToolResult && b.toolId.empty())
+                add(v, i, std::string(result) + " without a string " + std::string(idName));
+        }
+}
+
 // Skips the system prompt that the format keeps outside the message list (the loaders put it first).
 std::size_t skipLeadingSystem(const Transcript &t, const std::vector<std::size_t> &idx)
 {
@@ -127,6 +141,7 @@ void anthropicRules(const Transcript &t, Violations &v)
                 add(v, idx[k], "thinking block outside an assistant message");
         }
     }
+    checkIds(t, idx, v, "tool_use", "tool_result", "id");
     checkTurnPairs(t, idx, first, v, "tool_use", "tool_result", "assistant");
 }
 
@@ -204,6 +219,7 @@ void openAIChatRules(const Transcript &t, Violations &v)
         inToolBlock = !issued.empty();
     }
     closeBlock();
+    checkIds(t, idx, v, "tool call", "tool message", "id / tool_call_id");
 }
 
 void openAIResponsesRules(const Transcript &t, Violations &v)
@@ -244,10 +260,13 @@ void openAIResponsesRules(const Transcript &t, Violations &v)
         }
     }
     closeTurn();
+    checkIds(t, idx, v, "function_call", "function_call_output", "call_id");
 }
 
-void sessionRules(const Transcript &t, Violations &v)
+void sessionRules(const Transcript &t, Violations &v, bool idsRequired)
 {
+    if (idsRequired)
+        checkIds(t, requestMessages(t), v, "tool call", "tool result", "id");
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
         if (!m.isConversation())
@@ -272,8 +291,8 @@ std::vector<Violation> validate(const Transcript &t, Format rules)
     case Format::OpenAIChat: openAIChatRules(t, v); break;
     case Format::OpenAIResponses: openAIResponsesRules(t, v); break;
     case Format::ClaudeCode:
-    case Format::Codex:
-    case Format::GeminiCli: sessionRules(t, v); break;
+    case Format::Codex: sessionRules(t, v, true); break;
+    case Format::GeminiCli: sessionRules(t, v, false); break; // Gemini matches calls by name; ids are optional
     case Format::Unknown: v.push_back({-1, "no validity rules for an unknown format"}); break;
     }
     return v;

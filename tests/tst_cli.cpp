@@ -190,7 +190,9 @@ private Q_SLOTS:
         QCOMPARE(readFile(out), sessionCopy);
         const json j = json::parse(r.out);
         QCOMPARE(j["to"].get<std::string>(), std::string("claude-code"));
-        QCOMPARE(j["validated"].get<bool>(), false);
+        // Every written file is loaded back and validated, session formats included.
+        QCOMPARE(j["validated"].get<bool>(), true);
+        QCOMPARE(j["valid"].get<bool>(), true);
     }
 
     void convertToApiFormat()

@@ -33,7 +33,9 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <cstring>
 #include <set>
+#include <sys/stat.h>
 
 using namespace cl;
 using namespace cl::gui;
@@ -493,6 +495,43 @@ private Q_SLOTS:
         QVERIFY(in.open(QIODevice::WriteOnly));
         in.write(before);
         in.close();
+    }
+
+    // A session whose last main-chain line has odd field types (the compaction writer reads that
+    // line): Export writes it; a failing export reports why instead of taking the window down;
+    // replacing a private file keeps it private.
+    void documentExportsOddFieldsAndFailures()
+    {
+        gen::Options g;
+        g.messages = 40;
+        g.seed = 9;
+        std::string bytes = gen::generate(g);
+        const std::size_t last = bytes.rfind("\"isSidechain\":false");
+        QVERIFY(last != std::string::npos);
+        bytes.replace(last, std::strlen("\"isSidechain\":false"), "\"isSidechain\":{\"no\":1}");
+        LoadOptions lo;
+        lo.loadSubagents = false;
+        const LoadResult loaded = loadBytes(bytes, m_dir.filePath(QStringLiteral("odd.jsonl")).toStdString(), lo);
+        QVERIFY(loaded.ok());
+        TranscriptDocument doc;
+        doc.setSource(loaded.transcript, QString::fromStdString(loaded.transcript->path));
+        QVERIFY(doc.apply(runTrim(*doc.current(), 0)));
+        const QString out = m_dir.filePath(QStringLiteral("odd-export.jsonl"));
+        QString error;
+        QVERIFY2(doc.exportTo(out, Format::ClaudeCode, &error), qPrintable(error));
+        LoadOptions back;
+        back.format = Format::ClaudeCode;
+        QVERIFY(loadFile(out.toStdString(), back).ok());
+
+        const QString nowhere = m_dir.filePath(QStringLiteral("missing-dir/out.jsonl"));
+        QVERIFY(!doc.exportTo(nowhere, Format::ClaudeCode, &error));
+        QVERIFY2(error.contains(QStringLiteral("missing-dir")), qPrintable(error));
+
+        QVERIFY(QFile::setPermissions(out, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QVERIFY(doc.exportTo(out, Format::Anthropic, &error, true));
+        struct stat st{};
+        QCOMPARE(::stat(out.toLocal8Bit().constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0600));
     }
 
     void grabPreview_data()

@@ -19,16 +19,15 @@ QString qs(std::string_view s)
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-// The one place that turns the working transcript into bytes for export. A Claude Code
-// "compaction-style" export (boundary + summary lines instead of a rewritten history) will be
-// switched in here.
-// A Claude Code session is written as Claude Code writes its own compactions (core/export.h).
-WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target)
+// The one place that turns the working transcript into bytes for export, streamed into `out`. A
+// Claude Code session is written as Claude Code writes its own compactions (core/export.h). Never
+// throws: a writer's failure comes back as a result that is not ok.
+WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target, ByteSink &out)
 {
     ExportOptions o;
     if (original)
         o.preTokens = tokens::totalEstimate(*original);
-    return exportTranscript(t, target, o);
+    return exportTranscript(t, target, o, out);
 }
 
 } // namespace
@@ -156,13 +155,18 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         return fail(tr("no target format given"));
     if (!confirmOverwrite && isInputPath(path))
         return fail(tr("%1 is the loaded input file; export to another file (or confirm overwriting it)").arg(path));
-    const WriteResult written = encodeForExport(*m_current, m_original.get(), target);
+    // Written straight into the temporary file beside the target, renamed over it when complete.
+    WriteResult written;
+    std::string why;
+    const bool ok = writeFileAtomic(QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
+        ByteSink sink(fd);
+        written = encodeForExport(*m_current, m_original.get(), target, sink);
+        reason = written.error;
+        return written.ok;
+    }, &why);
     for (const std::string &n : written.notes)
         m_exportNotes << qs(n);
-    if (!written.ok)
-        return fail(tr("cannot write %1: %2").arg(qs(formatName(target)), qs(written.error)));
-    std::string why;
-    if (!writeFileAtomic(QFileInfo(path).absoluteFilePath().toStdString(), written.bytes, &why))
+    if (!ok)
         return fail(tr("cannot write %1: %2").arg(path, qs(why)));
     Q_EMIT exported(path, target);
     return true;

@@ -4,6 +4,8 @@
 
 #include "core/cli/cli_common.h"
 
+#include <cerrno>
+#include <cstring>
 #include <sys/stat.h>
 
 namespace cl::cli {
@@ -90,11 +92,11 @@ std::optional<Format> parseFormat(const std::string &name, std::string &error)
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
 {
     struct stat st{};
-    if (::stat(path.c_str(), &st) != 0) {
+    if (path != "-" && ::stat(path.c_str(), &st) != 0) { // "-": standard input
         error = path + ": no such file";
         return nullptr;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (path != "-" && S_ISDIR(st.st_mode)) {
         error = path + ": is a directory";
         return nullptr;
     }
@@ -106,7 +108,13 @@ std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optiona
         return nullptr;
     }
     if (r.transcript->format == Format::Unknown) {
-        error = path + ": cannot detect the transcript format (use --as FORMAT; one of: " + formatList() + ")";
+        // Say why when the loader knows (binary, UTF-32, empty), not only that detection failed.
+        std::string why;
+        for (const auto &d : r.transcript->diagnostics)
+            if (d.line == 0 && d.severity != Diagnostic::Severity::Info)
+                why += (why.empty() ? "" : "; ") + d.message;
+        error = r.transcript->path + ": " + (why.empty() ? std::string("cannot detect the transcript format") : why)
+            + " (use --as FORMAT; one of: " + formatList() + ")";
         return nullptr;
     }
     return r.transcript;
@@ -167,8 +175,8 @@ std::string helpText()
         "  validate FILE [--as FORMAT] [--json]\n"
         "      Check the file against the rules of FORMAT (default: the detected format).\n"
         "  convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
-        "      Write FILE in another format; never overwrites FILE or an existing OUT without --force.\n"
-        "      API-format output is validated after writing.\n"
+        "      Write FILE in another format (OUT '-': standard output); never overwrites FILE or an\n"
+        "      existing OUT without --force. What was written is loaded back and validated.\n"
         "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
         "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
         "  tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--json]\n"
@@ -190,7 +198,9 @@ std::string helpText()
         "  --version            Print the version.\n"
         "\n"
         "Formats: " + formatList() + "\n"
-        "Every command accepts --json for machine-readable output.\n"
+        "Every command accepts --json for machine-readable output. FILE '-' reads standard input;\n"
+        "pipes and FIFOs are read to their end. UTF-16 files are decoded (with a warning).\n"
+        "Written files follow the umask when new and keep their mode when replaced (--force).\n"
         "\n"
         "Exit codes:\n"
         "  0  success\n"
@@ -210,10 +220,12 @@ std::string commandHelp(const std::string &command)
                "violation with its message index. Exit: 0 valid, 1 violations or diagnostics, 2 failure.\n";
     if (command == "convert")
         return "Usage: contextlens-cli convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
-               "Writes FILE as FORMAT to OUT atomically and prints what could not be carried over.\n"
-               "Refuses to overwrite FILE or an existing OUT unless --force. API formats are validated\n"
-               "after writing. Exit: 0 written and valid, 1 written with violations or input diagnostics,\n"
-               "2 failure.\n";
+               "Writes FILE as FORMAT to OUT atomically (OUT '-': standard output, the report then goes to\n"
+               "standard error) and prints what could not be carried over. Refuses to overwrite FILE or an\n"
+               "existing OUT unless --force; a replaced file keeps its mode. What was written is loaded back\n"
+               "as FORMAT and checked with the rules of `validate`; an input that breaks its own format's\n"
+               "rules is reported too. Exit: 0 written and valid, 1 written with violations (output or\n"
+               "input) or input diagnostics, 2 failure.\n";
     if (command == "tokens")
         return "Usage: contextlens-cli tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--vocab-dir DIR] [--json]\n"
                "Counts FILE (or stdin for '-') exactly with the BPE vocabulary (installed by scripts/fetch-vocab.sh).\n"
@@ -233,7 +245,8 @@ std::string commandHelp(const std::string &command)
                "                               [--no-compaction-style] [--force] [--json]\n"
                "Runs one strategy and reports what happened to every message class, the tokens before and\n"
                "after, the seed 000 efficiency, fact retention, the reusable cache prefix and validity.\n"
-               "-o writes the result atomically in the source format (or --to FORMAT); a Claude Code session\n"
+               "-o writes the result atomically in the source format (or --to FORMAT; OUT '-' is standard\n"
+               "output); what was written is loaded back and validated (\"valid\" is that check). A Claude Code session\n"
                "is written as Claude Code writes its own compactions (the original lines stay, then a\n"
                "compact_boundary and the new context) unless --no-compaction-style. Never overwrites FILE or\n"
                "an existing OUT without --force. --pin keeps messages (transcript indices) untouched;\n"
@@ -335,10 +348,17 @@ int run(int argc, char **argv, std::FILE *out, std::FILE *err)
     for (int i = 1; i < argc; ++i)
         args.emplace_back(argv[i]);
     std::string o, e;
-    const int code = run(args, o, e);
-    std::fwrite(o.data(), 1, o.size(), out);
-    std::fwrite(e.data(), 1, e.size(), err);
     std::fflush(out);
+    setStdoutDescriptor(::fileno(out)); // a transcript written to "-" streams there
+    int code = run(args, o, e);
+    setStdoutDescriptor(-1);
+    // A full disk or a closed pipe on standard output is a failure, not a success with nothing shown.
+    const bool written = std::fwrite(o.data(), 1, o.size(), out) == o.size();
+    if ((!written || std::fflush(out) != 0 || std::ferror(out)) && code != Exit::Failure) {
+        e += "contextlens-cli: cannot write to standard output: " + std::string(std::strerror(errno)) + "\n";
+        code = Exit::Failure;
+    }
+    std::fwrite(e.data(), 1, e.size(), err);
     std::fflush(err);
     return code;
 }

@@ -5,9 +5,12 @@
 
 #include "core/format.h"
 #include "core/loader.h"
+#include "core/validity.h"
+#include "core/writer.h"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -59,9 +62,33 @@ std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optiona
 
 std::size_t countIssues(const Transcript &t); // diagnostics of severity warning or error
 ojson diagnosticsJson(const Transcript &t);
+std::string diagnosticsText(const Transcript &t);                          // "severity: file:line: message" lines
+ojson violationsJson(const std::vector<Violation> &violations);
+std::string violationText(const std::string &file, const Violation &v); // "file: message N: reason"
 std::string severityName(Diagnostic::Severity s);
 
 std::string commandHelp(const std::string &command);
+
+// Standard output as a descriptor when the CLI runs as a program (run(argc, argv, ...) sets it), so
+// that a transcript written to "-" streams there; -1 in-process (tests), where it goes to `out`.
+void setStdoutDescriptor(int fd);
+int stdoutDescriptor();
+
+// Why -o OUTPUT cannot be written (empty when it can): empty name, a directory, the input itself or
+// an existing file without --force. "-" is standard output.
+std::string checkOutputPath(const std::string &output, const std::string &input, bool force);
+
+// A transcript written by `write` to OUTPUT (a file, atomically, or "-"), then loaded back as
+// `target` and validated with the rules `validate` uses. `release` runs between the two, so that the
+// input can be freed before its output is loaded (peak memory). cli_write.cpp.
+struct Written {
+    bool ok = false;                  // written
+    std::string error;                // why not
+    WriteResult write;                // notes and size
+    std::vector<Violation> violations; // of the written bytes
+};
+Written writeChecked(const std::string &output, Format target, const std::function<WriteResult(ByteSink &)> &write,
+                     const std::function<void()> &release, std::string &out);
 
 // Strategy parameters: --param NAME=VALUE / -p / --param=NAME=VALUE may repeat (parseArgs keeps one
 // value per option); they go to params, every other argument to rest (cli_strategy.cpp).

@@ -11,8 +11,6 @@
 
 namespace cl::cli {
 
-namespace {
-
 ojson violationsJson(const std::vector<Violation> &violations)
 {
     ojson list = ojson::array();
@@ -33,18 +31,6 @@ std::string diagnosticsText(const Transcript &t)
         s += d["severity"].get<std::string>() + ": " + d["text"].get<std::string>() + "\n";
     return s;
 }
-
-bool sameFile(const std::string &a, const std::string &b)
-{
-    std::error_code ec;
-    if (std::filesystem::equivalent(a, b, ec))
-        return true;
-    const auto ca = std::filesystem::weakly_canonical(a, ec);
-    const auto cb = std::filesystem::weakly_canonical(b, ec);
-    return !ec && ca == cb;
-}
-
-} // namespace
 
 int validate(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
@@ -95,7 +81,7 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
         return o.fail("convert: " + a.error);
     const auto toName = a.value("--to");
     const auto outPath = a.value("--output");
-    if (a.positional.size() != 1 || !toName || !outPath || outPath->empty())
+    if (a.positional.size() != 1 || !toName || !outPath)
         return o.fail("convert: usage: contextlens-cli convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]");
     std::string error;
     const auto to = parseFormat(*toName, error);
@@ -105,56 +91,53 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
     if (const auto name = a.value("--as"); name && !(as = parseFormat(*name, error)))
         return o.fail(error);
     const std::string &in = a.positional[0];
-    const bool force = a.has("--force");
-    if (sameFile(in, *outPath) && !force)
-        return o.fail(*outPath + ": is the input file; refusing to overwrite it (use --force)");
-    std::error_code ec;
-    if (std::filesystem::exists(*outPath, ec) && !force)
-        return o.fail(*outPath + ": already exists; refusing to overwrite it (use --force)");
+    if (const std::string why = checkOutputPath(*outPath, in, a.has("--force")); !why.empty())
+        return o.fail("convert: " + why);
+    const bool toStdout = *outPath == "-";
 
-    const auto t = loadForCommand(in, as, error);
+    auto t = loadForCommand(in, as, error);
     if (!t)
         return o.fail(error);
-    WriteResult w = writeTranscript(*t, *to);
+    // An input that breaks its own format's rules is said to be so: its conversion carries them over.
+    const Format from = t->format;
+    const std::vector<Violation> inputViolations = cl::validate(*t, from);
+    const std::size_t issues = countIssues(*t);
+    const ojson diagnostics = diagnosticsJson(*t);
+    const std::string diagnosticLines = diagnosticsText(*t);
+    const Written w = writeChecked(
+        *outPath, *to, [&](ByteSink &sink) { return writeTranscript(*t, *to, sink); }, [&] { t.reset(); }, out);
     if (!w.ok)
         return o.fail(in + ": cannot write as " + std::string(formatName(*to)) + ": " + w.error);
-    if (!writeFileAtomic(*outPath, w.bytes, &error))
-        return o.fail(error);
 
-    // Check what was actually written, in the shape it has in the target format.
-    std::vector<Violation> violations;
-    const bool checked = isApiFormat(*to);
-    if (checked) {
-        LoadOptions lo;
-        lo.format = *to;
-        lo.loadSubagents = false;
-        const LoadResult back = loadBytes(w.bytes, *outPath, lo);
-        if (back.ok())
-            violations = cl::validate(*back.transcript, *to);
-        else
-            violations.push_back({-1, "written output does not load back: " + back.error});
-    }
-    const std::size_t issues = countIssues(*t);
+    const std::string shownOut = toStdout ? std::string("(standard output)") : *outPath;
+    // With the transcript on standard output, the report goes to standard error.
+    std::string &report = toStdout ? err : out;
     if (o.json) {
         ojson notes = ojson::array();
-        for (const auto &n : w.notes)
+        for (const auto &n : w.write.notes)
             notes.push_back(n);
-        o.print(ojson{{"input", in}, {"output", *outPath}, {"from", std::string(formatName(t->format))},
-            {"to", std::string(formatName(*to))}, {"bytes", w.bytes.size()}, {"notes", notes}, {"validated", checked},
-            {"valid", violations.empty()}, {"violations", violationsJson(violations)}, {"diagnostics", diagnosticsJson(*t)}});
+        report += ojson{{"input", in}, {"output", *outPath}, {"from", std::string(formatName(from))},
+            {"to", std::string(formatName(*to))}, {"bytes", w.write.size}, {"notes", notes}, {"validated", true},
+            {"valid", w.violations.empty()}, {"violations", violationsJson(w.violations)},
+            {"inputValid", inputViolations.empty()}, {"inputViolations", violationsJson(inputViolations)},
+            {"diagnostics", diagnostics}}.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
     } else {
-        out += diagnosticsText(*t);
-        out += "wrote " + *outPath + " (" + std::string(formatName(*to)) + ", " + std::to_string(w.bytes.size()) + " bytes) from "
-            + in + " (" + std::string(formatName(t->format)) + ")\n";
-        for (const auto &n : w.notes)
-            out += "note: " + n + "\n";
-        for (const auto &v : violations)
-            out += violationText(*outPath, v);
-        if (checked)
-            out += *outPath + ": " + (violations.empty() ? std::string("valid as ") + std::string(formatName(*to))
-                                                         : std::to_string(violations.size()) + " violation(s)") + "\n";
+        report += diagnosticLines;
+        for (const auto &v : inputViolations)
+            report += violationText(in, v);
+        if (!inputViolations.empty())
+            report += in + ": not valid as " + std::string(formatName(from)) + " (" + std::to_string(inputViolations.size())
+                + " violation(s)); the conversion carries them over\n";
+        report += "wrote " + shownOut + " (" + std::string(formatName(*to)) + ", " + std::to_string(w.write.size) + " bytes) from "
+            + in + " (" + std::string(formatName(from)) + ")\n";
+        for (const auto &n : w.write.notes)
+            report += "note: " + n + "\n";
+        for (const auto &v : w.violations)
+            report += violationText(shownOut, v);
+        report += shownOut + ": " + (w.violations.empty() ? std::string("valid as ") + std::string(formatName(*to))
+                                                          : std::to_string(w.violations.size()) + " violation(s) of " + std::string(formatName(*to)) + " rules") + "\n";
     }
-    return violations.empty() && !issues ? Exit::Success : Exit::Issues;
+    return w.violations.empty() && inputViolations.empty() && !issues ? Exit::Success : Exit::Issues;
 }
 
 } // namespace cl::cli

@@ -222,6 +222,10 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             return o.fail(error);
     }
     const std::string path = a.positional.front();
+    const auto outPath = a.value("--output");
+    if (outPath)
+        if (const std::string why = checkOutputPath(*outPath, path, a.has("--force")); !why.empty())
+            return o.fail("compact: " + why);
     auto t = loadForCommand(path, as, error);
     if (!t)
         return o.fail(error);
@@ -243,29 +247,34 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
         {"valid", r.violations.empty()}, {"violations", violationsJson(r)}};
     std::vector<std::string> notes;
-    if (auto outPath = a.value("--output")) {
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        if (fs::exists(*outPath, ec) && fs::equivalent(*outPath, path, ec) && !a.has("--force"))
-            return o.fail(*outPath + ": refusing to overwrite the input (use --force)");
-        if (fs::exists(*outPath, ec) && !a.has("--force"))
-            return o.fail(*outPath + ": exists (use --force to replace it)");
+    std::vector<Violation> writtenViolations;
+    const bool toStdout = outPath && *outPath == "-";
+    if (outPath) {
         ExportOptions eo;
         eo.compactionStyle = !a.has("--no-compaction-style");
         eo.preTokens = r.stats.tokensBefore; // what the strategy started from (spares the export a reload)
-        const Transcript m = r.materialize(*t);
-        const WriteResult w = exportTranscript(m, target, eo);
+        auto m = std::make_unique<Transcript>(r.materialize(*t));
+        const Written w = writeChecked(
+            *outPath, target, [&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); },
+            [&] { m.reset(); }, out);
         if (!w.ok)
-            return o.fail(*outPath + ": " + w.error);
-        if (!writeFileAtomic(*outPath, w.bytes, &error))
-            return o.fail(error);
-        notes = w.notes;
-        j["output"] = ojson{{"path", *outPath}, {"format", std::string(formatName(target))}, {"bytes", w.bytes.size()},
-            {"notes", notes}};
+            return o.fail((toStdout ? std::string("standard output") : *outPath) + ": " + w.error);
+        notes = w.write.notes;
+        writtenViolations = w.violations;
+        // What the command reports as valid is the file it wrote, as `validate` sees it.
+        j["resultValid"] = j["valid"];
+        j["resultViolations"] = j["violations"];
+        j["valid"] = writtenViolations.empty();
+        j["violations"] = violationsJson(writtenViolations);
+        j["output"] = ojson{{"path", *outPath}, {"format", std::string(formatName(target))}, {"bytes", w.write.size},
+            {"notes", notes}, {"valid", writtenViolations.empty()}};
     }
+    // With the transcript on standard output, the report goes to standard error.
+    std::string &report = toStdout ? err : out;
     if (o.json) {
-        o.print(j);
+        report += j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
     } else {
+        std::string &out = report;
         const Stats &st = r.stats;
         out += r.strategy + ": " + r.note + "\n";
         out += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
@@ -283,12 +292,18 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         for (const auto &v : r.violations)
             out += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
         if (j.contains("output")) {
-            out += "  written to " + j["output"]["path"].get<std::string>() + " as " + std::string(formatName(target)) + "\n";
+            const std::string shown = toStdout ? std::string("standard output") : *outPath;
+            out += "  written to " + shown + " as " + std::string(formatName(target)) + ": "
+                + (writtenViolations.empty() ? std::string("valid")
+                                             : "INVALID, " + std::to_string(writtenViolations.size()) + " violation(s)")
+                + "\n";
+            for (const auto &v : writtenViolations)
+                out += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
             for (const auto &n : notes)
                 out += "  note: " + n + "\n";
         }
     }
-    return r.violations.empty() ? Exit::Success : Exit::Issues;
+    return r.violations.empty() && writtenViolations.empty() ? Exit::Success : Exit::Issues;
 }
 
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err)
