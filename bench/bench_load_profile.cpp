@@ -91,6 +91,7 @@ int profile(const std::string &path, int runs, int threads)
         t.stop(st[0]);
         cl::Transcript tr;
         tr.format = cl::Format::ClaudeCode;
+        cl::padBuffer(bytes);
         tr.buffer = std::make_shared<const std::string>(std::move(bytes));
         t = Timer();
         const auto spans = cl::json::splitLines(*tr.buffer);

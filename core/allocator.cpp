@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "core/allocator.h"
 
+#include "core/parallel.h"
+
 #include <cstdlib>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #ifdef CL_HAVE_MIMALLOC
 #include <mimalloc.h>
@@ -14,6 +20,18 @@ void tuneAllocator()
 #ifdef CL_HAVE_MIMALLOC
     if (!std::getenv("MIMALLOC_LARGE_OS_PAGES"))
         mi_option_enable(mi_option_large_os_pages);
+#endif
+}
+
+void releaseFreedMemory()
+{
+#ifdef CL_HAVE_MIMALLOC
+    // Each thread's heap keeps its own freed pages: collect on the calling thread and on the
+    // process's long-lived second thread (core/parallel.h), which did half of the loading.
+    onTwoThreads([](std::size_t) { mi_collect(true); });
+#endif
+#ifdef __GLIBC__
+    ::malloc_trim(0);
 #endif
 }
 

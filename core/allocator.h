@@ -14,6 +14,10 @@ namespace cl {
 // expensive: the 100 MB load went from 171-217 ms to 114-116 ms with the same peak RSS
 // (bench/results.md). Without mimalloc (sanitizer builds) it does nothing.
 void tuneAllocator();
+// Hands memory freed so far back to the system (mimalloc: collect; C library: trim), so that the next
+// large step does not add its peak on top of a freed one (convert frees its input before it loads
+// its output back).
+void releaseFreedMemory();
 // "mimalloc 209, 2 MiB pages", "C library malloc", ... for benchmark reports.
 std::string allocatorDescription();
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/jsonutil.h"
 
+#include "core/bytesink.h"
+
 #include <cstring>
 
 namespace cl::json {
@@ -239,6 +241,42 @@ bool boolean(const nlohmann::ordered_json &obj, std::string_view key, bool fallb
         if (const auto it = obj.find(key); it != obj.end() && it->is_boolean())
             return it->get<bool>();
     return fallback;
+}
+
+namespace {
+
+// nlohmann's own serializer (the one dump() uses) with a ByteSink as its output.
+class SinkAdapter final : public nlohmann::detail::output_adapter_protocol<char>
+{
+public:
+    explicit SinkAdapter(ByteSink &out) : m_out(out) {}
+    void write_character(char c) override { m_out += c; }
+    void write_characters(const char *s, std::size_t n) override { m_out += std::string_view(s, n); }
+
+private:
+    ByteSink &m_out;
+};
+
+template <typename J>
+void serialize(const J &j, ByteSink &out, int indent, unsigned shift)
+{
+    nlohmann::detail::serializer<J> s(std::make_shared<SinkAdapter>(out), ' ', J::error_handler_t::replace);
+    if (indent >= 0)
+        s.dump(j, true, false, unsigned(indent), shift);
+    else
+        s.dump(j, false, false, 0);
+}
+
+} // namespace
+
+void dumpTo(const json &j, ByteSink &out, int indent, unsigned shift)
+{
+    serialize(j, out, indent, shift);
+}
+
+void dumpTo(const nlohmann::ordered_json &j, ByteSink &out, int indent, unsigned shift)
+{
+    serialize(j, out, indent, shift);
 }
 
 std::string dump(const json &j, int indent)

@@ -13,6 +13,10 @@
 #include <string_view>
 #include <vector>
 
+namespace cl {
+class ByteSink;
+}
+
 namespace cl::json {
 
 using nlohmann::json;
@@ -54,6 +58,10 @@ std::string flattenText(const json &content);
 
 // Compact dump that never throws (invalid UTF-8 replaced).
 std::string dump(const json &j, int indent = -1);
+// The same bytes as dump(j, indent), written straight into out without building the string (a 50 MB
+// tool result is not copied once more), every line after the first shifted right by `shift` spaces.
+void dumpTo(const json &j, ByteSink &out, int indent = -1, unsigned shift = 0);
+void dumpTo(const nlohmann::ordered_json &j, ByteSink &out, int indent = -1, unsigned shift = 0);
 
 struct Range {
     std::size_t begin = 0;

@@ -314,6 +314,13 @@ LoadResult loadFile(const std::string &path, const LoadOptions &opts)
     return loadBytes(std::move(bytes), name, opts);
 }
 
+void padBuffer(std::string &bytes)
+{
+    const std::size_t size = bytes.size();
+    bytes.resize(size + kBufferPadding, ' ');
+    bytes.resize(size); // the spaces stay in the capacity
+}
+
 LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opts)
 {
     LoadResult result;
@@ -327,8 +334,7 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
             + (sniffed.byteOrderMark ? " (byte-order mark)" : " (no byte-order mark)")
             + ": decoded to UTF-8; whatever is written from it is UTF-8";
     }
-    // Readable slack after the last byte, so SIMD parsers may read a line in place.
-    bytes.reserve(bytes.size() + kBufferPadding);
+    padBuffer(bytes);
     t->buffer = std::make_shared<const std::string>(std::move(bytes));
     const std::string_view body = *t->buffer;
     if (!encodingNote.empty())

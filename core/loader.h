@@ -11,8 +11,11 @@
 
 namespace cl {
 
-// Transcript::buffer always has at least this many readable bytes of capacity after its end.
+// Transcript::buffer always has at least this many readable bytes of capacity after its end, all
+// initialized (spaces), so that SIMD parsers may read past the last line in place.
 constexpr std::size_t kBufferPadding = 64;
+// Adds that padding to bytes (without a copy when their capacity already allows it).
+void padBuffer(std::string &bytes);
 
 struct LoadOptions {
     std::optional<Format> format;            // explicit override; auto-detect when empty

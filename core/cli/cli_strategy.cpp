@@ -226,40 +226,65 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     if (outPath)
         if (const std::string why = checkOutputPath(*outPath, path, a.has("--force")); !why.empty())
             return o.fail("compact: " + why);
-    auto t = loadForCommand(path, as, error);
-    if (!t)
-        return o.fail(error);
-    Format target = t->format;
-    if (auto to = a.value("--to")) {
-        auto f = parseFormat(*to, error);
-        if (!f)
+    // The run and its report, in a scope of their own: only the result to write (m) outlives it, so
+    // that the input, its analysis and the result are freed before the output is loaded back.
+    Format target = Format::Unknown;
+    ojson j;
+    std::string text;  // the report without the output part
+    bool resultValid = true;
+    std::unique_ptr<Transcript> m;
+    {
+        auto t = loadForCommand(path, as, error);
+        if (!t)
             return o.fail(error);
-        target = *f;
+        target = t->format;
+        if (auto to = a.value("--to")) {
+            auto f = parseFormat(*to, error);
+            if (!f)
+                return o.fail(error);
+            target = *f;
+        }
+        Input in(*t);
+        if (!applyCommon(a, in, error))
+            return o.fail(error);
+        const Result r = run(*s, in, params, {}, &error);
+        if (!error.empty())
+            return o.fail(error);
+        resultValid = r.violations.empty();
+        j = ojson{{"path", path}, {"strategy", r.strategy}, {"params", ojson::parse(r.params.values.dump())},
+            {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
+            {"valid", r.violations.empty()}, {"violations", violationsJson(r)}};
+        const Stats &st = r.stats;
+        text += r.strategy + ": " + r.note + "\n";
+        text += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
+                + ", tokens " + std::to_string(st.tokensBefore) + " -> " + std::to_string(st.tokensAfter) + " ("
+                + percent(st.reduction) + " less)\n";
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "  efficiency %.4f, facts kept %zu/%zu (%s), cache prefix %lld tokens (%s), %.2f ms\n",
+                      st.efficiency, st.factsKept, st.factsTotal, percent(st.factRetention).c_str(),
+                      static_cast<long long>(st.cachePrefixTokens), percent(st.cachePrefixShare).c_str(), st.millis);
+        text += line;
+        for (const auto &l : r.log)
+            text += "  - " + l + "\n";
+        text += r.violations.empty() ? "  valid\n" : "  INVALID: " + std::to_string(r.violations.size()) + " violation(s)\n";
+        for (const auto &v : r.violations)
+            text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
+        if (outPath)
+            m = std::make_unique<Transcript>(r.materialize(*t));
     }
-    Input in(*t);
-    if (!applyCommon(a, in, error))
-        return o.fail(error);
-    const Result r = run(*s, in, params, {}, &error);
-    if (!error.empty())
-        return o.fail(error);
 
-    ojson j{{"path", path}, {"strategy", r.strategy}, {"params", ojson::parse(r.params.values.dump())},
-        {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
-        {"valid", r.violations.empty()}, {"violations", violationsJson(r)}};
-    std::vector<std::string> notes;
     std::vector<Violation> writtenViolations;
     const bool toStdout = outPath && *outPath == "-";
     if (outPath) {
         ExportOptions eo;
         eo.compactionStyle = !a.has("--no-compaction-style");
-        eo.preTokens = r.stats.tokensBefore; // what the strategy started from (spares the export a reload)
-        auto m = std::make_unique<Transcript>(r.materialize(*t));
+        eo.preTokens = j["stats"]["tokensBefore"].get<std::int64_t>(); // what the strategy started from
         const Written w = writeChecked(
             *outPath, target, [&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); },
             [&] { m.reset(); }, out);
         if (!w.ok)
             return o.fail((toStdout ? std::string("standard output") : *outPath) + ": " + w.error);
-        notes = w.write.notes;
         writtenViolations = w.violations;
         // What the command reports as valid is the file it wrote, as `validate` sees it.
         j["resultValid"] = j["valid"];
@@ -267,43 +292,20 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         j["valid"] = writtenViolations.empty();
         j["violations"] = violationsJson(writtenViolations);
         j["output"] = ojson{{"path", *outPath}, {"format", std::string(formatName(target))}, {"bytes", w.write.size},
-            {"notes", notes}, {"valid", writtenViolations.empty()}};
+            {"notes", w.write.notes}, {"valid", writtenViolations.empty()}};
+        const std::string shown = toStdout ? std::string("standard output") : *outPath;
+        text += "  written to " + shown + " as " + std::string(formatName(target)) + ": "
+            + (writtenViolations.empty() ? std::string("valid")
+                                         : "INVALID, " + std::to_string(writtenViolations.size()) + " violation(s)")
+            + "\n";
+        for (const auto &v : writtenViolations)
+            text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
+        for (const auto &n : w.write.notes)
+            text += "  note: " + n + "\n";
     }
     // With the transcript on standard output, the report goes to standard error.
-    std::string &report = toStdout ? err : out;
-    if (o.json) {
-        report += j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
-    } else {
-        std::string &out = report;
-        const Stats &st = r.stats;
-        out += r.strategy + ": " + r.note + "\n";
-        out += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
-               + ", tokens " + std::to_string(st.tokensBefore) + " -> " + std::to_string(st.tokensAfter) + " ("
-               + percent(st.reduction) + " less)\n";
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "  efficiency %.4f, facts kept %zu/%zu (%s), cache prefix %lld tokens (%s), %.2f ms\n",
-                      st.efficiency, st.factsKept, st.factsTotal, percent(st.factRetention).c_str(),
-                      static_cast<long long>(st.cachePrefixTokens), percent(st.cachePrefixShare).c_str(), st.millis);
-        out += line;
-        for (const auto &l : r.log)
-            out += "  - " + l + "\n";
-        out += r.violations.empty() ? "  valid\n" : "  INVALID: " + std::to_string(r.violations.size()) + " violation(s)\n";
-        for (const auto &v : r.violations)
-            out += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
-        if (j.contains("output")) {
-            const std::string shown = toStdout ? std::string("standard output") : *outPath;
-            out += "  written to " + shown + " as " + std::string(formatName(target)) + ": "
-                + (writtenViolations.empty() ? std::string("valid")
-                                             : "INVALID, " + std::to_string(writtenViolations.size()) + " violation(s)")
-                + "\n";
-            for (const auto &v : writtenViolations)
-                out += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
-            for (const auto &n : notes)
-                out += "  note: " + n + "\n";
-        }
-    }
-    return r.violations.empty() && writtenViolations.empty() ? Exit::Success : Exit::Issues;
+    (toStdout ? err : out) += o.json ? j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n" : text;
+    return resultValid && writtenViolations.empty() ? Exit::Success : Exit::Issues;
 }
 
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err)

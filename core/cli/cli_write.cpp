@@ -5,6 +5,7 @@
 // bytes.
 #include "core/cli/cli_common.h"
 
+#include "core/allocator.h"
 #include "core/validity.h"
 
 #include <filesystem>
@@ -73,6 +74,7 @@ Written writeChecked(const std::string &output, Format target, const std::functi
         }
         if (release)
             release();
+        releaseFreedMemory();
         reloaded = loadBytes(sink.take(), "(standard output)", back);
         if (reloaded.ok()) {
             const std::string &bytes = *reloaded.transcript->buffer;
@@ -102,6 +104,7 @@ Written writeChecked(const std::string &output, Format target, const std::functi
         }
         if (release)
             release();
+        releaseFreedMemory();
         reloaded = loadFile(output, back);
     }
     r.ok = true;

@@ -272,12 +272,14 @@ WriteResult writeAnthropic(const Transcript &t, ByteSink &out)
     }
     if (!c.system.empty())
         doc["system"] = c.system;
-    json messages = json::array();
-    for (const auto &turn : api::alternate(c, r.notes))
-        messages.push_back(json{{"role", turn.role == Role::Assistant ? "assistant" : "user"},
-                                {"content", encodeContent(turn.blocks, r.notes)}});
-    doc["messages"] = std::move(messages);
-    api::prettyTo(doc, out);
+    // Each message is written as soon as it is encoded; each turn's blocks are freed after it.
+    api::DocumentStream messages(out, std::move(doc), "messages");
+    for (auto &turn : api::alternate(std::move(c), r.notes)) {
+        messages.element(json{{"role", turn.role == Role::Assistant ? "assistant" : "user"},
+                              {"content", encodeContent(turn.blocks, r.notes)}});
+        std::vector<Block>().swap(turn.blocks);
+    }
+    messages.finish();
     return r;
 }
 

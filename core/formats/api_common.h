@@ -92,7 +92,8 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
 
 // Canonical turns merged into strictly alternating user / assistant turns starting with user
 // (tool results become user blocks, placed first in their turn). Empty turns dropped.
-std::vector<Turn> alternate(const Canonical &c, std::vector<std::string> &notes);
+// Consumes c (blocks are moved, not copied).
+std::vector<Turn> alternate(Canonical &&c, std::vector<std::string> &notes);
 
 // Helpers for decoders and encoders.
 Block makeBlock(BlockType type, std::string text);
@@ -105,6 +106,26 @@ std::string blocksText(const json &content);               // text of string | b
 void addNote(std::vector<std::string> &notes, std::string note); // no duplicates
 std::string pretty(const json &doc);                       // indented, trailing newline
 void prettyTo(const json &doc, ByteSink &out);            // the same, written to out
+
+// Writes {header..., arrayKey: [elements...]} byte for byte as pretty() would write the whole
+// document (keys in nlohmann's sorted order), with the array's elements handed over one at a time, so
+// that a large conversation is never held as one JSON tree.
+class DocumentStream
+{
+public:
+    DocumentStream(ByteSink &out, json header, std::string arrayKey);
+    void element(const json &e);
+    std::size_t count() const { return m_count; }
+    void finish();
+
+private:
+    void key(const std::string &name, const json &value);
+    ByteSink &m_out;
+    json m_header;
+    std::string m_arrayKey;
+    std::size_t m_count = 0;
+    bool m_anyKey = false;
+};
 
 constexpr std::string_view kSynthPrefix = "synth_"; // ids the loaders invented; writers of the same format omit them
 

@@ -22,8 +22,60 @@ std::string pretty(const json &doc)
 
 void prettyTo(const json &doc, ByteSink &out)
 {
-    out += cl::json::dump(doc, 2);
+    cl::json::dumpTo(doc, out, 2);
     out += '\n';
+}
+
+namespace {
+
+// A value dumped with indent 2, its lines after the first shifted right by `shift` spaces.
+void putIndented(ByteSink &out, const json &value, unsigned shift)
+{
+    cl::json::dumpTo(value, out, 2, shift);
+}
+
+} // namespace
+
+DocumentStream::DocumentStream(ByteSink &out, json header, std::string arrayKey)
+    : m_out(out)
+    , m_header(std::move(header))
+    , m_arrayKey(std::move(arrayKey))
+{
+    if (m_header.is_object())
+        m_header.erase(m_arrayKey);
+    else
+        m_header = json::object();
+    m_out += "{";
+    for (auto it = m_header.begin(); it != m_header.end() && it.key() < m_arrayKey; ++it)
+        key(it.key(), it.value());
+    m_out += m_anyKey ? ",\n  " : "\n  ";
+    m_anyKey = true;
+    m_out += cl::json::dump(json(m_arrayKey));
+    m_out += ": [";
+}
+
+void DocumentStream::key(const std::string &name, const json &value)
+{
+    m_out += m_anyKey ? ",\n  " : "\n  ";
+    m_anyKey = true;
+    m_out += cl::json::dump(json(name));
+    m_out += ": ";
+    putIndented(m_out, value, 2);
+}
+
+void DocumentStream::element(const json &e)
+{
+    m_out += m_count++ ? ",\n    " : "\n    ";
+    putIndented(m_out, e, 4);
+}
+
+void DocumentStream::finish()
+{
+    m_out += m_count ? "\n  ]" : "]";
+    for (auto it = m_header.begin(); it != m_header.end(); ++it)
+        if (it.key() > m_arrayKey)
+            key(it.key(), it.value());
+    m_out += "\n}\n";
 }
 
 std::string dataUrl(const Block &image)
@@ -124,14 +176,15 @@ Block textBlock(std::string text)
     return makeBlock(BlockType::Text, std::move(text));
 }
 
-Block resultFor(const Block &use, const Block *result)
+// The result block for a call; a recorded result's text is moved out of it (it is used once).
+Block resultFor(const Block &use, Block *result)
 {
     Block r;
     r.type = BlockType::ToolResult;
     r.toolId = use.toolId;
     r.toolName = use.toolName;
     if (result) {
-        r.text = result->text;
+        r.text = std::move(result->text);
         r.isError = result->isError;
     } else {
         r.text = "[no result recorded]";
@@ -242,20 +295,24 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
     auto flushAssistant = [&](std::size_t i, std::vector<std::size_t> &segment) {
         if (segment.empty())
             return;
-        Turn turn{Role::Assistant, {}};
-        for (const auto j : segment)
-            turn.blocks.push_back(items[i].blocks[j]);
-        c.turns.push_back(std::move(turn));
+        // Blocks are moved, not copied: each item block goes to exactly one turn.
+        std::vector<Turn> results;
         for (const auto j : segment) {
             const Block &use = items[i].blocks[j];
             if (use.type != BlockType::ToolUse)
                 continue;
             const auto it = resultOf.find({i, j});
-            const Block *result = it == resultOf.end() ? nullptr : &items[it->second.first].blocks[it->second.second];
+            Block *result = it == resultOf.end() ? nullptr : &items[it->second.first].blocks[it->second.second];
             if (!result)
                 ++placeholders;
-            c.turns.push_back(Turn{Role::Tool, {resultFor(use, result)}});
+            results.push_back(Turn{Role::Tool, {resultFor(use, result)}});
         }
+        Turn turn{Role::Assistant, {}};
+        for (const auto j : segment)
+            turn.blocks.push_back(std::move(items[i].blocks[j]));
+        c.turns.push_back(std::move(turn));
+        for (auto &r : results)
+            c.turns.push_back(std::move(r));
         segment.clear();
     };
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -328,22 +385,23 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
     return c;
 }
 
-std::vector<Turn> alternate(const Canonical &c, std::vector<std::string> &notes)
+std::vector<Turn> alternate(Canonical &&c, std::vector<std::string> &notes)
 {
     std::vector<Turn> out;
     std::size_t merged = 0;
-    for (const auto &turn : c.turns) {
+    for (auto &turn : c.turns) {
         if (turn.blocks.empty())
             continue;
         const Role role = turn.role == Role::Assistant ? Role::Assistant : Role::User;
         if (!out.empty() && out.back().role == role) {
-            out.back().blocks.insert(out.back().blocks.end(), turn.blocks.begin(), turn.blocks.end());
+            out.back().blocks.insert(out.back().blocks.end(), std::make_move_iterator(turn.blocks.begin()),
+                                     std::make_move_iterator(turn.blocks.end()));
             // Tool results from several calls join in one turn; other consecutive turns are real merges.
             if (turn.role != Role::Tool)
                 ++merged;
             continue;
         }
-        out.push_back(Turn{role, turn.blocks});
+        out.push_back(Turn{role, std::move(turn.blocks)});
     }
     if (merged)
         addNote(notes, std::to_string(merged) + " consecutive messages of the same role merged so roles alternate");

@@ -114,10 +114,11 @@ bool cc::decodeLines(const Transcript &t, const std::vector<json::LineSpan> &spa
 {
     const std::string_view buffer = *t.buffer;
     // simdjson reads up to SIMDJSON_PADDING bytes past a line's end: the following lines' bytes are
-    // there to read. The last line(s) near the end of the buffer get a padded copy instead of relying
-    // on the buffer's spare capacity, whose bytes are uninitialized (no effect on the result, but
-    // memory checkers flag it and the copy costs one short line per file).
-    const std::size_t readable = buffer.size();
+    // there to read, and after the last line the buffer's padding (loader.h: kBufferPadding spaces in
+    // its capacity). A buffer without it gets a padded copy of its last line(s) instead, which for a
+    // one-line 50 MB tool result would be a third copy of it.
+    const bool padded = t.buffer->capacity() >= buffer.size() + kBufferPadding;
+    const std::size_t readable = buffer.size() + (padded ? kBufferPadding : 0);
     const std::size_t n = spans.size();
     const int threads = std::max(1, std::min<int>(ctx.options.threads, int(n / 64) + 1));
     std::atomic<std::size_t> done{0};

@@ -4,6 +4,7 @@
 #include "core/formats/formats.h"
 #include "core/tokens.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace cl::formats {
@@ -19,21 +20,52 @@ std::string_view chomp(std::string_view s)
     return s;
 }
 
-ordered_json parseLine(std::string_view text)
+// A top-level string field of a line, read from its bytes; empty when absent or not a string.
+std::string topString(std::string_view line, std::string_view key)
 {
-    std::string clean;
-    if (!cl::json::isValidUtf8(text)) {
-        clean = cl::json::sanitizeUtf8(text);
-        text = clean;
-    }
-    if (cl::json::nestingDepth(text) > cl::json::kMaxDepth)
-        return ordered_json(ordered_json::value_t::discarded);
-    return ordered_json::parse(text.begin(), text.end(), nullptr, false);
+    const auto r = cl::json::topLevelValue(line, key);
+    if (r.end == 0 || line[r.begin] != '"')
+        return {};
+    nlohmann::json v;
+    std::string error;
+    if (cl::json::parse(line.substr(r.begin, r.end - r.begin), v, error) == cl::json::ParseStatus::Failed || !v.is_string())
+        return {};
+    return v.get<std::string>();
 }
 
-std::string dumpLine(const ordered_json &j)
+bool topTrue(std::string_view line, std::string_view key)
 {
-    return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+    const auto r = cl::json::topLevelValue(line, key);
+    return r.end != 0 && line.substr(r.begin, r.end - r.begin) == "true";
+}
+
+// A line that can take a new place in the chain by replacing its parentUuid and uuid values in its
+// bytes: an object with both keys at its top level and no logicalParentUuid (a boundary's, which
+// the new chain must not carry).
+bool relinkable(std::string_view line)
+{
+    using cl::json::topLevelValue;
+    return topLevelValue(line, "parentUuid").end != 0 && topLevelValue(line, "uuid").end != 0
+        && topLevelValue(line, "logicalParentUuid").end == 0;
+}
+
+// The line with its parentUuid and uuid replaced, written in pieces: no JSON tree and no copy of a
+// line that may hold a 50 MB tool result; every other byte stays as it was.
+void writeRelinked(std::string_view line, const std::string &parent, const std::string &uuid, ByteSink &out)
+{
+    auto p = cl::json::topLevelValue(line, "parentUuid");
+    auto u = cl::json::topLevelValue(line, "uuid");
+    std::string pv = cl::json::dump(nlohmann::json(parent)), uv = cl::json::dump(nlohmann::json(uuid));
+    if (u.begin < p.begin) {
+        std::swap(p, u);
+        std::swap(pv, uv);
+    }
+    out += line.substr(0, p.begin);
+    out += pv;
+    out += line.substr(p.end, u.begin - p.end);
+    out += uv;
+    out += line.substr(u.end);
+    out += '\n';
 }
 
 } // namespace
@@ -58,11 +90,12 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
         const Record &rec = t.records[r];
         if (rec.message < 0 || !(rec.type == "user" || rec.type == "assistant" || rec.type == "system" || rec.type == "attachment"))
             continue;
-        const ordered_json line = parseLine(chomp(t.recordBytes(rec)));
-        // Fields of the wrong type read as absent, as the loader reads them.
-        if (line.is_object() && !cl::json::str(line, "uuid").empty() && !cl::json::boolean(line, "isSidechain")) {
-            leaf = cl::json::str(line, "uuid");
-            lastTimestamp = cl::json::str(line, "timestamp");
+        // Read from the line's bytes (it may hold a 50 MB tool result); fields of the wrong type read
+        // as absent, as the loader reads them.
+        const std::string_view line = chomp(t.recordBytes(rec));
+        if (const std::string uuid = topString(line, "uuid"); !uuid.empty() && !topTrue(line, "isSidechain")) {
+            leaf = uuid;
+            lastTimestamp = topString(line, "timestamp");
         }
     }
     if (lastTimestamp.empty())
@@ -86,54 +119,18 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
         }
 
     const Envelope env = envelopeFrom(t);
-    // The boundary's uuid heads the new chain; its line is written once the context's size is known.
-    const std::string boundaryUuid = newUuid();
-    std::string parent = boundaryUuid;
-    std::string context;
+    auto inContext = [&](const Message &m) { return m.isConversation() && !m.sidechain && m.role != Role::System; };
+    // The boundary line comes first and carries the new context's size, so that is counted before
+    // anything of the context is written (the context is streamed, never held).
     std::int64_t contextTokens = 0;
     std::size_t written = 0;
     for (std::size_t i = start; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
-        if (!m.isConversation() || m.sidechain || m.role == Role::System)
+        if (!inContext(m) || !((!m.edited && !m.records.empty()) || buildsLine(m)))
             continue;
-        const std::string ts = !m.timestamp.empty() ? m.timestamp : lastTimestamp;
-        bool copied = false;
-        if (!m.edited && !m.records.empty()) {
-            // Untouched: the original line(s) with a new place in the chain.
-            bool ok = true;
-            std::string lines;
-            std::string p = parent;
-            for (const std::uint32_t r : m.records) {
-                ordered_json line = parseLine(chomp(t.recordBytes(t.records[r])));
-                if (!line.is_object()) {
-                    ok = false;
-                    break;
-                }
-                const std::string uuid = newUuid();
-                line["parentUuid"] = p;
-                line["uuid"] = uuid;
-                line.erase("logicalParentUuid");
-                lines += dumpLine(line);
-                p = uuid;
-            }
-            if (ok) {
-                context += lines;
-                parent = p;
-                copied = true;
-            }
-        }
-        if (!copied) {
-            const std::string uuid = newUuid();
-            const ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
-            if (line.empty())
-                continue;
-            context += dumpLine(line);
-            parent = uuid;
-        }
         contextTokens += tokens::estimateMessage(m);
         ++written;
     }
-
     Message boundary;
     boundary.role = Role::System;
     boundary.kind = MessageKind::CompactBoundary;
@@ -143,8 +140,41 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     Block b;
     b.text = "Conversation compacted";
     boundary.blocks.push_back(b);
-    sink += dumpLine(buildLine(boundary, env, boundaryUuid, leaf, lastTimestamp, out.notes));
-    sink += context;
+    // The boundary's uuid heads the new chain.
+    const std::string boundaryUuid = newUuid();
+    cl::json::dumpTo(buildLine(boundary, env, boundaryUuid, leaf, lastTimestamp, out.notes), sink);
+    sink += '\n';
+
+    std::string parent = boundaryUuid;
+    for (std::size_t i = start; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!inContext(m))
+            continue;
+        const std::string ts = !m.timestamp.empty() ? m.timestamp : lastTimestamp;
+        bool copied = false;
+        if (!m.edited && !m.records.empty()) {
+            // Untouched: the original line(s) with a new place in the chain. Checked first, written after.
+            std::vector<std::string_view> lines;
+            for (const std::uint32_t r : m.records)
+                lines.push_back(chomp(t.recordBytes(t.records[r])));
+            copied = std::all_of(lines.begin(), lines.end(), [](std::string_view l) { return relinkable(l); });
+            if (copied)
+                for (const std::string_view l : lines) {
+                    const std::string uuid = newUuid();
+                    writeRelinked(l, parent, uuid, sink);
+                    parent = uuid;
+                }
+        }
+        if (!copied) {
+            const std::string uuid = newUuid();
+            const ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
+            if (line.empty())
+                continue;
+            cl::json::dumpTo(line, sink);
+            sink += '\n';
+            parent = uuid;
+        }
+    }
     out.notes.push_back("appended a compaction: boundary + " + std::to_string(written)
                         + " message(s) as the new context; the earlier lines are unchanged");
     return out;

@@ -78,6 +78,13 @@ Envelope envelopeFrom(const Transcript &t)
     return env;
 }
 
+bool buildsLine(const Message &m)
+{
+    return m.kind == MessageKind::CompactBoundary || m.kind == MessageKind::MicrocompactBoundary
+        || m.kind == MessageKind::Event || m.kind == MessageKind::Meta || m.role == Role::User || m.role == Role::Tool
+        || m.role == Role::Assistant;
+}
+
 ordered_json buildLine(const Message &m, const Envelope &env, const std::string &uuid, const std::string &parentUuid,
                        const std::string &timestamp, std::vector<std::string> &notes)
 {
@@ -184,7 +191,7 @@ WriteResult writeConversion(const Transcript &t, ByteSink &out)
         const ordered_json line = buildLine(m, env, uuid, parent, formatTimestamp(clock), r.notes);
         if (line.empty())
             continue;
-        out += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+        cl::json::dumpTo(line, out);
         out += '\n';
         parent = uuid;
     }

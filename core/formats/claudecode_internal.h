@@ -150,6 +150,8 @@ std::string formatTimestamp(std::int64_t ms);
 std::string newUuid();
 // A new line for message m (user / assistant / compact boundary / summary / system event), or an
 // empty object when Claude Code sessions cannot carry it (a system prompt): then notes says why.
+// Whether buildLine writes a line for m (Claude Code has no line for a system prompt).
+bool buildsLine(const Message &m);
 nlohmann::ordered_json buildLine(const Message &m, const Envelope &env, const std::string &uuid,
                                  const std::string &parentUuid, const std::string &timestamp,
                                  std::vector<std::string> &notes);

@@ -362,6 +362,8 @@ struct LineDecoder::Impl {
 LineDecoder::LineDecoder() : d(std::make_unique<Impl>()) {}
 LineDecoder::~LineDecoder() = default;
 
+static_assert(kBufferPadding >= simdjson::SIMDJSON_PADDING, "the loader's padding must cover simdjson's reads");
+
 bool LineDecoder::parse(std::string_view text, std::size_t paddedBytes, sj::element &root)
 {
     const char *bytes = text.data();

@@ -189,7 +189,7 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
             const ordered_json line = buildLine(m, env, uuid, last[lane], ts, result.notes);
             if (line.empty())
                 continue;
-            out += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+            cl::json::dumpTo(line, out);
             out += '\n';
             last[lane] = uuid;
         }
@@ -223,7 +223,7 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
                             if (const std::string p = resolve(line[k].get<std::string>(), lane); p != line[k].get<std::string>())
                                 line[k] = p.empty() ? ordered_json(nullptr) : ordered_json(p);
                     uuid = cl::json::str(line, "uuid");
-                    out += line.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+                    cl::json::dumpTo(line, out);
                     out += bytes.size() > withoutTerminator(bytes).size() ? bytes.substr(withoutTerminator(bytes).size()) : "\n";
                 } else {
                     result.notes.push_back("line " + std::to_string(t.records[r].line)

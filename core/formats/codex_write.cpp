@@ -229,10 +229,10 @@ WriteResult rewrite(const Transcript &t, ByteSink &sink)
         for (auto i : insertedAfter[slot]) {
             const Message &m = t.messages[i];
             const std::string ts = m.timeMs != kNoTime ? formatTimestamp(m.timeMs) : lastTimestamp;
-            for (auto &item : encodeItems(m, out.notes))
-                sink += ojson{{"timestamp", ts}, {"type", "response_item"}, {"payload", std::move(item)}}.dump(
-                                 -1, ' ', false, ojson::error_handler_t::replace)
-                    + '\n';
+            for (auto &item : encodeItems(m, out.notes)) {
+                json::dumpTo(ojson{{"timestamp", ts}, {"type", "response_item"}, {"payload", std::move(item)}}, sink);
+                sink += '\n';
+            }
         }
     };
     emitInserted(0);
@@ -255,7 +255,8 @@ WriteResult rewrite(const Transcript &t, ByteSink &sink)
                 const std::string eol = raw.size() >= 2 && raw.substr(raw.size() - 2) == "\r\n" ? "\r\n" : "\n";
                 for (auto &payload : reencode(line["payload"], m, out.notes)) {
                     line["payload"] = std::move(payload);
-                    sink += line.dump(-1, ' ', false, ojson::error_handler_t::replace) + eol;
+                    json::dumpTo(line, sink);
+                    sink += eol;
                 }
             }
         }
@@ -299,9 +300,8 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
 {
     WriteResult out;
     auto emit = [&](const std::string &ts, const char *type, ojson payload) {
-        sink += ojson{{"timestamp", ts}, {"type", type}, {"payload", std::move(payload)}}.dump(
-                         -1, ' ', false, ojson::error_handler_t::replace)
-            + '\n';
+        json::dumpTo(ojson{{"timestamp", ts}, {"type", type}, {"payload", std::move(payload)}}, sink);
+        sink += '\n';
     };
     std::int64_t firstMs = kNoTime;
     std::string model = headerString(t, {"model"});

@@ -206,7 +206,8 @@ std::vector<json> encodeMessage(const Message &m, std::vector<std::string> &note
     return {json{{"role", role}, {"parts", encodeParts(m.blocks, sigs ? *sigs : json(), notes)}}};
 }
 
-json encodeContents(const Transcript &t, std::vector<std::string> &notes, std::string *system)
+// The conversation as canonical turns, without what Content parts cannot carry.
+api::Canonical prepareContents(const Transcript &t, std::vector<std::string> &notes)
 {
     api::Canonical c = api::canonicalize(t, true, notes);
     for (auto &turn : c.turns) { // drop what cannot be carried first, so no content ends up empty
@@ -218,15 +219,16 @@ json encodeContents(const Transcript &t, std::vector<std::string> &notes, std::s
         }
         turn.blocks = std::move(kept);
     }
-    if (system)
-        *system = c.system;
-    else if (!c.system.empty())
-        api::addNote(notes, "system prompt left out (Content[] has no place for it)");
-    json contents = json::array();
-    for (const auto &turn : api::alternate(c, notes))
-        contents.push_back(json{{"role", turn.role == Role::Assistant ? "model" : "user"},
-                                {"parts", encodeParts(turn.blocks, json(), notes)}});
-    return contents;
+    return c;
+}
+
+// Hands each Content to emit as soon as it is encoded (a turn's blocks are freed after it).
+void emitContents(api::Canonical &&c, std::vector<std::string> &notes, const std::function<void(const json &)> &emit)
+{
+    for (auto &turn : api::alternate(std::move(c), notes)) {
+        emit(json{{"role", turn.role == Role::Assistant ? "model" : "user"}, {"parts", encodeParts(turn.blocks, json(), notes)}});
+        std::vector<Block>().swap(turn.blocks);
+    }
 }
 
 } // namespace
@@ -243,7 +245,12 @@ void loadGeminiContentArray(Transcript &t, std::size_t arrayBegin, const LoadCon
 
 nlohmann::json encodeGeminiContents(const Transcript &t, std::vector<std::string> &notes)
 {
-    return encodeContents(t, notes, nullptr);
+    api::Canonical c = prepareContents(t, notes);
+    if (!c.system.empty())
+        api::addNote(notes, "system prompt left out (Content[] has no place for it)");
+    json contents = json::array();
+    emitContents(std::move(c), notes, [&contents](const json &content) { contents.push_back(content); });
+    return contents;
 }
 
 void loadGemini(Transcript &t, const LoadContext &ctx)
@@ -307,13 +314,13 @@ WriteResult writeGemini(const Transcript &t, ByteSink &out)
     WriteResult r;
     if (t.format == Format::Gemini && api::rebuildSameFormat(t, t.header.is_null() ? "" : "contents", encodeMessage, r, out))
         return r;
-    std::string system;
-    json contents = encodeContents(t, r.notes, &system);
+    api::Canonical c = prepareContents(t, r.notes);
     json doc = t.format == Format::Gemini && t.header.is_object() ? t.header : json::object();
-    if (!system.empty())
-        doc["systemInstruction"] = json{{"parts", json::array({json{{"text", system}}})}};
-    doc["contents"] = std::move(contents);
-    api::prettyTo(doc, out);
+    if (!c.system.empty())
+        doc["systemInstruction"] = json{{"parts", json::array({json{{"text", c.system}}})}};
+    api::DocumentStream contents(out, std::move(doc), "contents");
+    emitContents(std::move(c), r.notes, [&contents](const json &content) { contents.element(content); });
+    contents.finish();
     return r;
 }
 

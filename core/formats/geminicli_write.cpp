@@ -222,8 +222,10 @@ WriteResult rewriteJsonl(const Transcript &t, ByteSink &sink)
     for (const auto &m : t.messages)
         ids.insert(m.id);
     auto emitInserted = [&](std::size_t slot) {
-        for (const auto &o : encodeMessages(p.insertedAfter[slot], out.notes, ids))
-            sink += dumpLine(o) + '\n';
+        for (const auto &o : encodeMessages(p.insertedAfter[slot], out.notes, ids)) {
+            cl::json::dumpTo(o, sink);
+            sink += '\n';
+        }
     };
     emitInserted(0);
     for (std::size_t r = 0; r < t.records.size(); ++r) {
@@ -433,8 +435,10 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
                                 {"lastUpdated", isoTime(last)}, {"kind", "main"}})
         + '\n';
     std::set<std::string> ids;
-    for (const auto &o : encodeMessages(msgs, out.notes, ids))
-        sink += dumpLine(o) + '\n';
+    for (const auto &o : encodeMessages(msgs, out.notes, ids)) {
+        cl::json::dumpTo(o, sink);
+        sink += '\n';
+    }
     return out;
 }
 

@@ -270,46 +270,47 @@ WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out)
     if (t.format == Format::OpenAIChat && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r, out))
         return r;
 
-    const api::Canonical c = api::canonicalize(t, false, r.notes);
-    json messages = json::array();
+    api::Canonical c = api::canonicalize(t, false, r.notes);
+    json header = t.format == Format::OpenAIChat && t.header.is_object() ? t.header : json::object();
+    if (!c.model.empty())
+        header["model"] = c.model;
+    // Each message is written as soon as it is encoded; each turn's blocks are freed after it.
+    api::DocumentStream messages(out, std::move(header), "messages");
     std::size_t errors = 0;
-    for (const auto &turn : c.turns) {
+    for (auto &turn : c.turns) {
         switch (turn.role) {
         case Role::System: {
             std::string text;
             for (const auto &b : turn.blocks)
                 if (b.type == BlockType::Text)
                     text += (text.empty() ? "" : "\n") + b.text;
-            messages.push_back(json{{"role", "system"}, {"content", text}});
+            messages.element(json{{"role", "system"}, {"content", text}});
             break;
         }
         case Role::Assistant:
             if (json msg = encodeAssistant(turn.blocks, r.notes, false); !msg.is_null())
-                messages.push_back(std::move(msg));
+                messages.element(msg);
             break;
         case Role::Tool:
             for (const auto &b : turn.blocks) {
                 errors += b.isError;
-                messages.push_back(json{{"role", "tool"}, {"tool_call_id", b.toolId}, {"content", b.text}});
+                messages.element(json{{"role", "tool"}, {"tool_call_id", b.toolId}, {"content", b.text}});
             }
             break;
         case Role::User:
         case Role::Unknown:
-            messages.push_back(json{{"role", "user"}, {"content", encodeUserContent(turn.blocks, r.notes)}});
+            messages.element(json{{"role", "user"}, {"content", encodeUserContent(turn.blocks, r.notes)}});
             break;
         }
+        std::vector<Block>().swap(turn.blocks);
     }
     if (errors)
         api::addNote(r.notes, std::to_string(errors) + " tool error flags not carried (tool messages have none)");
-    if (messages.empty()) {
-        messages.push_back(json{{"role", "user"}, {"content", "(empty conversation)"}});
+    if (messages.count() == 0) {
+        messages.element(json{{"role", "user"}, {"content", "(empty conversation)"}});
         api::addNote(r.notes, "inserted a placeholder user message: the conversation was empty");
     }
-    json doc = t.format == Format::OpenAIChat && t.header.is_object() ? t.header : json::object();
-    if (!c.model.empty())
-        doc["model"] = c.model;
-    doc["messages"] = std::move(messages);
-    api::prettyTo(doc, out);
+    messages.finish();
     return r;
 }
 

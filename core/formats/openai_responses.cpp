@@ -266,44 +266,44 @@ WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out)
         && api::rebuildSameFormat(t, t.header.is_null() ? "" : "input", encodeMessage, r, out))
         return r;
 
-    const api::Canonical c = api::canonicalize(t, false, r.notes);
-    std::vector<json> items;
-    for (const auto &turn : c.turns) {
+    api::Canonical c = api::canonicalize(t, false, r.notes);
+    json header = t.format == Format::OpenAIResponses && t.header.is_object() ? t.header : json::object();
+    if (!c.model.empty())
+        header["model"] = c.model;
+    // Items are written as they are encoded; a run of reasoning items waits until the next item
+    // shows whether it leads into a function_call or assistant message of its turn (else it is dropped).
+    api::DocumentStream input(out, std::move(header), "input");
+    std::vector<json> reasoning;
+    std::size_t dropped = 0;
+    for (auto &turn : c.turns) {
         const std::string role = turn.role == Role::Assistant ? "assistant"
                                : turn.role == Role::System  ? "system"
                                                             : "user";
-        for (auto &item : encodeBlocks(turn.role, turn.blocks, role, {}, r.notes))
-            items.push_back(std::move(item));
-    }
-    // A reasoning item must lead into a function_call or assistant message of its turn.
-    json input = json::array();
-    std::size_t dropped = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (cl::json::str(items[i], "type") == "reasoning") {
-            std::size_t j = i + 1;
-            while (j < items.size() && cl::json::str(items[j], "type") == "reasoning")
-                ++j;
-            const bool leads = j < items.size()
-                && (cl::json::str(items[j], "type") == "function_call" || cl::json::str(items[j], "role") == "assistant");
-            if (!leads) {
-                ++dropped;
+        for (auto &item : encodeBlocks(turn.role, turn.blocks, role, {}, r.notes)) {
+            if (cl::json::str(item, "type") == "reasoning") {
+                reasoning.push_back(std::move(item));
                 continue;
             }
+            const bool led = cl::json::str(item, "type") == "function_call" || cl::json::str(item, "role") == "assistant";
+            if (led)
+                for (const auto &x : reasoning)
+                    input.element(x);
+            else
+                dropped += reasoning.size();
+            reasoning.clear();
+            input.element(item);
         }
-        input.push_back(std::move(items[i]));
+        std::vector<Block>().swap(turn.blocks);
     }
+    dropped += reasoning.size();
     if (dropped)
         api::addNote(r.notes, std::to_string(dropped) + " reasoning items without a following call or message dropped");
-    if (input.empty()) {
-        input.push_back(json{{"type", "message"}, {"role", "user"},
-                             {"content", json::array({json{{"type", "input_text"}, {"text", "(empty conversation)"}}})}});
+    if (input.count() == 0) {
+        input.element(json{{"type", "message"}, {"role", "user"},
+                           {"content", json::array({json{{"type", "input_text"}, {"text", "(empty conversation)"}}})}});
         api::addNote(r.notes, "inserted a placeholder user message: the conversation was empty");
     }
-    json doc = t.format == Format::OpenAIResponses && t.header.is_object() ? t.header : json::object();
-    if (!c.model.empty())
-        doc["model"] = c.model;
-    doc["input"] = std::move(input);
-    api::prettyTo(doc, out);
+    input.finish();
     return r;
 }
 
