@@ -2,6 +2,9 @@
 #include "core/jsonutil.h"
 
 #include "core/bytesink.h"
+#include "core/jsonutil_simd.h"
+
+#include <algorithm>
 
 #include <cstring>
 
@@ -147,6 +150,66 @@ int nestingDepth(std::string_view text, int limit)
         }
     }
     return maxDepth;
+}
+
+json fromSimdjson(const simdjson::dom::element &e)
+{
+    using ET = simdjson::dom::element_type;
+    switch (e.type()) {
+    case ET::OBJECT: {
+        json j = json::object();
+        const simdjson::dom::object object = e.get_object().value_unsafe(); // a value: the result is a temporary
+        for (const auto field : object)
+            j[std::string(field.key)] = fromSimdjson(field.value);
+        return j;
+    }
+    case ET::ARRAY: {
+        json j = json::array();
+        const simdjson::dom::array array = e.get_array().value_unsafe();
+        for (const auto item : array)
+            j.push_back(fromSimdjson(item));
+        return j;
+    }
+    case ET::STRING: return json(std::string(e.get_string().value_unsafe()));
+    case ET::INT64: {
+        const std::int64_t v = e.get_int64().value_unsafe();
+        return v >= 0 ? json(std::uint64_t(v)) : json(v);
+    }
+    case ET::UINT64: return json(e.get_uint64().value_unsafe());
+    case ET::DOUBLE: return json(e.get_double().value_unsafe());
+    case ET::BOOL: return json(e.get_bool().value_unsafe());
+    case ET::NULL_VALUE: return json();
+    }
+    return json();
+}
+
+namespace {
+
+constexpr std::size_t kBigText = std::size_t(4) << 20;
+
+// A text of a few huge values: fewer than one string per 64 KB.
+bool fewValues(std::string_view text)
+{
+    const std::size_t limit = text.size() / 65536 + 16;
+    return std::size_t(std::count(text.begin(), text.end(), '"')) / 2 <= limit;
+}
+
+} // namespace
+
+ParseStatus parse(std::string_view text, json &out, std::string &error, std::size_t readableAfter)
+{
+    if (text.size() >= kBigText && readableAfter >= simdjson::SIMDJSON_PADDING && fewValues(text)
+        && nestingDepth(text) <= kMaxDepth) {
+        simdjson::dom::parser parser;
+        simdjson::dom::element root;
+        // Invalid UTF-8, numbers out of range or anything else simdjson refuses: nlohmann's reading,
+        // with its repairs, below.
+        if (parser.parse(text.data(), text.size(), false).get(root) == simdjson::SUCCESS) {
+            out = fromSimdjson(root);
+            return ParseStatus::Ok;
+        }
+    }
+    return parse(text, out, error);
 }
 
 ParseStatus parse(std::string_view text, json &out, std::string &error)

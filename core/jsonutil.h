@@ -40,6 +40,13 @@ enum class ParseStatus { Ok, OkSanitized, Failed };
 // Parses text into out. Never throws. On failure, error says why (with the byte position).
 // Text with invalid UTF-8 is parsed after replacing bad bytes (status OkSanitized).
 ParseStatus parse(std::string_view text, json &out, std::string &error);
+// The same, for a text that has at least readableAfter more bytes readable after its end (a loader's
+// padded buffer): a big text made of a few huge values (a 50 MB tool result on one line) is then
+// parsed by simdjson in place. nlohmann's lexer keeps two growing copies of each string it reads,
+// which cost three times such a text on top of it.
+ParseStatus parse(std::string_view text, json &out, std::string &error, std::size_t readableAfter);
+// nlohmann's DOM of a simdjson element (a later duplicate key replaces an earlier one, as nlohmann
+// parses; non-negative integers unsigned). Declared in core/jsonutil_simd.h.
 
 // Tolerant getters: a missing key or a value of the wrong type yields the fallback.
 std::string str(const json &obj, std::string_view key, std::string_view fallback = {});

@@ -152,7 +152,7 @@ Format classifyDocument(const json::json &doc)
 
 } // namespace
 
-Format detectFormat(std::string_view bytes, std::string_view path)
+Format detectFormat(std::string_view bytes, std::string_view path, std::size_t readableAfter)
 {
     if (const auto e = text::sniff(bytes).encoding; e == text::Encoding::Utf16LE || e == text::Encoding::Utf16BE)
         return detectFormat(text::decodeUtf16(bytes, e == text::Encoding::Utf16BE), path);
@@ -193,7 +193,7 @@ Format detectFormat(std::string_view bytes, std::string_view path)
     // A single JSON document.
     json::json doc;
     std::string err;
-    if (json::parse(body, doc, err) != json::ParseStatus::Failed) {
+    if (json::parse(body, doc, err, readableAfter) != json::ParseStatus::Failed) {
         const Format f = classifyDocument(doc);
         if (f != Format::Unknown)
             return f;
@@ -361,7 +361,7 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
         t->addDiagnostic(std::uint32_t(text::lineOfOffset(body, sniffed.firstNul)),
                          "NUL byte at byte " + std::to_string(sniffed.firstNul) + " (not allowed in JSON text; the line it is on cannot be read)",
                          Diagnostic::Severity::Warning);
-    t->format = opts.format ? *opts.format : detectFormat(body, t->path);
+    t->format = opts.format ? *opts.format : detectFormat(body, t->path, readableAfter(*t->buffer, body));
     const formats::LoadContext ctx{opts};
     switch (t->format) {
     case Format::ClaudeCode: formats::loadClaudeCode(*t, ctx); break;

@@ -12,4 +12,6 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Leaks inside system libraries (fontconfig, Qt platform plugins) are not ours.
 export LSAN_OPTIONS=suppressions=$PWD/.ci/lsan.supp:print_suppressions=0
+# The write-path fuzzer runs longest here, where a memory error shows as one.
+export CL_FUZZ_SECONDS=120
 ctest --test-dir "$dir" --output-on-failure -j2

@@ -234,7 +234,7 @@ void loadAnthropic(Transcript &t, const LoadContext &ctx)
         t.addDiagnostic(1, "request has no messages array", Diagnostic::Severity::Error);
     else
         api::decodeArray(t, messages.begin, parsed, lines, ctx, decodeMessage);
-    t.header = doc;
+    t.header = std::move(doc); // the big arrays go with the erase below, never copied
     t.header.erase("messages");
     t.header.erase("system");
     api::sortRecords(t);

@@ -42,7 +42,7 @@ bool parseDocument(Transcript &t, json &doc)
 {
     std::string error;
     const std::string_view body = std::string_view(*t.buffer).substr(documentStart(*t.buffer));
-    const auto status = cl::json::parse(body, doc, error);
+    const auto status = cl::json::parse(body, doc, error, readableAfter(*t.buffer, body));
     if (status == cl::json::ParseStatus::Failed) {
         t.addDiagnostic(0, "not valid JSON: " + error, Diagnostic::Severity::Error);
         return false;

@@ -117,8 +117,7 @@ bool cc::decodeLines(const Transcript &t, const std::vector<json::LineSpan> &spa
     // there to read, and after the last line the buffer's padding (loader.h: kBufferPadding spaces in
     // its capacity). A buffer without it gets a padded copy of its last line(s) instead, which for a
     // one-line 50 MB tool result would be a third copy of it.
-    const bool padded = t.buffer->capacity() >= buffer.size() + kBufferPadding;
-    const std::size_t readable = buffer.size() + (padded ? kBufferPadding : 0);
+    const std::size_t readable = buffer.size() + readableAfter(*t.buffer, buffer);
     const std::size_t n = spans.size();
     const int threads = std::max(1, std::min<int>(ctx.options.threads, int(n / 64) + 1));
     std::atomic<std::size_t> done{0};

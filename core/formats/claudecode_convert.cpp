@@ -14,9 +14,8 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::uint64_t fnv1a(std::string_view s)
+std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull)
 {
-    std::uint64_t h = 1469598103934665603ull;
     for (const char c : s) {
         h ^= static_cast<unsigned char>(c);
         h *= 1099511628211ull;
@@ -66,8 +65,10 @@ Envelope envelopeFrom(const Transcript &t)
     Envelope env;
     env.sessionId = headerString(t, {"sessionId", "session_id", "id"});
     if (env.sessionId.empty()) {
-        const std::string seed = t.buffer ? *t.buffer : t.path;
-        env.sessionId = uuidFrom(fnv1a(seed), fnv1a(seed + "#") ^ t.messages.size());
+        // Hashed where it lies: the source may be hundreds of megabytes.
+        const std::string_view seed = t.buffer ? std::string_view(*t.buffer) : std::string_view(t.path);
+        const std::uint64_t h = fnv1a(seed);
+        env.sessionId = uuidFrom(h, fnv1a("#", h) ^ t.messages.size());
     }
     if (t.format == Format::ClaudeCode) {
         env.cwd = headerString(t, {"cwd"});

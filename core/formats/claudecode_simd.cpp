@@ -4,6 +4,7 @@
 // path in claudecode_blocks.cpp gives for the same bytes: a duplicated key reads as its last value,
 // objects dump with sorted keys, strings with nlohmann's escaping.
 #include "core/formats/claudecode_internal.h"
+#include "core/jsonutil_simd.h"
 
 #include <simdjson.h>
 
@@ -281,31 +282,7 @@ std::string dumpElement(const sj::element &e)
 
 json toJson(const sj::element &e)
 {
-    switch (e.type()) {
-    case ET::OBJECT: {
-        json j = json::object();
-        for (const auto f : objectOf(e))
-            j[std::string(f.key)] = toJson(f.value); // a later duplicate replaces, as nlohmann's parser does
-        return j;
-    }
-    case ET::ARRAY: {
-        json j = json::array();
-        for (const auto c : arrayOf(e))
-            j.push_back(toJson(c));
-        return j;
-    }
-    case ET::STRING: return json(std::string(sv(e)));
-    case ET::INT64: {
-        // nlohmann stores non-negative integers as unsigned.
-        const std::int64_t v = e.get_int64().value_unsafe();
-        return v >= 0 ? json(std::uint64_t(v)) : json(v);
-    }
-    case ET::UINT64: return json(e.get_uint64().value_unsafe());
-    case ET::DOUBLE: return json(e.get_double().value_unsafe());
-    case ET::BOOL: return json(e.get_bool().value_unsafe());
-    case ET::NULL_VALUE: return json();
-    }
-    return json();
+    return cl::json::fromSimdjson(e);
 }
 
 bool isSmall(const sj::element &e)

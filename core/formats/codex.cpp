@@ -188,7 +188,7 @@ void CodexLoader::line(const json::LineSpan &span, std::string_view text, bool l
 
     Json o;
     std::string err;
-    const auto status = json::parse(text, o, err);
+    const auto status = json::parse(text, o, err, readableAfter(*m_t.buffer, text));
     if (status == json::ParseStatus::Failed) {
         const bool truncated = last && span.length == span.contentLength;
         m_t.addDiagnostic(span.line, (truncated ? "truncated last line: " : "invalid JSON line: ") + err);

@@ -302,7 +302,7 @@ void loadGemini(Transcript &t, const LoadContext &ctx)
         t.addDiagnostic(1, "request has no contents array", Diagnostic::Severity::Error);
     else
         api::decodeArray(t, contents.begin, parsed, lines, ctx, decode);
-    t.header = doc;
+    t.header = std::move(doc); // the big arrays go with the erase below, never copied
     t.header.erase("contents");
     t.header.erase("systemInstruction");
     t.header.erase("system_instruction");

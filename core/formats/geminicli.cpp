@@ -107,7 +107,7 @@ bool GeminiCliLoader::parseRecord(std::uint32_t rec, std::string_view text, bool
     const std::uint32_t line = m_t.records[rec].line;
     Json o;
     std::string err;
-    const auto status = json::parse(text, o, err);
+    const auto status = json::parse(text, o, err, readableAfter(*m_t.buffer, text));
     if (status == json::ParseStatus::Failed) {
         m_t.addDiagnostic(line, (truncatable ? "truncated last line: " : "invalid JSON: ") + err);
         return false;

@@ -260,7 +260,7 @@ void loadOpenAIChat(Transcript &t, const LoadContext &ctx)
         return;
     }
     api::decodeArray(t, messages.begin, parsed, lines, ctx, decode);
-    t.header = doc;
+    t.header = std::move(doc); // the big arrays go with the erase below, never copied
     t.header.erase("messages");
 }
 

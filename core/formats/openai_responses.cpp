@@ -253,7 +253,7 @@ void loadOpenAIResponses(Transcript &t, const LoadContext &ctx)
     } else {
         t.addDiagnostic(1, "request has no input (string or item array)", Diagnostic::Severity::Error);
     }
-    t.header = doc;
+    t.header = std::move(doc); // the big arrays go with the erase below, never copied
     t.header.erase("input");
     t.header.erase("instructions");
     api::sortRecords(t);

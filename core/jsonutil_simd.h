@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// simdjson's DOM turned into nlohmann's, for code that parses with simdjson and hands on a json.
+
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+namespace cl::json {
+
+// A later duplicate key replaces an earlier one (as nlohmann's parser does); non-negative integers
+// are stored unsigned (as nlohmann stores them).
+nlohmann::json fromSimdjson(const simdjson::dom::element &e);
+
+} // namespace cl::json
