@@ -186,6 +186,7 @@ json fromSimdjson(const simdjson::dom::element &e)
 namespace {
 
 constexpr std::size_t kBigText = std::size_t(4) << 20;
+thread_local std::size_t t_inPlaceParses = 0;
 
 // A text of a few huge values: fewer than one string per 64 KB.
 bool fewValues(std::string_view text)
@@ -195,6 +196,11 @@ bool fewValues(std::string_view text)
 }
 
 } // namespace
+
+std::size_t inPlaceParses()
+{
+    return t_inPlaceParses;
+}
 
 ParseStatus parse(std::string_view text, json &out, std::string &error, std::size_t readableAfter)
 {
@@ -206,6 +212,7 @@ ParseStatus parse(std::string_view text, json &out, std::string &error, std::siz
         // with its repairs, below.
         if (parser.parse(text.data(), text.size(), false).get(root) == simdjson::SUCCESS) {
             out = fromSimdjson(root);
+            ++t_inPlaceParses;
             return ParseStatus::Ok;
         }
     }

@@ -45,6 +45,8 @@ ParseStatus parse(std::string_view text, json &out, std::string &error);
 // parsed by simdjson in place. nlohmann's lexer keeps two growing copies of each string it reads,
 // which cost three times such a text on top of it.
 ParseStatus parse(std::string_view text, json &out, std::string &error, std::size_t readableAfter);
+// How many texts this thread parsed in place so far (tests and benchmarks).
+std::size_t inPlaceParses();
 // nlohmann's DOM of a simdjson element (a later duplicate key replaces an earlier one, as nlohmann
 // parses; non-negative integers unsigned). Declared in core/jsonutil_simd.h.
 

@@ -62,6 +62,51 @@ private Q_SLOTS:
         QCOMPARE(json::nestingDepth("{\"s\":\"[[[[{{{{\"}"), 1);
     }
 
+    // A big text of a few huge values goes to simdjson when it is padded; the DOM it gives must be
+    // the one nlohmann's reading gives, and what simdjson refuses falls back to nlohmann's repairs.
+    void bigTextParsedInPlace()
+    {
+        std::string huge;
+        for (int i = 0; huge.size() < (std::size_t(5) << 20); ++i)
+            huge += "line " + std::to_string(i) + (i % 5000 ? "" : " \\\"quoted\\\"") + " \\u00e9t\\u00e9 \\n\\t tab, caf\xC3\xA9 \xF0\x9F\x98\x80 ";
+        const std::string doc = "{\"b\": [1, -2, 3.25, 1e300, 18446744073709551615, true, null, {\"k\": \"v\", \"k\": \"w\"}],"
+                                " \"a\": \"" + huge + "\", \"nested\": {\"x\": [[], {}]}}";
+        std::string padded = doc;
+        padBuffer(padded);
+        json::json fast, plain;
+        std::string e1, e2;
+        const std::size_t before = json::inPlaceParses();
+        QCOMPARE(json::parse(padded, fast, e1, kBufferPadding), json::ParseStatus::Ok);
+        QCOMPARE(json::inPlaceParses(), before + 1);
+        QCOMPARE(json::parse(doc, plain, e2), json::ParseStatus::Ok);
+        QVERIFY(fast == plain);
+        QCOMPARE(json::dump(fast), json::dump(plain));
+        // Invalid UTF-8 inside: simdjson refuses, nlohmann's path repairs it.
+        std::string bad = doc;
+        bad[bad.find("line 7")] = '\xFF';
+        padBuffer(bad);
+        QCOMPARE(json::parse(bad, fast, e1, kBufferPadding), json::ParseStatus::OkSanitized);
+        // A number beyond 64 bits: nlohmann reads it as a double; so must the fast path.
+        std::string big = "[\"" + huge + "\", 123456789012345678901234567890]";
+        padBuffer(big);
+        QCOMPARE(json::parse(big, fast, e1, kBufferPadding), json::ParseStatus::Ok);
+        QVERIFY(fast[1].is_number_float());
+        QCOMPARE(json::inPlaceParses(), before + 1); // both refused by simdjson, read by nlohmann
+        // A Claude Code session is not touched by this (its own decoder); a Codex line is.
+        std::string codex = "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"s\"}}\n"
+                            "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"response_item\",\"payload\":{\"type\":"
+                            "\"function_call_output\",\"call_id\":\"c1\",\"output\":\"" + huge + "\"}}\n";
+        const LoadResult r = loadBytes(codex, "rollout.jsonl");
+        QCOMPARE(r.transcript->format, Format::Codex);
+        QCOMPARE(json::inPlaceParses(), before + 2); // the big line
+        QCOMPARE(r.transcript->messages.back().blocks.front().text, plain["a"].get<std::string>());
+        // Truncated: fails with nlohmann's message.
+        std::string cut = doc.substr(0, doc.size() / 2);
+        padBuffer(cut);
+        QCOMPARE(json::parse(cut, fast, e1, kBufferPadding), json::ParseStatus::Failed);
+        QVERIFY(!e1.empty());
+    }
+
     void tolerantGetters()
     {
         const auto o = json::json::parse(R"({"s":"x","n":5,"f":2.5,"b":true,"wrong":[1]})");
