@@ -27,6 +27,8 @@
 #include <QTextDocument>
 #include <QTextLayout>
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
 #include <QTreeView>
 #include <QtTest>
 
@@ -198,6 +200,25 @@ private Q_SLOTS:
         const QString missing = m_dir.filePath(QStringLiteral("missing.jsonl"));
         QVERIFY(!w.openFileNow(missing));
         QVERIFY(w.lastError().contains(QStringLiteral("missing.jsonl")));
+        // A folder is named as one (it used to read as "larger than 4 GiB").
+        QVERIFY(!w.openFileNow(m_dir.path()));
+        QVERIFY2(w.lastError().contains(QStringLiteral("is a directory")), qPrintable(w.lastError()));
+    }
+
+    // A FIFO nobody writes to: the window stays responsive, and Cancel ends the wait.
+    void fifoWithoutWriterCanBeCancelled()
+    {
+        const QString fifo = m_dir.filePath(QStringLiteral("idle.fifo"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.openFile(fifo);
+        QTest::qWait(300);
+        QVERIFY(w.isLoading());
+        QMetaObject::invokeMethod(w.statusPanel(), "cancelRequested");
+        QVERIFY(!w.isLoading());
+        QTest::qWait(300);
+        QFile::remove(fifo);
     }
 
     void themeSwitch()
