@@ -455,6 +455,24 @@ std::vector<Range> arrayElements(std::string_view doc, std::size_t arrayBegin)
     return {};
 }
 
+std::string topLevelString(std::string_view doc, std::string_view key)
+{
+    const Range r = topLevelValue(doc, key);
+    if (r.begin == r.end || doc[r.begin] != '"')
+        return {};
+    json v;
+    std::string error;
+    if (parse(doc.substr(r.begin, r.end - r.begin), v, error) == ParseStatus::Failed || !v.is_string())
+        return {};
+    return v.get<std::string>();
+}
+
+bool topLevelTrue(std::string_view doc, std::string_view key)
+{
+    const Range r = topLevelValue(doc, key);
+    return r.begin != r.end && doc.substr(r.begin, r.end - r.begin) == "true";
+}
+
 Range topLevelValue(std::string_view doc, std::string_view key)
 {
     std::size_t i = skipWs(doc, 0);

@@ -80,5 +80,9 @@ struct Range {
 std::vector<Range> arrayElements(std::string_view doc, std::size_t arrayBegin);
 // Range of the value of a top-level key of the object document doc; begin==end==0 when absent.
 Range topLevelValue(std::string_view doc, std::string_view key);
+// A top-level string field read from the bytes without a DOM (a line may hold a 50 MB tool result);
+// empty when absent or not a string. topLevelTrue: the field is the literal true.
+std::string topLevelString(std::string_view doc, std::string_view key);
+bool topLevelTrue(std::string_view doc, std::string_view key);
 
 } // namespace cl::json

@@ -3,6 +3,7 @@
 // the project's own inputs of all seven formats) gets a value of every other JSON type, and each
 // mutated transcript is written through every writer and every strategy's export. Nothing may throw,
 // and every write must succeed.
+#include "test_support.h"
 #include "write_paths.h"
 
 #include <QDirIterator>
@@ -17,15 +18,6 @@ struct Source {
     std::string bytes;
 };
 
-std::string readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    const QByteArray b = f.readAll();
-    return std::string(b.constData(), std::size_t(b.size()));
-}
-
 std::vector<Source> sources()
 {
     std::vector<Source> out;
@@ -35,7 +27,7 @@ std::vector<Source> sources()
             const QString path = it.next();
             if (path.contains(QStringLiteral("/schema/")) || path.contains(QStringLiteral("/gui/")))
                 continue;
-            out.push_back({QDir(dir).relativeFilePath(path), readAll(path)});
+            out.push_back({QDir(dir).relativeFilePath(path), test::readFile(path.toStdString())});
         }
     }
     return out;

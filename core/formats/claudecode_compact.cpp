@@ -20,25 +20,6 @@ std::string_view chomp(std::string_view s)
     return s;
 }
 
-// A top-level string field of a line, read from its bytes; empty when absent or not a string.
-std::string topString(std::string_view line, std::string_view key)
-{
-    const auto r = cl::json::topLevelValue(line, key);
-    if (r.end == 0 || line[r.begin] != '"')
-        return {};
-    nlohmann::json v;
-    std::string error;
-    if (cl::json::parse(line.substr(r.begin, r.end - r.begin), v, error) == cl::json::ParseStatus::Failed || !v.is_string())
-        return {};
-    return v.get<std::string>();
-}
-
-bool topTrue(std::string_view line, std::string_view key)
-{
-    const auto r = cl::json::topLevelValue(line, key);
-    return r.end != 0 && line.substr(r.begin, r.end - r.begin) == "true";
-}
-
 // A line that can take a new place in the chain by replacing its parentUuid and uuid values in its
 // bytes: an object with both keys at its top level and no logicalParentUuid (a boundary's, which
 // the new chain must not carry).
@@ -93,9 +74,9 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
         // Read from the line's bytes (it may hold a 50 MB tool result); fields of the wrong type read
         // as absent, as the loader reads them.
         const std::string_view line = chomp(t.recordBytes(rec));
-        if (const std::string uuid = topString(line, "uuid"); !uuid.empty() && !topTrue(line, "isSidechain")) {
+        if (const std::string uuid = cl::json::topLevelString(line, "uuid"); !uuid.empty() && !cl::json::topLevelTrue(line, "isSidechain")) {
             leaf = uuid;
-            lastTimestamp = topString(line, "timestamp");
+            lastTimestamp = cl::json::topLevelString(line, "timestamp");
         }
     }
     if (lastTimestamp.empty())

@@ -23,25 +23,6 @@ std::string_view withoutTerminator(std::string_view s)
     return s;
 }
 
-// A top-level string field read straight from the bytes, without building a DOM.
-std::string fieldString(std::string_view line, std::string_view key)
-{
-    const auto r = cl::json::topLevelValue(line, key);
-    if (r.begin == r.end || line[r.begin] != '"')
-        return {};
-    json v;
-    std::string err;
-    if (cl::json::parse(line.substr(r.begin, r.end - r.begin), v, err) == cl::json::ParseStatus::Failed || !v.is_string())
-        return {};
-    return v.get<std::string>();
-}
-
-bool fieldTrue(std::string_view line, std::string_view key)
-{
-    const auto r = cl::json::topLevelValue(line, key);
-    return line.substr(r.begin, r.end - r.begin) == "true";
-}
-
 ordered_json parseOrdered(std::string_view text)
 {
     if (cl::json::nestingDepth(text) > cl::json::kMaxDepth)
@@ -157,7 +138,7 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
                             && t.messages[std::size_t(owner[r])].records.front() != r;
         if (deleted || merged) {
             skip[r] = 1;
-            if (std::string u = fieldString(t.recordBytes(t.records[r]), "uuid"); !u.empty())
+            if (std::string u = cl::json::topLevelString(t.recordBytes(t.records[r]), "uuid"); !u.empty())
                 removed.insert(std::move(u));
         }
     }
@@ -204,7 +185,7 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
         const std::string_view bytes = t.recordBytes(t.records[r]);
         const std::int32_t mi = owner[r];
         if (!skip[r]) {
-            const int lane = mi >= 0 ? (t.messages[std::size_t(mi)].sidechain ? 1 : 0) : (fieldTrue(bytes, "isSidechain") ? 1 : 0);
+            const int lane = mi >= 0 ? (t.messages[std::size_t(mi)].sidechain ? 1 : 0) : (cl::json::topLevelTrue(bytes, "isSidechain") ? 1 : 0);
             std::string uuid;
             if (mi >= 0 && t.messages[std::size_t(mi)].edited) {
                 ordered_json line = parseOrdered(withoutTerminator(bytes));
@@ -232,12 +213,12 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
                 }
             } else if ((redirect.empty() && removed.empty()) || !t.records[r].parsed) {
                 out += bytes;
-                uuid = fieldString(bytes, "uuid");
+                uuid = cl::json::topLevelString(bytes, "uuid");
             } else {
                 // Splice new parent links into the original bytes; everything else stays as read.
                 std::string text(bytes);
                 for (const char *k : {"parentUuid", "logicalParentUuid"}) {
-                    const std::string old = fieldString(text, k);
+                    const std::string old = cl::json::topLevelString(text, k);
                     const std::string now = resolve(old, lane);
                     if (now == old)
                         continue;
@@ -246,7 +227,7 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
                                  now.empty() ? std::string("null") : cl::json::dump(json(now)));
                 }
                 out += text;
-                uuid = fieldString(text, "uuid");
+                uuid = cl::json::topLevelString(text, "uuid");
             }
             if (mi >= 0 && !uuid.empty())
                 last[lane] = uuid;
