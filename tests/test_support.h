@@ -9,12 +9,51 @@
 #include "core/transcript.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QtGlobal>
+#include <QtTest>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace cl::test {
+
+// In CI (.ci/run sets CONTEXTLENS_CI=1; most CI systems set CI) missing test data is a failure, not a
+// skip: a test that quietly skipped there would pass without testing anything.
+inline bool inCi()
+{
+    return !qEnvironmentVariableIsEmpty("CONTEXTLENS_CI") || !qEnvironmentVariableIsEmpty("CI");
+}
+
+// The shared real samples (../shared/samples) are present.
+inline bool samplesPresent()
+{
+    return QDir(QStringLiteral(CL_SAMPLES_DIR "/claude-code")).exists();
+}
+
+// The pinned BPE vocabularies (the build fetches them into build/vocab) are present.
+inline bool vocabularyPresent()
+{
+    const QByteArray dir = qgetenv("CONTEXTLENS_VOCAB_DIR");
+    return QFile::exists((dir.isEmpty() ? QStringLiteral(CL_BINARY_DIR "/vocab") : QString::fromLocal8Bit(dir))
+                         + QStringLiteral("/o200k_base.tiktoken"));
+}
+
+} // namespace cl::test
+
+// Skips the test outside CI when `condition` does not hold; fails it in CI.
+#define CL_REQUIRE(condition, what)                                                                        \
+    do {                                                                                                 \
+        if (!(condition)) {                                                                              \
+            if (cl::test::inCi())                                                                        \
+                QFAIL(qPrintable(QStringLiteral("missing in CI: ") + QString::fromUtf8(what)));          \
+            QSKIP(what);                                                                                 \
+        }                                                                                                \
+    } while (false)
+#define CL_REQUIRE_SAMPLES() CL_REQUIRE(cl::test::samplesPresent(), "the shared samples (../shared/samples)")
+#define CL_REQUIRE_VOCAB() CL_REQUIRE(cl::test::vocabularyPresent(), "the BPE vocabularies (scripts/fetch-vocab.sh)")
 
 namespace cl::test {
 

@@ -6,6 +6,8 @@
 #include "core/generator.h"
 #include "core/loader.h"
 
+#include "test_support.h"
+
 #include <QtTest>
 
 #include <filesystem>
@@ -448,8 +450,7 @@ private Q_SLOTS:
     void sampleFile()
     {
         const std::string path = std::string(CL_SAMPLES_DIR) + "/claude-code/viewer-sample-small.jsonl";
-        if (!std::filesystem::exists(path))
-            QSKIP("samples not present");
+        CL_REQUIRE(std::filesystem::exists(path), "samples not present");
         const auto r = loadFile(path);
         QVERIFY(r.ok());
         const Analysis a = analyze(*r.transcript);

@@ -103,8 +103,7 @@ private Q_SLOTS:
 
     void mainWindow()
     {
-        if (!QFileInfo::exists(kSample))
-            QSKIP("sample not present");
+        CL_REQUIRE(QFileInfo::exists(kSample), "sample not present");
         MainWindow w;
         w.setShowErrorDialogs(false);
         w.resize(1400, 900);
@@ -195,8 +194,7 @@ private Q_SLOTS:
 
     void openFileNowAnalysesAtOnce()
     {
-        if (!QFileInfo::exists(kSample))
-            QSKIP("sample not present");
+        CL_REQUIRE(QFileInfo::exists(kSample), "sample not present");
         MainWindow w;
         w.setShowErrorDialogs(false);
         QVERIFY(w.openFileNow(kSample));

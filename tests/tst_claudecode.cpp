@@ -5,6 +5,8 @@
 #include "core/loader.h"
 #include "core/writer.h"
 
+#include "test_support.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -128,8 +130,7 @@ void TestClaudeCode::samplesLoadAndRoundTrip()
 {
     QFETCH(QString, file);
     const std::string path = std::string(CL_SAMPLES_DIR) + "/claude-code/" + file.toStdString();
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto t = loadPath(path);
     QVERIFY(t);
     QCOMPARE(t->format, Format::ClaudeCode);
@@ -166,8 +167,7 @@ void TestClaudeCode::samplesLoadAndRoundTrip()
 void TestClaudeCode::viewerSmallCounts()
 {
     const std::string path = std::string(CL_SAMPLES_DIR) + "/claude-code/viewer-sample-small.jsonl";
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto t = loadPath(path);
     // Counted by hand from the file: 29 lines; assistant responses (message.id) on lines 3-4, 6-10,
     // 16-18, 22, 24-25, 27, 29 -> 7 messages; 14 user lines (2 prompts, 12 tool results).
@@ -190,8 +190,7 @@ void TestClaudeCode::viewerSmallCounts()
 void TestClaudeCode::viewerEditsSidechains()
 {
     const std::string path = std::string(CL_SAMPLES_DIR) + "/claude-code/viewer-sample-edits.jsonl";
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto t = loadPath(path);
     // By hand: 53 lines; main chain lines 1-15, 23-25, 41-53; two inline sidechains (16-22, 26-40).
     // Responses: 10 main, 10 sidechain; users: 15 main, 10 sidechain; 13 + 8 tool pairs.
@@ -209,8 +208,7 @@ void TestClaudeCode::viewerEditsSidechains()
 void TestClaudeCode::compactionFixture()
 {
     const std::string path = std::string(CL_SAMPLES_DIR) + "/claude-code/fixture-compaction.jsonl";
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto t = loadPath(path);
     QCOMPARE(t->records.size(), std::size_t(89));
     // The early lines (1-22) are mostly isSidechain:true: they still show, in file order.

@@ -26,17 +26,6 @@ Run cli(const std::vector<std::string> &args)
     return cl::test::runCli(args);
 }
 
-bool claudeLoaderIsStub()
-{
-    cl::gen::Options o;
-    o.messages = 4;
-    const auto r = cl::loadBytes(cl::gen::generate(o), "probe.jsonl");
-    for (const auto &d : r.transcript->diagnostics)
-        if (d.message.find("not implemented") != std::string::npos)
-            return true;
-    return false;
-}
-
 } // namespace
 
 class TestCli : public QObject
@@ -85,8 +74,6 @@ private Q_SLOTS:
 
     void infoJsonMatchesGenerator()
     {
-        if (claudeLoaderIsStub())
-            QSKIP("claude-code loader not implemented yet");
         const Run r = cli({"info", m_session, "--json"});
         QCOMPARE(r.code, 0);
         const json j = json::parse(r.out);
@@ -143,8 +130,6 @@ private Q_SLOTS:
         writeFile(junk, "hello, this is not a transcript\njust text\n");
         QCOMPARE(cli({"info", junk}).code, 2);
 
-        if (claudeLoaderIsStub())
-            QSKIP("claude-code loader not implemented yet");
         // 0: the clean file.
         QCOMPARE(cli({"info", m_session}).code, 0);
         // 1: the same file with one broken line; the diagnostic names file and line.
@@ -182,8 +167,6 @@ private Q_SLOTS:
         QCOMPARE(cli({"convert", m_session, "-o", out}).code, 2);
         QCOMPARE(cli({"convert", m_session, "--to", "nope", "-o", out}).code, 2);
 
-        if (claudeLoaderIsStub())
-            QSKIP("claude-code loader not implemented yet");
         // --force: same format without edits writes the original bytes back.
         r = cli({"convert", m_session, "--to", "claude-code", "-o", out, "--force", "--json"});
         QCOMPARE(r.code, 0);
@@ -197,8 +180,6 @@ private Q_SLOTS:
 
     void convertToApiFormat()
     {
-        if (claudeLoaderIsStub())
-            QSKIP("claude-code loader not implemented yet");
         const std::string out = path("request.json");
         const Run r = cli({"convert", m_session, "--to", "anthropic", "-o", out, "--json"});
         if (r.code == 2) {
@@ -238,11 +219,6 @@ private Q_SLOTS:
                         R"({"role":"user","content":"hello"},{"role":"assistant","content":"hi"}]})");
         r = cli({"validate", good, "--as", "anthropic", "--json"});
         const json g = json::parse(r.out);
-        bool stub = false;
-        for (const auto &v : g["violations"])
-            stub = stub || v["reason"].get<std::string>().find("not implemented") != std::string::npos;
-        if (stub)
-            QSKIP("validity checker not implemented yet");
         QCOMPARE(r.code, 0);
         QCOMPARE(g["valid"].get<bool>(), true);
         QCOMPARE(cli({"validate", path("missing.json")}).code, 2);

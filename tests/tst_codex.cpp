@@ -6,6 +6,8 @@
 #include "core/loader.h"
 #include "core/writer.h"
 
+#include "test_support.h"
+
 #include <QtTest>
 
 #include <fstream>
@@ -210,8 +212,7 @@ void TestCodex::compactedMarker()
 void TestCodex::sampleFixture()
 {
     const std::string path = kSamples + "/codex/fixture-rollout.jsonl";
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto r = loadFile(path);
     QVERIFY(r.ok());
     const Transcript &t = *r.transcript;

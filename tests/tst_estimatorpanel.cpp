@@ -12,6 +12,8 @@
 #include "core/loader.h"
 #include "core/tokencount.h"
 
+#include "test_support.h"
+
 #include <QApplication>
 #include <QLocale>
 #include <QScrollBar>
@@ -133,8 +135,7 @@ private Q_SLOTS:
     void tableMatchesCore()
     {
         const auto tok = o200k();
-        if (!tok)
-            QSKIP("no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
+        CL_REQUIRE(tok, "no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
         const auto t = session(60, 7);
         const tc::ErrorTable expected = tc::estimatorErrorTable(*t, *tok);
         // The generated data must cover every content type, or the test checks less than it says.
@@ -210,8 +211,7 @@ private Q_SLOTS:
     void newerTranscriptWins()
     {
         const auto tok = o200k();
-        if (!tok)
-            QSKIP("no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
+        CL_REQUIRE(tok, "no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
         const auto big = session(400, 11), small = session(20, 5);
         const tc::ErrorTable expectSmall = tc::estimatorErrorTable(*small, *tok);
         QVERIFY(tc::estimatorErrorTable(*big, *tok).total.exact != expectSmall.total.exact);
@@ -237,8 +237,7 @@ private Q_SLOTS:
     void editedTranscriptCountsOnlyChanges()
     {
         const auto tok = o200k();
-        if (!tok)
-            QSKIP("no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
+        CL_REQUIRE(tok, "no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
         const auto original = session(200, 3);
         auto editedCopy = std::make_shared<Transcript>(*original);
         std::size_t changed = 0;
@@ -271,10 +270,8 @@ private Q_SLOTS:
     void samples()
     {
         const auto tok = o200k();
-        if (!tok)
-            QSKIP("no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
-        if (!QFile::exists(QStringLiteral(CL_SAMPLES_DIR)))
-            QSKIP("no sample transcripts");
+        CL_REQUIRE(tok, "no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
+        CL_REQUIRE(QFile::exists(QStringLiteral(CL_SAMPLES_DIR)), "no sample transcripts");
         for (const char *name : {"claude-code/viewer-sample-edits.jsonl", "codex/fixture-rollout.jsonl", "gemini/fixture-session.jsonl"}) {
             LoadResult r = loadFile(std::string(CL_SAMPLES_DIR) + "/" + name);
             QVERIFY2(r.ok(), name);
@@ -292,8 +289,7 @@ private Q_SLOTS:
     void mainWindowWiring()
     {
         const auto tok = o200k();
-        if (!tok)
-            QSKIP("no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
+        CL_REQUIRE(tok, "no o200k_base vocabulary (set CONTEXTLENS_VOCAB_DIR, scripts/fetch-vocab.sh)");
         QTemporaryDir dir;
         gen::Options o;
         o.messages = 30;

@@ -6,6 +6,8 @@
 #include "core/loader.h"
 #include "core/writer.h"
 
+#include "test_support.h"
+
 #include <QtTest>
 
 #include <fstream>
@@ -98,8 +100,7 @@ private Q_SLOTS:
 void TestGeminiCli::sampleSession()
 {
     const std::string path = kSamples + "/gemini/fixture-session.jsonl";
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto r = loadFile(path);
     QVERIFY(r.ok());
     const Transcript &t = *r.transcript;
@@ -144,8 +145,7 @@ void TestGeminiCli::sampleSession()
 void TestGeminiCli::sampleLegacy()
 {
     const std::string path = kSamples + "/gemini/fixture-legacy.json";
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        QSKIP("samples not available");
+    CL_REQUIRE(QFileInfo::exists(QString::fromStdString(path)), "samples not available");
     auto r = loadFile(path);
     QVERIFY(r.ok());
     const Transcript &t = *r.transcript;
@@ -347,9 +347,6 @@ void TestGeminiCli::checkpoint()
     auto t = load(readFile(kData + "checkpoint.json"), std::nullopt);
     QVERIFY(t);
     QCOMPARE(t->format, Format::GeminiCli);
-    for (const auto &d : t->diagnostics)
-        if (d.message.find("not implemented") != std::string::npos)
-            QSKIP("Gemini content loader (gemini.cpp) not implemented yet");
     QCOMPARE(countDiag(*t, Diagnostic::Severity::Error), 0);
     int user = 0, asst = 0;
     for (const auto &m : t->messages) {

@@ -26,6 +26,7 @@
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <sys/stat.h>
@@ -52,16 +53,6 @@ const char kSession[] =
     R"({"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s","timestamp":"2025-09-03T00:47:22.000Z","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4","content":[{"type":"text","text":"It prints a greeting."}],"usage":{"input_tokens":5,"cache_creation_input_tokens":50,"cache_read_input_tokens":1100,"output_tokens":8}}})"
     "\n";
 
-bool loaderMissing(const MainWindow &w)
-{
-    if (!w.transcript())
-        return false;
-    for (const Diagnostic &d : w.transcript()->diagnostics)
-        if (d.message.find("not implemented") != std::string::npos)
-            return true;
-    return false;
-}
-
 QModelIndex findKind(const QAbstractItemModel &model, const QString &kind)
 {
     for (int r = 0; r < model.rowCount(); ++r) {
@@ -82,8 +73,6 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        // Settings (recent files, theme) go to the temporary dir, never the user's config.
-        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_dir.filePath(QStringLiteral("config"))));
         QCoreApplication::setOrganizationName(QStringLiteral("ContextLensTest"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_gui"));
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
@@ -105,8 +94,6 @@ private Q_SLOTS:
         QVERIFY(w.isLoading());
         QTRY_COMPARE(finished.count(), 1);
         QVERIFY(!w.isLoading());
-        if (loaderMissing(w))
-            QSKIP("Claude Code loader not implemented yet");
         QCOMPARE(finished.first().first().toBool(), true);
 
         // Four messages; the broken line is a diagnostic, not a row.
@@ -144,7 +131,12 @@ private Q_SLOTS:
         QVERIFY2(line4, "no diagnostic for the invalid line 4");
         // Recent files remember the session (absolute path, newest first).
         QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), QFileInfo(m_session).absoluteFilePath());
-        QVERIFY(QFile::exists(m_dir.filePath(QStringLiteral("config/ContextLensTest/tst_gui.conf"))));
+        // Settings (recent files, theme) go to this test process's own home in QStandardPaths' test
+        // mode (tests/test_environment.cpp), never to the user's config.
+        const QString config = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation);
+        QVERIFY2(QDir::homePath().contains(QStringLiteral("contextlens-test-home")) && config.startsWith(QDir::homePath()),
+                 qPrintable(config));
+        QVERIFY(QFile::exists(config + QStringLiteral("/ContextLensTest/tst_gui.conf")));
         Q_EMIT w.diagnosticsPanel()->lineActivated(3);
         const QModelIndex current = w.transcriptPanel()->view()->currentIndex();
         QCOMPARE(current.data(MessageIndexRole).toInt(), result.parent().row());
@@ -281,8 +273,6 @@ private Q_SLOTS:
         MainWindow probe;
         probe.setShowErrorDialogs(false);
         probe.openFileNow(m_session);
-        if (loaderMissing(probe))
-            QSKIP("Claude Code loader not implemented yet");
         QCOMPARE(rc, 0);
         // Dark mode really is dark: the image's top-left corner (menu bar) follows the palette.
         QCOMPARE(theme::isDark(QPalette(image.pixelColor(2, 2))), themeName == QStringLiteral("dark"));

@@ -13,6 +13,8 @@
 #include "core/loader.h"
 #include "core/tokens.h"
 
+#include "test_support.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QElapsedTimer>
@@ -248,13 +250,9 @@ private Q_SLOTS:
     void sampleFile()
     {
         const QString path = QStringLiteral(CL_SAMPLES_DIR "/claude-code/viewer-sample-small.jsonl");
-        if (!QFile::exists(path))
-            QSKIP("sample transcripts not present");
+        CL_REQUIRE(QFile::exists(path), "sample transcripts not present");
         LoadResult r = loadFile(path.toStdString());
         QVERIFY(r.ok());
-        for (const Diagnostic &d : r.transcript->diagnostics)
-            if (d.severity == Diagnostic::Severity::Error && d.message.find("not implemented") != std::string::npos)
-                QSKIP("Claude Code loader not implemented yet");
         TranscriptModel model;
         TranscriptFilterModel filter;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -308,8 +308,7 @@ private Q_SLOTS:
     void realSamples()
     {
         const QDir dir(QStringLiteral(CL_SAMPLES_DIR));
-        if (!dir.exists())
-            QSKIP("no samples folder");
+        CL_REQUIRE(dir.exists(), "no samples folder");
         int checked = 0;
         for (const QString &sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
             if (sub == QLatin1String("schema"))

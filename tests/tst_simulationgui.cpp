@@ -109,7 +109,6 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_dir.filePath(QStringLiteral("config"))));
         QCoreApplication::setOrganizationName(QStringLiteral("ContextLensTest"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_simulationgui"));
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));

@@ -9,6 +9,8 @@
 #include "core/tokencount.h"
 #include "core/tokens.h"
 
+#include "test_support.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -53,8 +55,7 @@ private Q_SLOTS:
     {
         const auto o = o200k();
         const auto c = cl100k();
-        if (!o || !c)
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o || !c, "vocabularies missing (scripts/fetch-vocab.sh)");
         // Ids from the tiktoken test plans (vocab/TestPlans.txt).
         QCOMPARE(o->encode("hello world"), (std::vector<std::uint32_t>{24912, 2375}));
         QCOMPARE(o->encode("hello"), (std::vector<std::uint32_t>{24912}));
@@ -94,8 +95,7 @@ private Q_SLOTS:
 
     void openAIFraming()
     {
-        if (!o200k())
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o200k(), "vocabularies missing (scripts/fetch-vocab.sh)");
         Transcript t;
         t.format = Format::OpenAIChat;
         t.messages.push_back(textMessage(Role::User, "hello world"));   // 2 + 3
@@ -143,8 +143,7 @@ private Q_SLOTS:
 
     void claudeFactor()
     {
-        if (!o200k())
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o200k(), "vocabularies missing (scripts/fetch-vocab.sh)");
         // o200k with framing: "hello world" = 5, "hello" = 4.
         Transcript t;
         t.format = Format::ClaudeCode;
@@ -248,8 +247,7 @@ private Q_SLOTS:
     void cacheRecountsOnlyChanges()
     {
         const auto o = o200k();
-        if (!o)
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o, "vocabularies missing (scripts/fetch-vocab.sh)");
         Transcript t;
         t.format = Format::OpenAIChat;
         for (int i = 0; i < 10; ++i)
@@ -271,8 +269,7 @@ private Q_SLOTS:
     void sampleCacheCountsOnlyNewSamples()
     {
         const auto o = o200k();
-        if (!o)
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o, "vocabularies missing (scripts/fetch-vocab.sh)");
         Transcript t;
         t.format = Format::OpenAIChat;
         const char *texts[] = {"Please fix the parser.", "def f(x):\n    return x + 1\n", "Please fix the parser.",
@@ -325,8 +322,7 @@ private Q_SLOTS:
         QCOMPARE(tokencount::charsDiv4("\xE3\x81\x93\xE3\x82\x93"), 1); // 2 code points
 
         const auto o = o200k();
-        if (!o)
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o, "vocabularies missing (scripts/fetch-vocab.sh)");
         const std::vector<std::string_view> samples{"hello world", "hello", "{\"a\": 1}"};
         const auto table = tokencount::estimatorErrorTable(samples, *o);
         QCOMPARE(table.rows.size(), std::size_t(2));
@@ -346,8 +342,7 @@ private Q_SLOTS:
 
     void cliFileAndJson()
     {
-        if (!o200k())
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o200k(), "vocabularies missing (scripts/fetch-vocab.sh)");
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("hello.txt"));
         writeFile(file, "hello world");
@@ -390,8 +385,7 @@ private Q_SLOTS:
 
     void cliReportOnTranscript()
     {
-        if (!o200k())
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(o200k(), "vocabularies missing (scripts/fetch-vocab.sh)");
         QTemporaryDir dir;
         const std::string file = dir.filePath(QStringLiteral("chat.json")).toStdString();
         std::string out, err;
@@ -420,10 +414,8 @@ private Q_SLOTS:
     void cliStdin()
     {
         const QString exe = QStringLiteral(CL_BINARY_DIR "/app/contextlens-cli");
-        if (!QFileInfo::exists(exe))
-            QSKIP("contextlens-cli not built");
-        if (!o200k())
-            QSKIP("vocabularies missing (scripts/fetch-vocab.sh)");
+        CL_REQUIRE(QFileInfo::exists(exe), "contextlens-cli not built");
+        CL_REQUIRE(o200k(), "vocabularies missing (scripts/fetch-vocab.sh)");
         QProcess p;
         p.start(exe, {QStringLiteral("tokens"), QStringLiteral("-"), QStringLiteral("--json")});
         QVERIFY(p.waitForStarted());
@@ -439,8 +431,7 @@ private Q_SLOTS:
     void samples()
     {
         const std::filesystem::path root(CL_SAMPLES_DIR);
-        if (!std::filesystem::is_directory(root) || !o200k())
-            QSKIP("samples or vocabularies missing");
+        CL_REQUIRE(std::filesystem::is_directory(root) || !o200k(), "samples or vocabularies missing");
         int checked = 0;
         for (const auto &e : std::filesystem::recursive_directory_iterator(root)) {
             if (!e.is_regular_file() || (e.path().extension() != ".jsonl" && e.path().extension() != ".json"))

@@ -416,6 +416,7 @@ private Q_SLOTS:
             QCOMPARE(r.code, written && json::parse(r.out)["resultValid"].get<bool>() ? 0 : 1);
         }
         // Every sample, converted to every format: the report agrees with validate.
+        CL_REQUIRE_SAMPLES();
         QDirIterator it(QStringLiteral(CL_SAMPLES_DIR), {QStringLiteral("*.jsonl"), QStringLiteral("*.json")}, QDir::Files,
                         QDirIterator::Subdirectories);
         std::size_t checked = 0;

@@ -39,6 +39,12 @@ class TestWriteTypes : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // Outside CI the project's own inputs suffice; in CI the shared samples must be there too.
+        QVERIFY2(!test::inCi() || test::samplesPresent(), "the shared samples (../shared/samples) are missing in CI");
+    }
+
     void everyKeyEveryType_data()
     {
         QTest::addColumn<QString>("name");
