@@ -103,18 +103,21 @@ bool decodeMessage(Transcript &t, const json &element, std::uint32_t line, Messa
 }
 
 // One neutral block as an Anthropic content block; false when it cannot be carried.
-bool encodeBlock(const Block &b, json &out, std::vector<std::string> &notes)
+// Consumes b's text (the caller hands over its own block, or a shapeOf for a probe).
+bool encodeBlock(Block &b, json &out, std::vector<std::string> &notes)
 {
     switch (b.type) {
     case BlockType::Text:
-        out = json{{"type", "text"}, {"text", b.text}};
-        return !b.text.empty();
+        if (b.text.empty())
+            return false;
+        out = json{{"type", "text"}, {"text", std::move(b.text)}};
+        return true;
     case BlockType::Thinking:
         if (!b.input.is_object() || cl::json::str(b.input, "signature").empty()) {
             api::addNote(notes, "thinking without a signature dropped (the API rejects unsigned thinking)");
             return false;
         }
-        out = json{{"type", "thinking"}, {"thinking", b.text}, {"signature", b.input["signature"]}};
+        out = json{{"type", "thinking"}, {"thinking", std::move(b.text)}, {"signature", b.input["signature"]}};
         return true;
     case BlockType::RedactedThinking:
         if (cl::json::str(b.input, "data").empty()) {
@@ -137,7 +140,7 @@ bool encodeBlock(const Block &b, json &out, std::vector<std::string> &notes)
                        {"source", {{"type", text ? "text" : "base64"}, {"media_type", b.mediaType}, {"data", data}}}};
         } else if (b.type == BlockType::Document && !b.text.empty()) {
             out = json{{"type", "document"},
-                       {"source", {{"type", "text"}, {"media_type", "text/plain"}, {"data", b.text}}}};
+                       {"source", {{"type", "text"}, {"media_type", "text/plain"}, {"data", std::move(b.text)}}}};
         } else {
             api::addNote(notes, "images and documents without their data replaced by a text placeholder");
             out = json{{"type", "text"}, {"text", api::placeholderText(b)}};
@@ -154,7 +157,7 @@ bool encodeBlock(const Block &b, json &out, std::vector<std::string> &notes)
         return true;
     }
     case BlockType::ToolResult:
-        out = json{{"type", "tool_result"}, {"tool_use_id", b.toolId}, {"content", b.text}};
+        out = json{{"type", "tool_result"}, {"tool_use_id", b.toolId}, {"content", std::move(b.text)}};
         if (b.isError)
             out["is_error"] = true;
         return true;
@@ -166,10 +169,10 @@ bool encodeBlock(const Block &b, json &out, std::vector<std::string> &notes)
     return false;
 }
 
-json encodeContent(const std::vector<Block> &blocks, std::vector<std::string> &notes)
+json encodeContent(std::vector<Block> blocks, std::vector<std::string> &notes)
 {
     json content = json::array();
-    for (const auto &b : blocks) {
+    for (auto &b : blocks) {
         json out;
         if (encodeBlock(b, out, notes))
             content.push_back(std::move(out));
@@ -256,7 +259,8 @@ WriteResult writeAnthropic(const Transcript &t, ByteSink &out)
         for (auto &b : turn.blocks) {
             json ignored;
             std::vector<std::string> probe;
-            if (encodeBlock(b, ignored, probe))
+            Block shape = api::shapeOf(b);
+            if (encodeBlock(shape, ignored, probe))
                 kept.push_back(std::move(b));
             for (auto &n : probe)
                 api::addNote(r.notes, std::move(n));
@@ -276,7 +280,7 @@ WriteResult writeAnthropic(const Transcript &t, ByteSink &out)
     api::DocumentStream messages(out, std::move(doc), "messages");
     for (auto &turn : api::alternate(std::move(c), r.notes)) {
         messages.element(json{{"role", turn.role == Role::Assistant ? "assistant" : "user"},
-                              {"content", encodeContent(turn.blocks, r.notes)}});
+                              {"content", encodeContent(std::move(turn.blocks), r.notes)}});
         std::vector<Block>().swap(turn.blocks);
     }
     messages.finish();

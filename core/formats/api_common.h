@@ -100,6 +100,10 @@ Block makeBlock(BlockType type, std::string text);
 std::string dataUrl(const Block &image);                   // "data:<mt>;base64,<data>" or the url; "" if none
 void parseDataUrl(std::string_view url, Block &image);     // fills mediaType, dataSize, input
 std::string placeholderText(const Block &b);               // "[image omitted: image/png]" ...
+// A copy of b without its text (empty stays empty, anything else becomes one space; a Raw block
+// keeps its JSON): what an encoder needs to decide whether it can carry b, without copying a text
+// that may be megabytes. The encoders take their blocks by value and move the texts into the JSON.
+Block shapeOf(const Block &b);
 std::string argumentsString(const json &input);            // tool input as a JSON string
 json parseArguments(Transcript &t, std::uint32_t line, const json &arguments); // string -> object (diagnostic when not JSON)
 std::string blocksText(const json &content);               // text of string | blocks, non-text blocks as [type]

@@ -161,6 +161,20 @@ std::string blocksText(const json &content)
     return out;
 }
 
+Block shapeOf(const Block &b)
+{
+    Block s;
+    s.type = b.type;
+    s.text = b.type == BlockType::Raw ? b.text : b.text.empty() ? std::string() : std::string(" ");
+    s.toolId = b.toolId;
+    s.toolName = b.toolName;
+    s.input = b.input;
+    s.mediaType = b.mediaType;
+    s.dataSize = b.dataSize;
+    s.isError = b.isError;
+    return s;
+}
+
 Block makeBlock(BlockType type, std::string text)
 {
     Block b;
@@ -305,7 +319,9 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
             Block *result = it == resultOf.end() ? nullptr : &items[it->second.first].blocks[it->second.second];
             if (!result)
                 ++placeholders;
-            results.push_back(Turn{Role::Tool, {resultFor(use, result)}});
+            Turn tool{Role::Tool, {}};
+            tool.blocks.push_back(resultFor(use, result)); // not an initializer list: that would copy the text
+            results.push_back(std::move(tool));
         }
         Turn turn{Role::Assistant, {}};
         for (const auto j : segment)

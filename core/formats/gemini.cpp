@@ -127,16 +127,21 @@ struct GeminiDecoder {
     }
 };
 
-// False when the block cannot be carried.
-bool encodePart(const Block &b, json &out, std::vector<std::string> &notes)
+// False when the block cannot be carried. Consumes b's text (the caller hands over its own block, or
+// a shapeOf for a probe).
+bool encodePart(Block &b, json &out, std::vector<std::string> &notes)
 {
     switch (b.type) {
     case BlockType::Text:
-        out = json{{"text", b.text}};
-        return !b.text.empty();
+        if (b.text.empty())
+            return false;
+        out = json{{"text", std::move(b.text)}};
+        return true;
     case BlockType::Thinking:
-        out = json{{"text", b.text}, {"thought", true}};
-        return !b.text.empty();
+        if (b.text.empty())
+            return false;
+        out = json{{"text", std::move(b.text)}, {"thought", true}};
+        return true;
     case BlockType::RedactedThinking:
         api::addNote(notes, "redacted (encrypted) thinking dropped");
         return false;
@@ -154,7 +159,7 @@ bool encodePart(const Block &b, json &out, std::vector<std::string> &notes)
     case BlockType::ToolResult:
         out = json{{"functionResponse",
                     {{"name", b.toolName.empty() ? std::string("unknown_tool") : b.toolName},
-                     {"response", json{{b.isError ? "error" : "output", b.text}}}}}};
+                     {"response", json{{b.isError ? "error" : "output", std::move(b.text)}}}}}};
         if (!b.toolId.empty() && !isSynthesized(b.toolId))
             out["functionResponse"]["id"] = b.toolId;
         return true;
@@ -168,7 +173,7 @@ bool encodePart(const Block &b, json &out, std::vector<std::string> &notes)
         } else if (!url.empty() && url.rfind("data:", 0) != 0) {
             out = json{{"fileData", {{"mimeType", mime}, {"fileUri", url}}}};
         } else if (!data.empty() || !b.text.empty()) {
-            out = json{{"text", data.empty() ? b.text : data}};
+            out = json{{"text", data.empty() ? std::move(b.text) : data}};
         } else {
             api::addNote(notes, "images and documents without their data replaced by a text placeholder");
             out = json{{"text", api::placeholderText(b)}};
@@ -183,7 +188,7 @@ bool encodePart(const Block &b, json &out, std::vector<std::string> &notes)
     return false;
 }
 
-json encodeParts(const std::vector<Block> &blocks, const json &signatures, std::vector<std::string> &notes)
+json encodeParts(std::vector<Block> blocks, const json &signatures, std::vector<std::string> &notes)
 {
     json parts = json::array();
     for (std::size_t i = 0; i < blocks.size(); ++i) {
@@ -214,7 +219,8 @@ api::Canonical prepareContents(const Transcript &t, std::vector<std::string> &no
         std::vector<Block> kept;
         for (auto &b : turn.blocks) {
             json ignored;
-            if (encodePart(b, ignored, notes))
+            Block shape = api::shapeOf(b);
+            if (encodePart(shape, ignored, notes))
                 kept.push_back(std::move(b));
         }
         turn.blocks = std::move(kept);
@@ -226,7 +232,7 @@ api::Canonical prepareContents(const Transcript &t, std::vector<std::string> &no
 void emitContents(api::Canonical &&c, std::vector<std::string> &notes, const std::function<void(const json &)> &emit)
 {
     for (auto &turn : api::alternate(std::move(c), notes)) {
-        emit(json{{"role", turn.role == Role::Assistant ? "model" : "user"}, {"parts", encodeParts(turn.blocks, json(), notes)}});
+        emit(json{{"role", turn.role == Role::Assistant ? "model" : "user"}, {"parts", encodeParts(std::move(turn.blocks), json(), notes)}});
         std::vector<Block>().swap(turn.blocks);
     }
 }

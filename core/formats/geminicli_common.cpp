@@ -53,9 +53,12 @@ std::string resultText(const Json &result, bool &isError)
         } else {
             piece = json::dump(part);
         }
-        if (!out.empty() && !piece.empty())
+        if (out.empty())
+            out = std::move(piece); // the usual single part: no second copy of a long result
+        else if (!piece.empty()) {
             out += '\n';
-        out += piece;
+            out += piece;
+        }
     }
     return out;
 }

@@ -39,10 +39,21 @@ std::string isoTime(std::int64_t ms)
     return buf;
 }
 
+// [{"functionResponse": {"id", "name", "response": {"output" | "error": text}}}], built by moves: an
+// initializer list would copy the text (a tool result may be megabytes) once per level.
 ojson functionResponse(const Block &b, const std::string &name)
 {
-    ojson response = b.isError ? ojson{{"error", b.text}} : ojson{{"output", b.text}};
-    return ojson::array({ojson{{"functionResponse", {{"id", b.toolId}, {"name", name}, {"response", response}}}}});
+    ojson response = ojson::object();
+    response[b.isError ? "error" : "output"] = b.text;
+    ojson call = ojson::object();
+    call["id"] = b.toolId;
+    call["name"] = name;
+    call["response"] = std::move(response);
+    ojson part = ojson::object();
+    part["functionResponse"] = std::move(call);
+    ojson parts = ojson::array();
+    parts.push_back(std::move(part));
+    return parts;
 }
 
 // ---- same format, edited records ----

@@ -139,21 +139,31 @@ struct ChatDecoder {
     }
 };
 
-json encodeUserContent(const std::vector<Block> &blocks, std::vector<std::string> &notes)
+// Appends a text to a joined one, moving it when it is the first (a long text is not copied).
+void join(std::string &text, std::string &&part)
+{
+    if (text.empty())
+        text = std::move(part);
+    else
+        text += "\n" + part;
+}
+
+// The encoders take their blocks by value and move the texts into the JSON.
+json encodeUserContent(std::vector<Block> blocks, std::vector<std::string> &notes)
 {
     bool onlyText = true;
     for (const auto &b : blocks)
         onlyText = onlyText && b.type == BlockType::Text;
     if (onlyText) {
         std::string text;
-        for (const auto &b : blocks)
-            text += (text.empty() ? "" : "\n") + b.text;
+        for (auto &b : blocks)
+            join(text, std::move(b.text));
         return text;
     }
     json parts = json::array();
-    for (const auto &b : blocks) {
+    for (auto &b : blocks) {
         if (b.type == BlockType::Text) {
-            parts.push_back(json{{"type", "text"}, {"text", b.text}});
+            parts.push_back(json{{"type", "text"}, {"text", std::move(b.text)}});
         } else if (b.type == BlockType::Image && !api::dataUrl(b).empty()) {
             parts.push_back(json{{"type", "image_url"}, {"image_url", {{"url", api::dataUrl(b)}}}});
         } else if (b.type == BlockType::Document && cl::json::str(b.input, "url").empty() && !api::dataUrl(b).empty()) {
@@ -165,7 +175,7 @@ json encodeUserContent(const std::vector<Block> &blocks, std::vector<std::string
             api::addNote(notes, "images and documents without their data replaced by a text placeholder");
             parts.push_back(json{{"type", "text"}, {"text", api::placeholderText(b)}});
         } else if (b.type == BlockType::ToolResult) {
-            parts.push_back(json{{"type", "text"}, {"text", b.text}});
+            parts.push_back(json{{"type", "text"}, {"text", std::move(b.text)}});
         }
     }
     return parts;
@@ -173,14 +183,14 @@ json encodeUserContent(const std::vector<Block> &blocks, std::vector<std::string
 
 // Assistant turn -> one message; null when there is nothing OpenAI can carry.
 // Synthesized ids mark legacy function_call messages; `legacy` writes them back that way.
-json encodeAssistant(const std::vector<Block> &blocks, std::vector<std::string> &notes, bool legacy)
+json encodeAssistant(std::vector<Block> blocks, std::vector<std::string> &notes, bool legacy)
 {
     std::string text;
     json calls = json::array();
     json legacyCall;
-    for (const auto &b : blocks) {
+    for (auto &b : blocks) {
         if (b.type == BlockType::Text) {
-            text += (text.empty() ? "" : "\n") + b.text;
+            join(text, std::move(b.text));
         } else if (b.type == BlockType::ToolUse) {
             const json function{{"name", b.toolName}, {"arguments", api::argumentsString(b.input)}};
             if (legacy && b.toolId.rfind(api::kSynthPrefix, 0) == 0)
@@ -281,25 +291,25 @@ WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out)
         switch (turn.role) {
         case Role::System: {
             std::string text;
-            for (const auto &b : turn.blocks)
+            for (auto &b : turn.blocks)
                 if (b.type == BlockType::Text)
-                    text += (text.empty() ? "" : "\n") + b.text;
-            messages.element(json{{"role", "system"}, {"content", text}});
+                    join(text, std::move(b.text));
+            messages.element(json{{"role", "system"}, {"content", std::move(text)}});
             break;
         }
         case Role::Assistant:
-            if (json msg = encodeAssistant(turn.blocks, r.notes, false); !msg.is_null())
+            if (json msg = encodeAssistant(std::move(turn.blocks), r.notes, false); !msg.is_null())
                 messages.element(msg);
             break;
         case Role::Tool:
-            for (const auto &b : turn.blocks) {
+            for (auto &b : turn.blocks) {
                 errors += b.isError;
-                messages.element(json{{"role", "tool"}, {"tool_call_id", b.toolId}, {"content", b.text}});
+                messages.element(json{{"role", "tool"}, {"tool_call_id", b.toolId}, {"content", std::move(b.text)}});
             }
             break;
         case Role::User:
         case Role::Unknown:
-            messages.element(json{{"role", "user"}, {"content", encodeUserContent(turn.blocks, r.notes)}});
+            messages.element(json{{"role", "user"}, {"content", encodeUserContent(std::move(turn.blocks), r.notes)}});
             break;
         }
         std::vector<Block>().swap(turn.blocks);

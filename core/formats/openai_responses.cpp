@@ -129,8 +129,8 @@ json reasoningItem(const Block &b)
     return item;
 }
 
-// Blocks of one turn as input items, in order.
-std::vector<json> encodeBlocks(Role role, const std::vector<Block> &blocks, const std::string &roleName,
+// Blocks of one turn as input items, in order. Takes the blocks by value and moves their texts.
+std::vector<json> encodeBlocks(Role role, std::vector<Block> blocks, const std::string &roleName,
                                const std::string &itemId, std::vector<std::string> &notes)
 {
     std::vector<json> items;
@@ -145,10 +145,10 @@ std::vector<json> encodeBlocks(Role role, const std::vector<Block> &blocks, cons
     std::size_t calls = 0;
     for (const auto &b : blocks)
         calls += b.type == BlockType::ToolUse;
-    for (const auto &b : blocks) {
+    for (auto &b : blocks) {
         switch (b.type) {
         case BlockType::Text:
-            parts.push_back(json{{"type", assistant ? "output_text" : "input_text"}, {"text", b.text}});
+            parts.push_back(json{{"type", assistant ? "output_text" : "input_text"}, {"text", std::move(b.text)}});
             break;
         case BlockType::Image:
         case BlockType::Document:
@@ -183,7 +183,7 @@ std::vector<json> encodeBlocks(Role role, const std::vector<Block> &blocks, cons
         }
         case BlockType::ToolResult:
             flush();
-            items.push_back(json{{"type", "function_call_output"}, {"call_id", b.toolId}, {"output", b.text}});
+            items.push_back(json{{"type", "function_call_output"}, {"call_id", b.toolId}, {"output", std::move(b.text)}});
             break;
         case BlockType::Raw: {
             json raw;
@@ -279,7 +279,7 @@ WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out)
         const std::string role = turn.role == Role::Assistant ? "assistant"
                                : turn.role == Role::System  ? "system"
                                                             : "user";
-        for (auto &item : encodeBlocks(turn.role, turn.blocks, role, {}, r.notes)) {
+        for (auto &item : encodeBlocks(turn.role, std::move(turn.blocks), role, {}, r.notes)) {
             if (cl::json::str(item, "type") == "reasoning") {
                 reasoning.push_back(std::move(item));
                 continue;
