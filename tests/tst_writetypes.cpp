@@ -69,10 +69,8 @@ private Q_SLOTS:
             const LoadResult r = loadBytes(m.bytes, name.toStdString(), lo);
             if (!r.ok())
                 return;
-            // Two strategies per mutant, rotating, so that every strategy's export meets many of them.
-            std::vector<const strategy::Strategy *> some;
-            for (std::size_t k = 0; k < 2; ++k)
-                some.push_back(strategies[(mutants * 2 + k) % strategies.size()]);
+            // One strategy per mutant, rotating, so that every strategy's export meets many of them.
+            const std::vector<const strategy::Strategy *> some{strategies[mutants % strategies.size()]};
             const Format other = formats[mutants % formats.size()];
             for (const auto &f : test::writeEverywhere(*r.transcript, some, other))
                 if (failures.size() < 20)

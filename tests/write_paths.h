@@ -108,7 +108,7 @@ struct TypeMutant {
 // the line writers read the session's tail from). `replacementsAll` limits how many values the
 // "all" mode tries per path (rotating through them), to bound the count.
 inline void forEachTypeMutant(const std::string &bytes, const std::function<void(const TypeMutant &)> &f,
-                              std::size_t replacementsAll = 2)
+                              std::size_t replacementsAll = 1)
 {
     JsonUnits units = splitUnits(bytes);
     // Distinct paths in first-seen order, with each path's occurrence count.
