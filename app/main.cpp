@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     if (cmd.theme)
         window.setTheme(*cmd.theme, false); // checks the menu entry without remembering it
     window.resize(1400, 860);
+    window.restoreLayout(); // size, position and docks as last left (saved when the window closes)
     window.show();
     if (!cmd.file.isEmpty())
         window.openFile(cmd.file, cmd.format);

@@ -16,9 +16,13 @@
 #include "widgets/transcriptpanel.h"
 
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QtTest>
@@ -58,6 +62,8 @@ private Q_SLOTS:
     void compareWithAndWithoutTriggers();
     void exportReloadsWithCompaction();
     void tablesPreparedInTheBackground();
+    void closingAsksBeforeLosingAppliedWork();
+    void layoutIsRemembered();
 
 private:
     QTemporaryDir m_dir;
@@ -183,6 +189,74 @@ void TestMainStrategies::compareWithAndWithoutTriggers()
     QVERIFY2(changed() > plain, qPrintable(QStringLiteral("%1 vs %2").arg(changed()).arg(plain)));
     for (const auto &r : cmp->rows())
         QVERIFY2(r.result.violations.empty(), r.strategy.c_str());
+}
+
+namespace {
+
+// Clicks `button` of the message box the window is about to show (close() runs it modally).
+void answerNextQuestion(QMessageBox::StandardButton button)
+{
+    QTimer::singleShot(0, [button] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        QVERIFY(box->grab().save(QStringLiteral(CL_BINARY_DIR "/close-question.png")));
+        box->button(button)->click();
+    });
+}
+
+} // namespace
+
+void TestMainStrategies::closingAsksBeforeLosingAppliedWork()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    QVERIFY(w.close()); // nothing applied: closes without a question
+    w.show();
+    StrategyPanel *panel = w.strategyPanel();
+    QVERIFY(panel->setCurrentStrategy(QStringLiteral("trim-tools")));
+    QSignalSpy ready(panel, &StrategyPanel::previewReady);
+    panel->runPreview();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    QVERIFY(panel->preview()->changed);
+    panel->requestApply();
+    QVERIFY(w.document()->isModified());
+    answerNextQuestion(QMessageBox::Cancel);
+    QVERIFY(!w.close());
+    QVERIFY(w.isVisible());
+    answerNextQuestion(QMessageBox::Discard);
+    QVERIFY(w.close());
+    // Exported work is not lost: no question.
+    w.show();
+    QVERIFY(w.document()->isModified());
+    QString error;
+    QVERIFY2(w.document()->exportTo(m_dir.filePath(QStringLiteral("trimmed.jsonl")), Format::ClaudeCode, &error),
+             qPrintable(error));
+    QVERIFY(!w.document()->isModified());
+    QVERIFY(w.close());
+}
+
+void TestMainStrategies::layoutIsRemembered()
+{
+    QSize size;
+    {
+        MainWindow w;
+        w.resize(1000, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        size = w.size(); // the minimum size may widen it
+        w.findChild<QDockWidget *>(QStringLiteral("analysisDock"))->hide();
+        QVERIFY(w.close()); // saves the layout
+    }
+    MainWindow again;
+    again.restoreLayout();
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QVERIFY(!again.findChild<QDockWidget *>(QStringLiteral("analysisDock"))->isVisible());
+    QVERIFY(again.findChild<QDockWidget *>(QStringLiteral("usageDock"))->isVisible());
+    QCOMPARE(again.size(), size);
+    QVERIFY(size != MainWindow().sizeHint());
 }
 
 void TestMainStrategies::exportReloadsWithCompaction()

@@ -98,6 +98,10 @@ public:
     void togglePinSelected();
     // Export with a file dialog (format from the file name's filter).
     void exportDialog();
+    // The window's size, position and dock layout as the user left them (mainwindow_layout.cpp).
+    // The app calls it before showing the window; tests and screenshots keep the defaults.
+    void restoreLayout();
+    void saveLayout() const;
     bool isLoading() const;
     QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
 
@@ -110,6 +114,8 @@ Q_SIGNALS:
     void analysisUpdated();
 
 protected:
+    // With compactions applied but not exported, asks first: Export…, Discard or Cancel.
+    void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 

@@ -168,6 +168,7 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         m_exportNotes << qs(n);
     if (!ok)
         return fail(tr("cannot write %1: %2").arg(path, qs(why)));
+    m_undo->setClean(); // exported: nothing applied is lost any more (the title drops its '*')
     Q_EMIT exported(path, target);
     return true;
 }
