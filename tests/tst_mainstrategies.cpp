@@ -242,7 +242,7 @@ void TestMainStrategies::layoutIsRemembered()
     QSize size;
     {
         MainWindow w;
-        w.resize(1000, 700);
+        w.resize(1000, 655);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         size = w.size(); // the minimum size may widen it
@@ -255,8 +255,13 @@ void TestMainStrategies::layoutIsRemembered()
     QVERIFY(QTest::qWaitForWindowExposed(&again));
     QVERIFY(!again.findChild<QDockWidget *>(QStringLiteral("analysisDock"))->isVisible());
     QVERIFY(again.findChild<QDockWidget *>(QStringLiteral("usageDock"))->isVisible());
-    QCOMPARE(again.size(), size);
-    QVERIFY(size != MainWindow().sizeHint());
+    // The height is compared: Qt 6.8 fits a restored window's width into the offscreen platform's
+    // 800-pixel screen (then the minimum width wins), Qt 6.4 does not.
+    QCOMPARE(again.height(), size.height());
+    MainWindow fresh;
+    fresh.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+    QVERIFY(fresh.height() != size.height()); // so the height above was restored, not a default
 }
 
 void TestMainStrategies::exportReloadsWithCompaction()
