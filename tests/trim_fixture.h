@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// trim-tools with a given number of kept rounds: the strategy the GUI and document tests apply.
+
+#include "core/strategy.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cl::test {
+
+inline strategy::Result runTrim(const Transcript &t, int keep)
+{
+    const strategy::Strategy *s = strategy::find("trim-tools");
+    strategy::Input in(t);
+    return strategy::run(*s, in, nlohmann::json{{"keepLastToolRounds", keep}});
+}
+
+} // namespace cl::test
