@@ -12,6 +12,8 @@
 #include "core/validity.h"
 #include "core/writer.h"
 
+#include "write_paths.h"
+
 #include <QtTest>
 
 #include <random>
@@ -36,16 +38,6 @@ std::shared_ptr<Transcript> generated(Format f, std::size_t messages, std::uint6
     lo.format = f;
     auto r = loadBytes(std::move(bytes), "generated." + std::string(formatName(f)), lo);
     return r.transcript;
-}
-
-// The force parameter when the strategy has one, so triggered strategies act on small inputs.
-nlohmann::json forced(const Strategy &s)
-{
-    nlohmann::json p = nlohmann::json::object();
-    for (const auto &spec : s.params())
-        if (spec.name == "force")
-            p["force"] = true;
-    return p;
 }
 
 std::string describe(const std::vector<Violation> &v)
@@ -340,7 +332,7 @@ void TestStrategies::everyStrategyOverEveryFormat()
         for (int variant = 0; variant < 3; ++variant) {
             Input in(*t);
             in.options.contextWindow = 60000;
-            nlohmann::json params = variant == 0 ? nlohmann::json::object() : forced(*s);
+            nlohmann::json params = variant == 0 ? nlohmann::json::object() : test::forcedParams(*s);
             if (variant == 2) { // pins and an exempt tool
                 const auto &conv = in.analysis().view.index;
                 for (int k = 0; k < 3 && !conv.empty(); ++k)

@@ -72,7 +72,6 @@ std::string commandHelp(const std::string &command);
 // Standard output as a descriptor when the CLI runs as a program (run(argc, argv, ...) sets it), so
 // that a transcript written to "-" streams there; -1 in-process (tests), where it goes to `out`.
 void setStdoutDescriptor(int fd);
-int stdoutDescriptor();
 
 // Why -o OUTPUT cannot be written (empty when it can): empty name, a directory, the input itself or
 // an existing file without --force. "-" is standard output.

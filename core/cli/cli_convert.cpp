@@ -6,9 +6,6 @@
 #include "core/validity.h"
 #include "core/writer.h"
 
-#include <filesystem>
-#include <system_error>
-
 namespace cl::cli {
 
 ojson violationsJson(const std::vector<Violation> &violations)

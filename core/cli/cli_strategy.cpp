@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 
 namespace cl::cli {
 
@@ -232,6 +231,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     ojson j;
     std::string text;  // the report without the output part
     bool resultValid = true;
+    std::int64_t tokensBefore = 0; // what the strategy started from (the export's preTokens)
     std::unique_ptr<Transcript> m;
     {
         auto t = loadForCommand(path, as, error);
@@ -251,6 +251,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         if (!error.empty())
             return o.fail(error);
         resultValid = r.violations.empty();
+        tokensBefore = r.stats.tokensBefore;
         j = ojson{{"path", path}, {"strategy", r.strategy}, {"params", ojson::parse(r.params.values.dump())},
             {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
             {"valid", r.violations.empty()}, {"violations", violationsJson(r)}};
@@ -279,7 +280,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     if (outPath) {
         ExportOptions eo;
         eo.compactionStyle = !a.has("--no-compaction-style");
-        eo.preTokens = j["stats"]["tokensBefore"].get<std::int64_t>(); // what the strategy started from
+        eo.preTokens = tokensBefore; // spares the export a reload of the original
         const Written w = writeChecked(
             *outPath, target, [&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); },
             [&] { m.reset(); }, out);

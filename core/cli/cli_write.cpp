@@ -34,11 +34,6 @@ void setStdoutDescriptor(int fd)
     g_stdoutFd = fd;
 }
 
-int stdoutDescriptor()
-{
-    return g_stdoutFd;
-}
-
 std::string checkOutputPath(const std::string &output, const std::string &input, bool force)
 {
     if (output.empty())

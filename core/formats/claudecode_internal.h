@@ -117,8 +117,6 @@ const char *typeName(const simdjson::dom::element &e);
 // Exactly cl::json::dump(nlohmann DOM of e): sorted keys, last duplicate wins, nlohmann's escaping.
 void dumpElement(const simdjson::dom::element &e, std::string &out);
 std::string dumpElement(const simdjson::dom::element &e);
-// The nlohmann DOM of e, for the small values that are kept (tool_use input, metadata).
-nlohmann::json toJson(const simdjson::dom::element &e);
 // smallMeta's test (at most 64 nodes, strings up to 2 KB) on the nlohmann DOM e would become.
 bool isSmall(const simdjson::dom::element &e);
 

@@ -2,6 +2,7 @@
 // Per-line decoding of a Claude Code session, reduced to a LineInfo: simdjson on the hot path,
 // one nlohmann DOM at a time for the lines simdjson does not take.
 #include "core/formats/claudecode_internal.h"
+#include "core/jsonutil_simd.h"
 
 #include <simdjson.h>
 
@@ -293,7 +294,7 @@ json smallMeta(const sj::object &obj, std::initializer_list<std::string_view> sk
         }
         // Visited in file order: a later duplicate decides, as it replaced the earlier one in the DOM.
         if (isSmall(f.value))
-            meta[std::string(f.key)] = toJson(f.value);
+            meta[std::string(f.key)] = cl::json::fromSimdjson(f.value);
         else
             meta.erase(std::string(f.key));
     }
@@ -392,11 +393,11 @@ bool decodeFast(const sj::element &root, std::string_view text, LineInfo &out)
     case LineKind::System: {
         if (out.subtype == "compact_boundary" || out.subtype == "microcompact_boundary") {
             const Key key = out.subtype == "compact_boundary" ? kCompactMetadata : kMicrocompactMetadata;
-            out.meta = top.has[key] && top.value[key].type() == ET::OBJECT ? toJson(top.value[key]) : json::object();
+            out.meta = top.has[key] && top.value[key].type() == ET::OBJECT ? cl::json::fromSimdjson(top.value[key]) : json::object();
             for (const Key k : {kTrigger, kPreTokens, kLevel}) {
                 const std::string name(kKeyNames[k]);
                 if (top.has[k] && !out.meta.contains(name))
-                    out.meta[name] = toJson(top.value[k]);
+                    out.meta[name] = cl::json::fromSimdjson(top.value[k]);
             }
             if (!out.logicalParentUuid.empty())
                 out.meta["logicalParentUuid"] = out.logicalParentUuid;

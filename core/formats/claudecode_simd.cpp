@@ -193,7 +193,7 @@ void decodeBlock(const sj::element &block, std::vector<Block> &blocks, std::vect
         b.toolId = strField(block, "id");
         b.toolName = strField(block, "name");
         if (field(block, "input", v))
-            b.input = toJson(v);
+            b.input = cl::json::fromSimdjson(v);
     } else if (type == "tool_result") {
         b.type = BlockType::ToolResult;
         b.toolId = strField(block, "tool_use_id");
@@ -280,10 +280,6 @@ std::string dumpElement(const sj::element &e)
     return out;
 }
 
-json toJson(const sj::element &e)
-{
-    return cl::json::fromSimdjson(e);
-}
 
 bool isSmall(const sj::element &e)
 {
