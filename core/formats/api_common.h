@@ -108,11 +108,9 @@ std::string argumentsString(const json &input);            // tool input as a JS
 json parseArguments(Transcript &t, std::uint32_t line, const json &arguments); // string -> object (diagnostic when not JSON)
 std::string blocksText(const json &content);               // text of string | blocks, non-text blocks as [type]
 void addNote(std::vector<std::string> &notes, std::string note); // no duplicates
-std::string pretty(const json &doc);                       // indented, trailing newline
-void prettyTo(const json &doc, ByteSink &out);            // the same, written to out
 
-// Writes {header..., arrayKey: [elements...]} byte for byte as pretty() would write the whole
-// document (keys in nlohmann's sorted order), with the array's elements handed over one at a time, so
+// Writes {header..., arrayKey: [elements...]} byte for byte as json::dump(document, 2) + "\n" would
+// (keys in nlohmann's sorted order), with the array's elements handed over one at a time, so
 // that a large conversation is never held as one JSON tree.
 class DocumentStream
 {

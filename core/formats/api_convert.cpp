@@ -15,16 +15,6 @@ void addNote(std::vector<std::string> &notes, std::string note)
         notes.push_back(std::move(note));
 }
 
-std::string pretty(const json &doc)
-{
-    return cl::json::dump(doc, 2) + "\n";
-}
-
-void prettyTo(const json &doc, ByteSink &out)
-{
-    cl::json::dumpTo(doc, out, 2);
-    out += '\n';
-}
 
 namespace {
 
