@@ -1,0 +1,19 @@
+#!/bin/sh
+# Make the README's screenshots (or, with an OUTDIR, the same set elsewhere to compare two builds).
+# Usage: scripts/screenshots.sh [APP [OUTDIR]]   (default build/app/contextlens, docs/)
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+app=${1:-$here/build/app/contextlens}; out=${2:-$here/docs}
+demo=$here/resources/demo/demo-session.jsonl
+samples=$here/../shared/samples/claude-code
+mkdir -p "$out"
+export QT_QPA_PLATFORM=offscreen
+# A fresh configuration: a remembered window layout must not change the pictures.
+XDG_CONFIG_HOME=$(mktemp -d); export XDG_CONFIG_HOME; trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+"$app" --screenshot "$out/screenshot-main.png" "$demo"
+"$app" --screenshot "$out/screenshot-dark.png" --theme dark "$samples/fixture-compaction.jsonl"
+"$app" --screenshot "$out/screenshot-analysis.png" --size 1400x900 "$samples/viewer-sample-edits.jsonl"
+"$app" --screenshot "$out/screenshot-analysis-dark.png" --size 1400x900 --theme dark "$samples/viewer-sample-edits.jsonl"
+"$app" --screenshot "$out/screenshot-preview.png" --size 1500x900 --view preview:microcompaction "$demo"
+"$app" --screenshot "$out/screenshot-compare.png" --size 1500x900 --view compare "$demo"
+"$app" --screenshot "$out/screenshot-simulate.png" --size 1400x900 --view simulate:progressive@30000 "$demo"
