@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "core/allocator.h"
-#include "core/cli/cli.h"
+#include "core/util/allocator.h"
+#include "cli/cli.h"
 
 #include <cstdio>
 

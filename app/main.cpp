@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "core/allocator.h"
-#include "widgets/commandline.h"
-#include "widgets/mainwindow.h"
-#include "widgets/screenshot.h"
-#include "widgets/theme.h"
+#include "core/util/allocator.h"
+#include "widgets/mainwindow/commandline.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/screenshot.h"
+#include "widgets/style/theme.h"
 
 #include "config-contextlens.h"
 

@@ -4,11 +4,11 @@
 // Target: <= 50 ms wall. Prints the time of each part (best of 5 by CPU time, each including freeing
 // its result), then analyze() itself: its first run, then the best of 8 more by wall time, with the
 // CPU time of that run (two threads); each result is freed after its timing, the free timed on its own.
-#include "core/allocator.h"
-#include "core/analysis.h"
-#include "core/analysis_internal.h"
-#include "core/generator.h"
-#include "core/tokens.h"
+#include "core/util/allocator.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/internal.h"
+#include "core/generator/generator.h"
+#include "core/tokens/estimator.h"
 
 #include <algorithm>
 #include <chrono>

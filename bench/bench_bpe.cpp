@@ -4,8 +4,8 @@
 // Columns: MB/s by wall clock on one thread, by that thread's CPU time, and by wall clock on two threads.
 // Usage: bench_bpe [MB total, default 20]   (needs the vocabularies: scripts/fetch-vocab.sh)
 
-#include "core/allocator.h"
-#include "core/bpe.h"
+#include "core/util/allocator.h"
+#include "core/tokens/bpe.h"
 
 #include <chrono>
 #include <cstdio>

@@ -3,10 +3,10 @@
 // tokens) and reports wall time, MB/s, messages/s and the process's peak RSS. It only loads: the
 // files are generated beforehand by another process, so the peak memory is the loader's own.
 // --split also times the stages separately (read, line split + JSON parse, full load, estimator).
-#include "core/allocator.h"
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/tokens.h"
+#include "core/util/allocator.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/tokens/estimator.h"
 
 #include <sys/resource.h>
 

@@ -10,10 +10,10 @@
 //                                                              the estimator against its previous
 //                                                              implementation on all their texts
 //   bench_load_profile --check-estimates FILE...               only the estimator comparison
-#include "core/allocator.h"
-#include "core/formats/claudecode_internal.h"
-#include "core/loader.h"
-#include "core/tokens.h"
+#include "core/util/allocator.h"
+#include "core/formats/claudecode/internal.h"
+#include "core/io/loader.h"
+#include "core/tokens/estimator.h"
 
 #include <sys/resource.h>
 

@@ -11,14 +11,15 @@
 //        exported bytes (random UUIDs numbered by first appearance, today's timestamps as "<now>").
 //        Diff two dumps to check that a speed-up left results identical. CL_DUMP_EXPORTS=DIR also
 //        writes the normalized exported bytes there.
-#include "core/allocator.h"
-#include "core/analysis.h"
-#include "core/compare.h"
-#include "core/generator.h"
-#include "core/strategy.h"
-#include "core/loader.h"
-#include "core/tokens.h"
-#include "core/writer.h"
+#include "core/util/allocator.h"
+#include "core/analysis/analysis.h"
+#include "core/workflow/compare.h"
+#include "core/generator/generator.h"
+#include "core/strategy/strategy.h"
+#include "core/io/loader.h"
+#include "core/tokens/estimator.h"
+#include "core/io/writer.h"
+#include "core/strategies/registry.h"
 
 #include <algorithm>
 #include <chrono>

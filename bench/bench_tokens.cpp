@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Token estimator throughput, single-threaded (best of five passes), on generated prose, code and
 // JSON, each estimated in the pieces the loader hands it (one block or one line at a time).
-#include "core/allocator.h"
-#include "core/generator.h"
-#include "core/tokens.h"
+#include "core/util/allocator.h"
+#include "core/generator/generator.h"
+#include "core/tokens/estimator.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,8 +3,8 @@
 
 // The small hand-checked transcript shared by tst_analysiscolumns and tst_analysisdelegates.
 
-#include "core/analysis.h"
-#include "core/loader.h"
+#include "core/analysis/analysis.h"
+#include "core/io/loader.h"
 
 #include <QtGlobal>
 

@@ -9,9 +9,10 @@
 //
 // Usage: fuzz_write [--seconds N] [--seed S] DIR...    (CL_FUZZ_SECONDS overrides --seconds)
 
-#include "core/cli/cli.h"
-#include "core/loader.h"
-#include "core/strategy.h"
+#include "cli/cli.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/strategies/registry.h"
 
 #include "write_paths.h"
 

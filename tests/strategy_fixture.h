@@ -5,10 +5,11 @@
 // tiers (tst_tierstrategies, tst_tiermanager), peerfix for the peer policies (tst_peerstrategies,
 // tst_peerclaude). Each test file uses one of them.
 
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/tokens.h"
-#include "core/transcript.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/tokens/estimator.h"
+#include "core/model/transcript.h"
+#include "core/strategies/registry.h"
 
 #include <QtTest>
 

@@ -3,10 +3,10 @@
 
 // Helpers shared by the test executables (header-only: every tests/tst_*.cpp is its own program).
 
-#include "core/cli/cli.h"
-#include "core/generator.h"
-#include "core/tokens.h"
-#include "core/transcript.h"
+#include "cli/cli.h"
+#include "core/generator/generator.h"
+#include "core/tokens/estimator.h"
+#include "core/model/transcript.h"
 
 #include <QCoreApplication>
 #include <QDir>

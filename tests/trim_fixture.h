@@ -3,7 +3,8 @@
 
 // trim-tools with a given number of kept rounds: the strategy the GUI and document tests apply.
 
-#include "core/strategy.h"
+#include "core/strategy/strategy.h"
+#include "core/strategies/registry.h"
 
 #include <nlohmann/json.hpp>
 

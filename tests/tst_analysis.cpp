@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The seed rules of core/analysis.h on small hand-built transcripts; every expected number below
+// The seed rules of core/analysis/analysis.h on small hand-built transcripts; every expected number below
 // was worked out by hand from the rules (see the comments), not copied from a run.
-#include "core/analysis.h"
-#include "core/cli/cli.h"
-#include "core/generator.h"
-#include "core/loader.h"
+#include "core/analysis/analysis.h"
+#include "cli/cli.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
 
 #include "test_support.h"
 

@@ -3,15 +3,15 @@
 // values and tooltips, sorting and filtering in the proxy, the panel's filter bar (delegate pixels:
 // tst_analysisdelegates.cpp). The small transcript (analysiscolumns_fixture.h) is an Anthropic
 // Messages request; every expectation on it is worked out by hand from the rules in
-// core/analysis.h (comments give the derivation).
+// core/analysis/analysis.h (comments give the derivation).
 #include "widgets/models/analysisrows.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptfiltermodel.h"
 #include "widgets/models/transcriptmodel.h"
-#include "widgets/transcriptpanel.h"
+#include "widgets/transcript/transcriptpanel.h"
 
-#include "core/generator.h"
-#include "core/loader.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
 
 #include "test_support.h"
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Pixels of the analysis delegates (priority badge, boundary bar, round bracket) painted into an
 // image, on the small transcript of analysiscolumns_fixture.h, in the light and dark palettes.
-#include "widgets/analysisdelegates.h"
+#include "widgets/analysis/analysisdelegates.h"
 #include "widgets/models/analysisrows.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel.h"
-#include "widgets/prioritycolors.h"
-#include "widgets/theme.h"
+#include "widgets/models/prioritycolors.h"
+#include "widgets/style/theme.h"
 
 #include "tests/analysiscolumns_fixture.h"
 

@@ -2,16 +2,16 @@
 // The analysis in the real main window, offscreen: background analysis on load and on a context
 // window change, stale results dropped, the context map covering every conversation message, clicks
 // on map and panel selecting rows, the panel's explanations, and a grab of the window.
-#include "core/analysis.h"
-#include "widgets/analysiscontroller.h"
-#include "widgets/analysispanel.h"
-#include "widgets/contextgauge.h"
-#include "widgets/contextmap.h"
-#include "widgets/mainwindow.h"
+#include "core/analysis/analysis.h"
+#include "widgets/analysis/analysiscontroller.h"
+#include "widgets/analysis/analysispanel.h"
+#include "widgets/transcript/contextgauge.h"
+#include "widgets/analysis/contextmap.h"
+#include "widgets/mainwindow/mainwindow.h"
 #include "widgets/models/contextmapgeometry.h"
-#include "widgets/theme.h"
-#include "widgets/transcriptpanel.h"
-#include "widgets/usagechart.h"
+#include "widgets/style/theme.h"
+#include "widgets/transcript/transcriptpanel.h"
+#include "widgets/transcript/usagechart.h"
 
 #include "test_support.h"
 

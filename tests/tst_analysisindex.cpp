@@ -2,11 +2,11 @@
 // The load-time text index of the analysis (analysis::indexText, Message::textIndex): analyze()
 // gives the same result with and without it, really reads it when it is current, and ignores it
 // when the message changed or the options differ.
-#include "core/analysis.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/tokens.h"
-#include "core/writer.h"
+#include "core/analysis/analysis.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/tokens/estimator.h"
+#include "core/io/writer.h"
 
 #include "test_support.h"
 

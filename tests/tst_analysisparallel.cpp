@@ -3,7 +3,7 @@
 // second; priorities claimed in chunks by both): on sessions large enough for that split its parts
 // must equal the standalone functions, and the reason lists built on demand must add up to the
 // scores that analyze() stored.
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include "test_support.h"
 

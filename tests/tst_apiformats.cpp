@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Loaders and same-format writers of the four API request formats, on the hand-written requests
 // in tests/data/api (every block kind of each format) and on broken input written here.
-#include "core/formats/api_common.h"
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/writer.h"
+#include "core/formats/api/common.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/io/writer.h"
 
 #include <QtTest>
 

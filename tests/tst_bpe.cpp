@@ -2,7 +2,7 @@
 // The exact BPE counter: tiktoken's test vectors, the merge paths against each other, the parallel
 // cut points, invalid UTF-8, and the loading errors. Vocabulary tests skip when the files are absent.
 
-#include "core/bpe.h"
+#include "core/tokens/bpe.h"
 
 #include "test_support.h"
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Usage chart and context gauge: geometry maths by hand, the widgets fed a hand-built transcript,
 // click -> messageActivated, and real window screenshots of the demo and a compaction sample.
-#include "core/tokens.h"
-#include "widgets/commandline.h"
-#include "widgets/contextgauge.h"
-#include "widgets/mainwindow.h"
+#include "core/tokens/estimator.h"
+#include "widgets/mainwindow/commandline.h"
+#include "widgets/transcript/contextgauge.h"
+#include "widgets/mainwindow/mainwindow.h"
 #include "widgets/models/chartgeometry.h"
-#include "widgets/screenshot.h"
-#include "widgets/theme.h"
-#include "widgets/transcriptpanel.h"
-#include "widgets/usagechart.h"
+#include "widgets/mainwindow/screenshot.h"
+#include "widgets/style/theme.h"
+#include "widgets/transcript/transcriptpanel.h"
+#include "widgets/transcript/usagechart.h"
 
 #include "test_support.h"
 

@@ -2,8 +2,8 @@
 // Claude Code session JSONL: loading (grouping, branches, compaction, sidechains, subagents, bad
 // input) and writing (byte-exact round trips, edits, deletions, insertions, conversion).
 #include "core/formats/formats.h"
-#include "core/loader.h"
-#include "core/writer.h"
+#include "core/io/loader.h"
+#include "core/io/writer.h"
 
 #include "test_support.h"
 

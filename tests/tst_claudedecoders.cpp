@@ -4,9 +4,9 @@
 // the same result for every line: every line of every sample and of the project's own inputs, a
 // generated session, and mutated lines (every key given a value of every other type, bytes flipped,
 // lines cut).
-#include "core/formats/claudecode_internal.h"
-#include "core/generator.h"
-#include "core/jsonutil.h"
+#include "core/formats/claudecode/internal.h"
+#include "core/generator/generator.h"
+#include "core/util/json.h"
 
 #include "test_support.h"
 #include "write_paths.h"

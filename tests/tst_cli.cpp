@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The CLI commands, run in-process: output, JSON reports checked against the generator's known
 // structure, exit codes 0/1/2, and convert's refusal to overwrite.
-#include "core/cli/cli.h"
-#include "core/generator.h"
-#include "core/loader.h"
+#include "cli/cli.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
 
 #include "test_support.h"
 

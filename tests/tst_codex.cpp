@@ -2,9 +2,9 @@
 // Codex CLI rollout loader and writer: the real fixture, a hand-written rollout whose numbers are
 // worked out by hand below, bad input, same-format edits and conversion from a hand-built transcript.
 #include "core/formats/formats.h"
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/writer.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/io/writer.h"
 
 #include "test_support.h"
 

@@ -2,14 +2,15 @@
 // Compare view: the table model and its sorting proxy over real compare() rows on a generated
 // Claude Code session (QAbstractItemModelTester), the chart geometry by hand, the chart's hit
 // testing and clicks, and the view's background run (finish, cancel, selection sync, preview).
-#include "core/compare.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "widgets/comparechart.h"
-#include "widgets/compareview.h"
+#include "core/workflow/compare.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategies/registry.h"
+#include "widgets/strategy/comparechart.h"
+#include "widgets/strategy/compareview.h"
 #include "widgets/models/comparechartgeometry.h"
 #include "widgets/models/comparemodel.h"
-#include "widgets/theme.h"
+#include "widgets/style/theme.h"
 
 #include "test_support.h"
 
@@ -81,13 +82,13 @@ private Q_SLOTS:
         CompareModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSortFilterProxyModel proxy;
-        proxy.setSortRole(CompareModel::SortRole);
+        proxy.setSortRole(CompareSortRole);
         proxy.setSourceModel(&model);
         QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), int(strategy::all().size()));
         // Before a run: every strategy listed, no numbers.
         QCOMPARE(model.index(0, CompareModel::TokensColumn).data().toString(), QString());
-        QVERIFY(!model.index(0, 0).data(CompareModel::HasResultRole).toBool());
+        QVERIFY(!model.index(0, 0).data(HasResultRole).toBool());
         model.setRows(m_rows);
         for (int c = 0; c < CompareModel::ColumnCount; ++c) {
             proxy.sort(c, Qt::AscendingOrder);
@@ -96,7 +97,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), int(m_rows.size()));
         const QLocale loc;
         for (int r = 0; r < model.rowCount(); ++r) {
-            const QString name = model.index(r, 0).data(CompareModel::StrategyNameRole).toString();
+            const QString name = model.index(r, 0).data(StrategyNameRole).toString();
             const strategy::CompareRow *row = model.rowFor(name);
             QVERIFY(row);
             const auto &s = row->result.stats;
@@ -109,7 +110,7 @@ private Q_SLOTS:
                                                     : (row->result.violations.size() == 1
                                                            ? QStringLiteral("1 violation")
                                                            : QStringLiteral("%1 violations").arg(row->result.violations.size())));
-            QCOMPARE(model.index(r, CompareModel::MessagesColumn).data(CompareModel::SortRole).toDouble(),
+            QCOMPARE(model.index(r, CompareModel::MessagesColumn).data(CompareSortRole).toDouble(),
                      double(s.messagesAfter));
         }
         // Check states drive the subset.
@@ -127,12 +128,12 @@ private Q_SLOTS:
         CompareModel model;
         model.setRows(m_rows);
         QSortFilterProxyModel proxy;
-        proxy.setSortRole(CompareModel::SortRole);
+        proxy.setSortRole(CompareSortRole);
         proxy.setSourceModel(&model);
         proxy.sort(CompareModel::ReductionColumn, Qt::DescendingOrder);
         std::vector<double> seen;
         for (int r = 0; r < proxy.rowCount(); ++r) {
-            const QString name = proxy.index(r, 0).data(CompareModel::StrategyNameRole).toString();
+            const QString name = proxy.index(r, 0).data(StrategyNameRole).toString();
             const strategy::CompareRow *row = model.rowFor(name);
             QVERIFY(row);
             seen.push_back(row->result.stats.reduction);
@@ -147,7 +148,7 @@ private Q_SLOTS:
         proxy.sort(CompareModel::TimeColumn, Qt::AscendingOrder);
         double last = -1;
         for (int r = 0; r < proxy.rowCount(); ++r) {
-            const double ms = proxy.index(r, CompareModel::TimeColumn).data(CompareModel::SortRole).toDouble();
+            const double ms = proxy.index(r, CompareModel::TimeColumn).data(CompareSortRole).toDouble();
             QVERIFY(ms >= last);
             last = ms;
         }
@@ -261,14 +262,14 @@ private Q_SLOTS:
         QTest::mouseClick(view.table()->viewport(), Qt::LeftButton, {}, second.center());
         QTest::mouseDClick(view.table()->viewport(), Qt::LeftButton, {}, second.center());
         QCOMPARE(preview.size(), 2);
-        QCOMPARE(preview.at(1).at(0).toString(), view.proxy()->index(1, 0).data(CompareModel::StrategyNameRole).toString());
+        QCOMPARE(preview.at(1).at(0).toString(), view.proxy()->index(1, 0).data(StrategyNameRole).toString());
 
         // Sorted by reduction for the screenshot, the most useful order to read.
         view.table()->sortByColumn(CompareModel::ReductionColumn, Qt::DescendingOrder);
         QApplication::processEvents();
         // The chart follows the table's order.
         for (int r = 0; r < view.proxy()->rowCount(); ++r)
-            QCOMPARE(view.chart()->bars().at(r).name, view.proxy()->index(r, 0).data(CompareModel::StrategyNameRole).toString());
+            QCOMPARE(view.chart()->bars().at(r).name, view.proxy()->index(r, 0).data(StrategyNameRole).toString());
         QVERIFY(view.chart()->bars().front().reduction >= view.chart()->bars().back().reduction);
         const QString png = QStringLiteral(CL_BINARY_DIR "/compare-view.png");
         QVERIFY(view.grab().save(png));

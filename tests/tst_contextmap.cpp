@@ -2,9 +2,9 @@
 // Context map geometry without painting: proportional widths with a minimum, merged pixel columns
 // over 100 000 generated messages, the boundary curve's maxima, the seed 002 zone extents and
 // hit-testing x -> message.
-#include "core/analysis.h"
-#include "core/generator.h"
-#include "core/tokens.h"
+#include "core/analysis/analysis.h"
+#include "core/generator/generator.h"
+#include "core/tokens/estimator.h"
 #include "widgets/models/contextmapgeometry.h"
 
 #include <QtTest>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Conversion between the API formats and from agent sessions: every export reloads, passes the
 // target's validity rules and keeps the conversation (text per role, tool calls and their results).
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/validity.h"
-#include "core/writer.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/io/validity.h"
+#include "core/io/writer.h"
 
 #include "test_support.h"
 

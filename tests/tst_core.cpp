@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Core building blocks: JSON helpers, timestamps, the seed 001 estimator (hand-computed values),
 // format detection and the loader's whole-file failure modes.
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/tokens.h"
-#include "core/writer.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/tokens/estimator.h"
+#include "core/io/writer.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -150,7 +150,7 @@ private Q_SLOTS:
         QCOMPARE(parseTimestamp(""), kNoTime);
     }
 
-    // Every expectation below is computed by hand from seed-mechanics.md §2.
+    // Every expectation below is computed by hand from docs/design/mechanisms.md §2.
     void estimatorText()
     {
         QCOMPARE(tokens::estimateText(""), std::int64_t(0));

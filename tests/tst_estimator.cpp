@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The seed 001 estimator (core/tokens.cpp and tokens_scan.cpp: one pass of 32- or 16-byte chunks as
+// The seed 001 estimator (core/tokens/estimator.cpp and tokens/estimator_scan.cpp: one pass of 32- or 16-byte chunks as
 // bit masks, trimmed lines hashed), in both its widths, against a plain
-// reading of its definition (seed-mechanics.md §2 and core/tokens.h), one character at a time with a
+// reading of its definition (docs/design/mechanisms.md §2 and core/tokens/estimator.h), one character at a time with a
 // std::regex for URLs and a std::set for lines, on generated texts that mix ASCII, 2-, 3- and 4-byte
 // characters, URLs, fences, repeated and blank lines, CR/LF and tabs, and single long lines.
-#include "core/tokens.h"
+#include "core/tokens/estimator.h"
 
 #include <QtTest>
 

@@ -2,15 +2,15 @@
 // The estimator error table of the analysis panel: the same numbers as estimatorErrorTable(), one row
 // per content type, computed in the background (newest transcript wins), the reason when the
 // vocabulary is missing, warning shading in light and dark palettes, and the main window's wiring.
-#include "widgets/analysispanel.h"
-#include "widgets/estimatorreport.h"
-#include "widgets/mainwindow.h"
-#include "widgets/theme.h"
+#include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/estimatorreport.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/style/theme.h"
 
-#include "core/bpe.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/tokencount.h"
+#include "core/tokens/bpe.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/tokens/counts.h"
 
 #include "test_support.h"
 

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Exporting strategy results (core/export.h). Claude Code sessions are written the way Claude Code
+// Exporting strategy results (core/io/export.h). Claude Code sessions are written the way Claude Code
 // writes its own compactions: the original bytes untouched, one compact_boundary chained to the old
 // leaf through logicalParentUuid, then the new context as a fresh parentUuid chain. The checks parse
 // the written lines themselves (not through the writer's code) and reload the bytes to see what an
 // agent resuming the session would see. Also: in-place export and the API formats after reload.
-#include "core/export.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/validity.h"
+#include "core/io/export.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/io/validity.h"
+#include "core/strategies/registry.h"
 
 #include "test_support.h"
 

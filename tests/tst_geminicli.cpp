@@ -2,9 +2,9 @@
 // Gemini CLI session loader and writer: the recorded-session JSONL ($set, $rewindTo, repeated ids),
 // the legacy ConversationRecord JSON, /chat checkpoints, bad input, edits and conversion.
 #include "core/formats/formats.h"
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/writer.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/io/writer.h"
 
 #include "test_support.h"
 

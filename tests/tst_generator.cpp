@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The session generator: determinism, size targets, Claude Code realism (line structure, uuid
 // chain, usage, timestamps), and that its output loads cleanly with the numbers it claims.
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/writer.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/io/writer.h"
 
 #include <QtTest>
 

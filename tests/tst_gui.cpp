@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The real main window, offscreen: background loading, tree, detail pane, diagnostics, theme, and
 // the --screenshot path.
-#include "widgets/builtinhighlighter.h"
-#include "widgets/commandline.h"
-#include "widgets/detailpane.h"
-#include "widgets/diagnosticspanel.h"
-#include "widgets/mainwindow.h"
+#include "widgets/transcript/builtinhighlighter.h"
+#include "widgets/mainwindow/commandline.h"
+#include "widgets/transcript/detailpane.h"
+#include "widgets/mainwindow/diagnosticspanel.h"
+#include "widgets/mainwindow/mainwindow.h"
 #include "widgets/models/diagnosticsmodel.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptfiltermodel.h"
 #include "widgets/models/transcriptmodel.h"
-#include "widgets/screenshot.h"
-#include "widgets/statuspanel.h"
-#include "widgets/theme.h"
-#include "widgets/transcriptpanel.h"
+#include "widgets/mainwindow/screenshot.h"
+#include "widgets/mainwindow/statuspanel.h"
+#include "widgets/style/theme.h"
+#include "widgets/transcript/transcriptpanel.h"
 
 #include "test_support.h"
 

@@ -2,18 +2,19 @@
 // The strategy workflow in the real main window, offscreen: preview a strategy, apply it, undo and
 // redo through the Edit menu's actions, pin a message, compare with and without triggers, and export
 // the compacted session so that it reloads with the compaction visible.
-#include "core/export.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/strategy_tables.h"
-#include "widgets/compareview.h"
-#include "widgets/mainwindow.h"
-#include "widgets/paramform.h"
+#include "core/io/export.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/tables.h"
+#include "core/strategies/registry.h"
+#include "widgets/strategy/compareview.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/strategy/paramform.h"
 #include "widgets/models/transcriptmodel.h"
-#include "widgets/previewview.h"
-#include "widgets/strategypanel.h"
-#include "widgets/transcriptdocument.h"
-#include "widgets/transcriptpanel.h"
+#include "widgets/strategy/previewview.h"
+#include "widgets/strategy/strategypanel.h"
+#include "widgets/transcript/transcriptdocument.h"
+#include "widgets/transcript/transcriptpanel.h"
 
 #include <QCheckBox>
 #include <QDockWidget>

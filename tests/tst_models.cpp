@@ -10,8 +10,8 @@
 #include "widgets/models/transcriptfiltermodel.h"
 #include "widgets/models/transcriptmodel.h"
 
-#include "core/loader.h"
-#include "core/tokens.h"
+#include "core/io/loader.h"
+#include "core/tokens/estimator.h"
 
 #include "test_support.h"
 

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Seed 004 operations (core/operations.h): the .compression/ store (config round trip, defaults,
+// Seed 004 operations (core/workflow/operations.h): the .compression/ store (config round trip, defaults,
 // bad JSON reported and never overwritten), compressNow's "N → M messages (removed K)" against the
 // result counted by hand, summaries appended and listed newest first, the seed 001 events in order;
 // and the operations dialog driving the same store.
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/operations.h"
-#include "core/strategy_edit.h"
-#include "core/tokens.h"
-#include "widgets/operationsdialog.h"
-#include "widgets/paramform.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/workflow/operations.h"
+#include "core/strategy/editor.h"
+#include "core/tokens/estimator.h"
+#include "core/strategies/registry.h"
+#include "widgets/strategy/operationsdialog.h"
+#include "widgets/strategy/paramform.h"
 
 #include "test_support.h"
 

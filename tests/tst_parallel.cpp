@@ -2,7 +2,7 @@
 // cl::parallelFor: every item exactly once, on one thread below the threshold and on two above it,
 // and an exception from either thread reaches the caller; the second thread is one long-lived worker
 // when it is free, and a thread of its own for nested or concurrent callers.
-#include "core/parallel.h"
+#include "core/util/parallel.h"
 
 #include <QtTest>
 

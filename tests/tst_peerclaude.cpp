@@ -4,11 +4,11 @@
 // each rule; split from tst_peerstrategies.cpp.
 #include "strategy_fixture.h"
 
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/summary.h"
-#include "core/tokens.h"
-#include "core/transcript.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/strategy/summary/summary.h"
+#include "core/tokens/estimator.h"
+#include "core/model/transcript.h"
 
 #include <QtTest>
 

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The peer policies (peers.md) on small transcripts built here, with expectations worked out by
+// The peer policies (docs/design/agents.md) on small transcripts built here, with expectations worked out by
 // hand from each agent's rules: split points, kept counts, placeholders, budgets, orphan counts.
 // The Claude Code and Anthropic API policies are in tst_peerclaude.cpp; the builders in
 // strategy_fixture.h.
 #include "strategy_fixture.h"
 
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/summary.h"
-#include "core/tokens.h"
-#include "core/transcript.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/strategy/summary/summary.h"
+#include "core/tokens/estimator.h"
+#include "core/model/transcript.h"
+#include "core/strategies/registry.h"
 
 #include <QtTest>
 

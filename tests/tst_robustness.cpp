@@ -3,9 +3,9 @@
 // fed mutated copies (truncated, bytes flipped, lines duplicated or dropped, garbage lines) of the real
 // samples and of files written by the test itself. Records of JSONL formats must still cover the
 // input byte-for-byte, and an untouched load must write back byte-for-byte.
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/writer.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/io/writer.h"
 
 #include <QDirIterator>
 #include <QtTest>

@@ -2,12 +2,12 @@
 // Round brackets in sorted and filtered transcript views: a line joins a row to its neighbour in the
 // view only when that neighbour belongs to the same bracket (chain) span in file order; otherwise
 // the member draws a self-contained marker (tick + short stub). Pixels of a real QTreeView, offscreen.
-#include "widgets/analysisdelegates.h"
+#include "widgets/analysis/analysisdelegates.h"
 #include "widgets/models/analysisrows.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptfiltermodel.h"
 #include "widgets/models/transcriptmodel.h"
-#include "widgets/theme.h"
+#include "widgets/style/theme.h"
 
 #include "tests/analysiscolumns_fixture.h"
 

@@ -2,10 +2,11 @@
 // The seed 000 / 001 / 004 strategies on small hand-built transcripts. Every expected position,
 // fate and number below is worked out by hand from the rules (comments say how); token sums are
 // computed here with tokens::estimateMessage, never copied from a strategy run.
-#include "core/strategies/seed_common.h"
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/tokens.h"
+#include "core/strategies/exchanges.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/tokens/estimator.h"
+#include "core/strategies/registry.h"
 
 #include <QtTest>
 
@@ -175,10 +176,10 @@ private Q_SLOTS:
     // Seed 000 §4.4 arithmetic: 9000 -> middle 6200 / 12 kept, oldest 5800 / 10 kept of 15.
     void efficiencyNumbers()
     {
-        const double middle = seed::efficiency(9000, 6200, 12, 15);
-        const double oldest = seed::efficiency(9000, 5800, 10, 15);
-        QCOMPARE(seed::fixed(middle, 4), std::string("0.5067"));
-        QCOMPARE(seed::fixed(oldest, 4), std::string("0.4800"));
+        const double middle = exchanges::efficiency(9000, 6200, 12, 15);
+        const double oldest = exchanges::efficiency(9000, 5800, 10, 15);
+        QCOMPARE(exchanges::fixed(middle, 4), std::string("0.5067"));
+        QCOMPARE(exchanges::fixed(oldest, 4), std::string("0.4800"));
         QVERIFY(middle >= oldest);
     }
 
@@ -236,10 +237,10 @@ private Q_SLOTS:
         QCOMPARE(in.analysis().recommendation.strategy, std::string("adaptive"));
         const Result pick = runNamed("auto-select", in, params);
         QCOMPARE(pick.extra["adaptive"]["chosen"].get<std::string>(), std::string("middle"));
-        QCOMPARE(seed::fixed(pick.extra["adaptive"]["middle"]["efficiency"].get<double>(), 4), std::string("0.5067"));
-        QCOMPARE(seed::fixed(pick.extra["adaptive"]["oldest"]["efficiency"].get<double>(), 4), std::string("0.4800"));
+        QCOMPARE(exchanges::fixed(pick.extra["adaptive"]["middle"]["efficiency"].get<double>(), 4), std::string("0.5067"));
+        QCOMPARE(exchanges::fixed(pick.extra["adaptive"]["oldest"]["efficiency"].get<double>(), 4), std::string("0.4800"));
         QCOMPARE(pick.stats.tokensAfter, std::int64_t(6200));
-        QCOMPARE(seed::fixed(pick.stats.efficiency, 4), std::string("0.5067"));
+        QCOMPARE(exchanges::fixed(pick.stats.efficiency, 4), std::string("0.5067"));
         bool logged = false;
         for (const auto &l : pick.log)
             logged = logged || (l.find("0.5067") != std::string::npos && l.find("0.4800") != std::string::npos);

@@ -3,12 +3,13 @@
 // cancel): on an OpenAI chat transcript the test writes itself (K requests, each one tool round with a
 // large result, so the turn structure and the numbers can be checked by hand) and on a generated
 // Claude Code session, against cl::sim::simulate() called directly on the same file.
-#include "core/cli/cli.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/simulation.h"
-#include "core/strategy.h"
-#include "core/tokens.h"
+#include "cli/cli.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/simulation.h"
+#include "core/strategy/strategy.h"
+#include "core/tokens/estimator.h"
+#include "core/strategies/registry.h"
 
 #include "test_support.h"
 

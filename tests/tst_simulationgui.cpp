@@ -3,19 +3,20 @@
 // under QAbstractItemModelTester, and the view offscreen on transcripts the test writes (background
 // run, N turns on the chart, a click on a turn emitting its first message, cancel, both palettes),
 // plus its place in the main window (tab, menu action, jump to the message).
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/simulation.h"
-#include "core/strategy.h"
-#include "core/tokens.h"
-#include "widgets/mainwindow.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/simulation.h"
+#include "core/strategy/strategy.h"
+#include "core/tokens/estimator.h"
+#include "core/strategies/registry.h"
+#include "widgets/mainwindow/mainwindow.h"
 #include "widgets/models/simulationgeometry.h"
 #include "widgets/models/simulationmodel.h"
-#include "widgets/paramform.h"
-#include "widgets/simulationchart.h"
-#include "widgets/simulationview.h"
-#include "widgets/theme.h"
-#include "widgets/transcriptpanel.h"
+#include "widgets/strategy/paramform.h"
+#include "widgets/strategy/simulationchart.h"
+#include "widgets/strategy/simulationview.h"
+#include "widgets/style/theme.h"
+#include "widgets/transcript/transcriptpanel.h"
 #include "widgets/models/transcriptmodel.h"
 
 #include "test_support.h"
@@ -188,9 +189,9 @@ private Q_SLOTS:
         QCOMPARE(m.index(1, SimulationModel::WithColumn).data().toString(), QStringLiteral("300"));
         QCOMPARE(m.index(4, SimulationModel::WithoutColumn).data().toString(), QStringLiteral("1,500"));
         QCOMPARE(m.index(3, SimulationModel::ShareColumn).data().toString(), QStringLiteral("40.0 %"));
-        QCOMPARE(m.index(3, SimulationModel::ShareColumn).data(SimulationModel::ValueRole).toDouble(), 0.4);
-        QCOMPARE(m.index(2, 0).data(SimulationModel::FirstIndexRole).toInt(), 9);
-        QCOMPARE(m.index(1, 0).data(SimulationModel::ChangedRole).toBool(), true);
+        QCOMPARE(m.index(3, SimulationModel::ShareColumn).data(ValueRole).toDouble(), 0.4);
+        QCOMPARE(m.index(2, 0).data(TurnFirstIndexRole).toInt(), 9);
+        QCOMPARE(m.index(1, 0).data(ChangedRole).toBool(), true);
         QVERIFY(m.index(1, SimulationModel::NoteColumn).data().toString().contains(QLatin1String("snipped")));
         QVERIFY(m.index(1, SimulationModel::NoteColumn).data(Qt::ToolTipRole).toString().contains(QLatin1String("500")));
         QCOMPARE(m.rowOfTurn(5), 4);

@@ -3,14 +3,15 @@
 // test that runs every registered strategy over generated transcripts of every format and checks
 // that each result is consistent, valid in its format, respects pins and exemptions, and writes
 // back and reloads.
-#include "core/compare.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/tokens.h"
-#include "core/validity.h"
-#include "core/writer.h"
+#include "core/workflow/compare.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/tokens/estimator.h"
+#include "core/io/validity.h"
+#include "core/io/writer.h"
+#include "core/strategies/registry.h"
 
 #include "write_paths.h"
 

@@ -2,12 +2,13 @@
 // `strategies`, `compact` and `compare`, run in-process: the JSON reports against the engine's own
 // answers on the same file (strategy::run / strategy::compare), parameter errors naming what is
 // wrong, exit codes 0/1/2, and -o's refusal to overwrite, atomic write and --to conversion.
-#include "core/cli/cli.h"
-#include "core/compare.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/validity.h"
+#include "cli/cli.h"
+#include "core/workflow/compare.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/io/validity.h"
+#include "core/strategies/registry.h"
 
 #include "test_support.h"
 

@@ -2,19 +2,20 @@
 // The strategy GUI, offscreen with real widgets: the parameter form, the strategy panel's
 // background preview, the side-by-side result models and their selection sync, the document's
 // apply / undo / redo, export, and a grab of the preview for a look.
-#include "core/analysis.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/tokens.h"
-#include "core/transcript.h"
-#include "widgets/fatecolors.h"
+#include "core/analysis/analysis.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/tokens/estimator.h"
+#include "core/model/transcript.h"
+#include "core/strategies/registry.h"
+#include "widgets/models/fatecolors.h"
 #include "widgets/models/resultmodel.h"
-#include "widgets/paramform.h"
-#include "widgets/previewview.h"
-#include "widgets/strategypanel.h"
-#include "widgets/theme.h"
-#include "widgets/transcriptdocument.h"
+#include "widgets/strategy/paramform.h"
+#include "widgets/strategy/previewview.h"
+#include "widgets/strategy/strategypanel.h"
+#include "widgets/style/theme.h"
+#include "widgets/transcript/transcriptdocument.h"
 
 #include "test_support.h"
 #include "trim_fixture.h"
@@ -250,14 +251,14 @@ private Q_SLOTS:
         int removedRows = 0;
         for (int i = 0; i < left.rowCount(); ++i) {
             const auto &f = r.fates[static_cast<std::size_t>(i)];
-            QCOMPARE(left.index(i, 0).data(ResultModel::FateRole).toInt(), static_cast<int>(f.fate));
+            QCOMPARE(left.index(i, 0).data(FateRole).toInt(), static_cast<int>(f.fate));
             QCOMPARE(left.index(i, ResultModel::FateColumn).data().toString(), fateLabel(f.fate));
             QCOMPARE(left.partnerRow(i), f.slot);
             if (f.fate == Fate::Removed) {
                 ++removedRows;
                 QVERIFY(left.index(i, 0).data(Qt::FontRole).value<QFont>().strikeOut());
                 QCOMPARE(left.index(i, 0).data(Qt::BackgroundRole).value<QColor>(), fateColor(Fate::Removed, false));
-                QVERIFY(!left.index(i, 0).data(ResultModel::ReasonRole).toString().isEmpty());
+                QVERIFY(!left.index(i, 0).data(ReasonRole).toString().isEmpty());
             } else {
                 QVERIFY(f.slot >= 0);
                 QCOMPARE(right.partnerRow(f.slot), i); // both directions agree
@@ -266,7 +267,7 @@ private Q_SLOTS:
         QCOMPARE(removedRows, static_cast<int>(m_t->messages.size() - r.slots.size()));
         for (int k = 0; k < right.rowCount(); ++k) {
             const auto &slot = r.slots[static_cast<std::size_t>(k)];
-            QCOMPARE(right.index(k, 0).data(ResultModel::FateRole).toInt(), static_cast<int>(slot.fate));
+            QCOMPARE(right.index(k, 0).data(FateRole).toInt(), static_cast<int>(slot.fate));
             QCOMPARE(right.index(k, ResultModel::IndexColumn).data().toString(), QString::number(slot.origin));
             QCOMPARE(right.index(k, ResultModel::TokensColumn).data().toLongLong(),
                      static_cast<qint64>(tokens::estimateMessage(r.message(*m_t, static_cast<std::size_t>(k)))));

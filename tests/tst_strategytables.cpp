@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The per-transcript strategy tables (core/strategy_tables.h): every entry equals the function it
-// stands for (utf8Length, line counts, tokens::estimateBlock, extract::compactLine), digests
+// The per-transcript strategy tables (core/strategy/tables.h): every entry equals the function it
+// stands for (utf8Length, line counts, tokens::estimateBlock, tooldigest::compactLine), digests
 // are the same whichever thread makes them first, tables handed to a later Input are reused and
 // rebuilt for another transcript, and strategies give the same results with cold or warm tables.
 // Also the summary digest, whose long ranges are read on two threads: the same as read in pieces.
-#include "core/allocator.h"
-#include "core/strategies/extract.h"
-#include "core/contentchars.h"
-#include "core/summary.h"
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/tokens.h"
+#include "core/util/allocator.h"
+#include "core/strategy/summary/tooldigest.h"
+#include "core/tokens/contentchars.h"
+#include "core/strategy/summary/summary.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/tokens/estimator.h"
+#include "core/strategies/registry.h"
 #include "test_support.h"
 
 #include <QtTest>
@@ -159,7 +160,7 @@ private Q_SLOTS:
                         continue;
                     ++results;
                     const CompactDigest d = digests.get(i, b);
-                    QCOMPARE(d.line, extract::compactLine(callOf(t, blk), blk));
+                    QCOMPARE(d.line, tooldigest::compactLine(callOf(t, blk), blk));
                     Block asResult;
                     asResult.type = BlockType::ToolResult;
                     asResult.text = d.line;

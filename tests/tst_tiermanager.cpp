@@ -3,18 +3,19 @@
 // turn-by-turn simulation, and every tier over every format; split from tst_tierstrategies.cpp.
 #include "strategy_fixture.h"
 
-#include "core/contextmanager.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/simulation.h"
-#include "core/strategies/extract.h"
-#include "core/strategies/tier_ops.h"
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/summary.h"
-#include "core/tokens.h"
-#include "core/validity.h"
-#include "core/writer.h"
+#include "core/strategies/context_manager.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/simulation.h"
+#include "core/strategy/summary/tooldigest.h"
+#include "core/strategies/tiers.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/strategy/summary/summary.h"
+#include "core/tokens/estimator.h"
+#include "core/io/validity.h"
+#include "core/io/writer.h"
+#include "core/strategies/registry.h"
 
 #include <QtTest>
 
@@ -48,7 +49,7 @@ void TestTierManager::progressiveRunsTiersOneToThree()
         const Message s = withText(m, 0, *tiers::snipText(m.blocks[0].text, 10000, tiers::seed003Snip()));
         snipped += est(s) - est(m);
         if (k < 4) // positions 1..16 of 32: turns 1-4
-            compacted += est(withText(m, 0, extract::compactLine(t.messages[sc.results[k] - 1].blocks[0], m.blocks[0]))) - est(s);
+            compacted += est(withText(m, 0, tooldigest::compactLine(t.messages[sc.results[k] - 1].blocks[0], m.blocks[0]))) - est(s);
     }
     const std::int64_t afterTier2 = snipped + compacted;
     Input in(t);
@@ -96,7 +97,7 @@ void TestTierManager::progressiveCompactsSnippedFromOriginal()
         const std::string &now = r.message(sc.t, std::size_t(r.fates[i].slot)).blocks[0].text;
         if (k < 4) {
             QCOMPARE(r.fates[i].fate, Fate::Microcompacted);
-            QCOMPARE(now, extract::compactLine(sc.t.messages[i - 1].blocks[0], sc.t.messages[i].blocks[0]));
+            QCOMPARE(now, tooldigest::compactLine(sc.t.messages[i - 1].blocks[0], sc.t.messages[i].blocks[0]));
         } else {
             QCOMPARE(r.fates[i].fate, Fate::Snipped);
             QVERIFY(now.find("[... 9000 characters snipped ...]") != std::string::npos);

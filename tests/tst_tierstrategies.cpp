@@ -6,18 +6,19 @@
 #include "strategy_fixture.h"
 #include "test_support.h"
 
-#include "core/contextmanager.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/simulation.h"
-#include "core/strategies/extract.h"
-#include "core/strategies/tier_ops.h"
-#include "core/strategy.h"
-#include "core/strategy_edit.h"
-#include "core/summary.h"
-#include "core/tokens.h"
-#include "core/validity.h"
-#include "core/writer.h"
+#include "core/strategies/context_manager.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/simulation.h"
+#include "core/strategy/summary/tooldigest.h"
+#include "core/strategies/tiers.h"
+#include "core/strategy/strategy.h"
+#include "core/strategy/editor.h"
+#include "core/strategy/summary/summary.h"
+#include "core/tokens/estimator.h"
+#include "core/io/validity.h"
+#include "core/io/writer.h"
+#include "core/strategies/registry.h"
 
 #include <QtTest>
 
@@ -255,7 +256,7 @@ void TestTierStrategies::deferredSnipEqualsWritten()
 
 void TestTierStrategies::extractorLines()
 {
-    using extract::compactLine;
+    using tooldigest::compactLine;
     // Read of a TypeScript module: the seed's example shape.
     std::string ts = "import { z } from 'zod';\nexport interface Config {\n  name: string;\n}\nexport type Schema = z.infer<typeof s>;\n"
                      "export enum Mode { A, B }\ninterface Internal { x: number }\n"
@@ -320,10 +321,10 @@ void TestTierStrategies::extractorLines()
     // Long excerpts are cut at 80 code points with "…".
     const std::string line = compactLine(use("Bash", {{"command", std::string(100, 'c')}}), result("x"));
     QVERIFY(line.find(std::string(80, 'c') + "… — ok") != std::string::npos);
-    QVERIFY(extract::isCompacted("  [Compacted: x]"));
-    QVERIFY(!extract::isCompacted("Compacted: x"));
-    QCOMPARE(extract::languageForPath("/a/B.TSX"), std::string("TypeScript"));
-    QCOMPARE(extract::languageForPath("/a/noext"), std::string());
+    QVERIFY(tooldigest::isCompacted("  [Compacted: x]"));
+    QVERIFY(!tooldigest::isCompacted("Compacted: x"));
+    QCOMPARE(tooldigest::languageForPath("/a/B.TSX"), std::string("TypeScript"));
+    QCOMPARE(tooldigest::languageForPath("/a/noext"), std::string());
 }
 
 void TestTierStrategies::microcompactOldestHalfAboveTrigger()

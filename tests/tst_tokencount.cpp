@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Exact per-family token counts (tokencount.h), the estimator error report and `contextlens-cli tokens`.
+// Exact per-family token counts (tokens/counts.h), the estimator error report and `contextlens-cli tokens`.
 // Parts that need the real vocabularies skip when scripts/fetch-vocab.sh has not been run.
 #include <QtTest>
 
-#include "core/bpe.h"
-#include "core/cli/cli.h"
-#include "core/loader.h"
-#include "core/tokencount.h"
-#include "core/tokens.h"
+#include "core/tokens/bpe.h"
+#include "cli/cli.h"
+#include "core/io/loader.h"
+#include "core/tokens/counts.h"
+#include "core/tokens/estimator.h"
 
 #include "test_support.h"
 

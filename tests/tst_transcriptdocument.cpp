@@ -2,11 +2,11 @@
 // The working document behind the GUI: applies that stack and undo exactly, and exports in every
 // format it offers, never over the input unasked, with a clear error when the target cannot be
 // written and a replaced file's mode kept.
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/tokens.h"
-#include "widgets/transcriptdocument.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/tokens/estimator.h"
+#include "widgets/transcript/transcriptdocument.h"
 
 #include "test_support.h"
 #include "trim_fixture.h"

@@ -2,9 +2,9 @@
 // Each validity rule of formats.md: a minimal violating request (violation on the right message)
 // and a valid request with no violations. Every check also validates the transcript's shape (what
 // strategy::run() validates instead of a full copy) and fails when that finds anything else.
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/validity.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/io/validity.h"
 
 #include <QtTest>
 

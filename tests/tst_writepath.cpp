@@ -3,12 +3,12 @@
 // writers read, file modes of written files, standard input, pipes and FIFOs, errors on standard
 // output, "-o -", NUL bytes, UTF-16 and directories, and the validity a command reports being that of
 // the bytes it wrote. Most cases run in-process; the ones about real descriptors run the program.
-#include "core/cli/cli.h"
-#include "core/generator.h"
-#include "core/loader.h"
-#include "core/validity.h"
-#include "core/writer.h"
-#include "widgets/loadcontroller.h"
+#include "cli/cli.h"
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
+#include "core/io/validity.h"
+#include "core/io/writer.h"
+#include "widgets/mainwindow/loadcontroller.h"
 
 #include "test_support.h"
 

@@ -5,6 +5,7 @@
 // and every write must succeed.
 #include "test_support.h"
 #include "write_paths.h"
+#include "core/strategies/registry.h"
 
 #include <QDirIterator>
 #include <QtTest>

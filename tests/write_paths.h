@@ -6,11 +6,11 @@
 // transcript through every writer and every strategy's export, collecting what went wrong instead of
 // stopping at the first failure.
 
-#include "core/export.h"
-#include "core/jsonutil.h"
-#include "core/loader.h"
-#include "core/strategy.h"
-#include "core/writer.h"
+#include "core/io/export.h"
+#include "core/util/json.h"
+#include "core/io/loader.h"
+#include "core/strategy/strategy.h"
+#include "core/io/writer.h"
 
 #include <nlohmann/json.hpp>
 

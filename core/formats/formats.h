@@ -7,14 +7,19 @@
 // A writer rebuilds bytes from the neutral model (used for conversions and edited transcripts) and
 // hands them to a ByteSink as it goes; the WriteResult it returns carries notes and errors only.
 
-#include "core/loader.h"
-#include "core/transcript.h"
-#include "core/writer.h"
+#include "core/model/buffer.h"
+#include "core/model/transcript.h"
+#include "core/formats/load.h"
+#include "core/formats/writeresult.h"
+#include "core/util/bytesink.h"
 
 namespace cl::formats {
 
 struct LoadContext {
     const LoadOptions &options;
+    // Loads another file with the same machinery (format detection, shared post-processing): the
+    // Claude Code loader reads a session's subagent files with it. Set by core/io/loader.cpp.
+    std::function<LoadResult(const std::string &path, const LoadOptions &)> loadOther;
     bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
     void progress(double fraction) const { if (options.progress) options.progress(fraction); }
 };
@@ -35,7 +40,7 @@ void loadGeminiContentArray(Transcript &t, std::size_t arrayBegin, const LoadCon
 nlohmann::json encodeGeminiContents(const Transcript &t, std::vector<std::string> &notes);
 
 WriteResult writeClaudeCode(const Transcript &t, ByteSink &out);
-// Appends a compaction (boundary + the conversation as a new chain) to the original lines; see core/export.h.
+// Appends a compaction (boundary + the conversation as a new chain) to the original lines; see core/io/export.h.
 WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
                                       std::int64_t postTokens, ByteSink &out);
 WriteResult writeCodex(const Transcript &t, ByteSink &out);

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Each family of strategies adds its instances here, in menu order (strategy.cpp calls all three).
+// The catalogue of strategies: every strategy, in menu order, for the code that offers a choice
+// (CLI, GUI, compare, operations). The strategy engine itself (core/strategy/) never needs it.
 
-#include "core/strategy.h"
+#include "core/strategy/strategy.h"
 
-#include <memory>
+#include <string_view>
 #include <vector>
 
 namespace cl::strategy {
 
-void addSeedStrategies(std::vector<std::unique_ptr<Strategy>> &out); // seed 000/001/004: strategies/seed_registry.cpp
-void addTierStrategies(std::vector<std::unique_ptr<Strategy>> &out); // seed 003 tiers: strategies/tier_registry.cpp
-void addPeerStrategies(std::vector<std::unique_ptr<Strategy>> &out); // peers.md: strategies/peer_registry.cpp
+// Every strategy, in menu order. Lives for the program's lifetime.
+const std::vector<const Strategy *> &all();
+// The strategy with this name, or null.
+const Strategy *find(std::string_view name);
 
 } // namespace cl::strategy

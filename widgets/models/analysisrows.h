@@ -5,7 +5,7 @@
 // critical tools as lists; a view asks per row, so setAnalysis flattens them once into vectors
 // indexed by transcript message (O(messages + rounds + calls), no per-row allocation).
 
-#include "core/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <QMetaType>
 

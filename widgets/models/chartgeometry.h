@@ -4,7 +4,7 @@
 // Data and geometry behind the usage chart and the context gauge: plain structs and functions,
 // tested without painting. The widgets only draw what these compute.
 
-#include "core/transcript.h"
+#include "core/model/transcript.h"
 
 #include <QList>
 #include <QPointF>

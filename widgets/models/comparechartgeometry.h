@@ -7,7 +7,7 @@
 // reduction on [0, largest reduction]; fact retention and cache prefix on [0, 100 %]; time on
 // [0, slowest]. So each column compares strategies on one question at a glance.
 
-#include "core/compare.h"
+#include "core/workflow/compare.h"
 
 #include <QList>
 #include <QPointF>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/comparemodel.h"
+#include "core/strategies/registry.h"
 
 #include <QLocale>
 
@@ -325,7 +326,7 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
         if (column == StrategyColumn || column == SourceColumn || column == NoteColumn || column == ChangedColumn)
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    case SortRole:
+    case CompareSortRole:
         return sortValue(e, column);
     case StrategyNameRole:
         return e.name;

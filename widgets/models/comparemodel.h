@@ -3,9 +3,10 @@
 
 // Table over the rows of strategy::compare(): one row per registered strategy (checkable, so the
 // user can run a subset), with its result's numbers once a run delivered them. Every column has a
-// numeric SortRole so a QSortFilterProxyModel sorts "12 %" after "9 %".
+// numeric CompareSortRole so a QSortFilterProxyModel sorts "12 %" after "9 %".
 
-#include "core/compare.h"
+#include "core/workflow/compare.h"
+#include "widgets/models/roles.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
@@ -33,11 +34,6 @@ public:
         TimeColumn,       // ms
         NoteColumn,
         ColumnCount
-    };
-    enum Role {
-        SortRole = Qt::UserRole + 64, // double / QString per column; invalid for rows without a result
-        StrategyNameRole,             // QString registry name
-        HasResultRole,                // bool
     };
 
     explicit CompareModel(QObject *parent = nullptr);

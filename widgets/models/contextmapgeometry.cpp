@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/contextmapgeometry.h"
 
-#include "core/tokens.h"
+#include "core/tokens/estimator.h"
 
 #include <algorithm>
 #include <array>

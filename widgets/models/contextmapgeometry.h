@@ -12,8 +12,8 @@
 //   drawn as exactly floor(width) pixel columns, each naming the range of positions it covers, the
 //   priority holding most of its pixels and the highest boundary score inside it.
 
-#include "core/analysis.h"
-#include "core/transcript.h"
+#include "core/analysis/analysis.h"
+#include "core/model/transcript.h"
 
 #include <QString>
 

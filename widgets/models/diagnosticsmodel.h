@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/transcript.h"
+#include "core/model/transcript.h"
 
 #include <QAbstractTableModel>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/resultmodel.h"
 
-#include "core/jsonutil.h"
-#include "core/tokens.h"
-#include "widgets/fatecolors.h"
+#include "core/util/json.h"
+#include "core/tokens/estimator.h"
+#include "widgets/models/fatecolors.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel_text.h"
 

@@ -6,8 +6,9 @@
 // Two instances over the same result make the side-by-side view; partnerRow() maps a row to the
 // other side's row (-1 for a removed original or an inserted message).
 
-#include "core/strategy.h"
-#include "core/transcript.h"
+#include "core/strategy/strategy.h"
+#include "core/model/transcript.h"
+#include "widgets/models/roles.h"
 
 #include <QAbstractTableModel>
 
@@ -21,14 +22,6 @@ class ResultModel : public QAbstractTableModel
 public:
     enum class Side { Original, Result };
     enum Columns { IndexColumn, RoleColumn, PreviewColumn, TokensColumn, FateColumn, ColumnCount };
-    // Beyond the shared roles of roles.h (MessageIndexRole, TokensRole, RoleNameRole are used too).
-    enum ResultRoles {
-        FateRole = Qt::UserRole + 64, // int cl::strategy::Fate of the row
-        ReasonRole,                   // QString why (empty when kept untouched)
-        SlotRole,                     // int slot index in Result::slots, -1 when removed
-        PartnerRowRole,               // int row of the same message on the other side, -1 if none
-        FullTextRole,                 // QString the message's text (capped), for a detail pane
-    };
 
     explicit ResultModel(Side side, QObject *parent = nullptr);
 

@@ -9,7 +9,7 @@
 // managed context first grows to beforeStrategy, and where the strategy changed something it drops
 // at the same x to `with`, so every compaction reads as a vertical drop.
 
-#include "core/simulation.h"
+#include "core/strategy/simulation.h"
 
 #include <QList>
 #include <QPointF>

@@ -40,7 +40,7 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
     const sim::TurnPoint &p = m_sim->turns[std::size_t(index.row())];
     const double share = m_sim->window > 0 ? double(p.with) / double(m_sim->window) : 0.0;
     switch (role) {
-    case FirstIndexRole: return int(p.firstIndex);
+    case TurnFirstIndexRole: return int(p.firstIndex);
     case TurnRole: return int(p.turn);
     case ChangedRole: return p.changed;
     case ValueRole:

@@ -4,7 +4,8 @@
 // One row per simulated turn (cl::sim::TurnPoint): turn, messages, context without / with the
 // strategy, its share of the window, managed messages and what the strategy did.
 
-#include "core/simulation.h"
+#include "core/strategy/simulation.h"
+#include "widgets/models/roles.h"
 
 #include <QAbstractTableModel>
 
@@ -17,12 +18,6 @@ class SimulationModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column { TurnColumn, MessagesColumn, WithoutColumn, WithColumn, ShareColumn, ManagedColumn, NoteColumn, ColumnCount };
-    enum Role {
-        FirstIndexRole = Qt::UserRole + 300, // int transcript index of the turn's first message
-        TurnRole,                            // int 1-based turn
-        ChangedRole,                         // bool the strategy changed something at this turn
-        ValueRole,                           // qint64 / double raw number of the cell (sorting, tests)
-    };
 
     explicit SimulationModel(QObject *parent = nullptr);
 

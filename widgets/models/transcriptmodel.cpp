@@ -4,8 +4,8 @@
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel_text.h"
 
-#include "core/jsonutil.h"
-#include "core/tokens.h"
+#include "core/util/json.h"
+#include "core/tokens/estimator.h"
 
 #include <QBrush>
 #include <QColor>

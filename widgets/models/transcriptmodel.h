@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/analysis.h"
-#include "core/transcript.h"
+#include "core/analysis/analysis.h"
+#include "core/model/transcript.h"
 #include "widgets/models/analysisrows.h"
 
 #include <QAbstractItemModel>

@@ -7,7 +7,7 @@
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel_text.h"
 
-#include "core/tokens.h"
+#include "core/tokens/estimator.h"
 
 #include <QBrush>
 #include <QColor>
@@ -42,7 +42,7 @@ QString reasonLine(const an::Reason &r, int decimals)
     return QStringLiteral("  %1 %2: %3").arg(sv(r.rule), signedNumber(r.points, decimals), text::fromUtf8(r.describe()));
 }
 
-// Seed 003 rule ids of analysis_priority.cpp, said in words.
+// Seed 003 rule ids of analysis/priority.cpp, said in words.
 QString priorityRuleText(std::string_view rule)
 {
     if (rule == "system_prompt") return QStringLiteral("system prompt: never removed");

@@ -2,7 +2,7 @@
 #include "widgets/models/transcriptmodel_text.h"
 #include "widgets/models/transcriptmodel.h"
 
-#include "core/jsonutil.h"
+#include "core/util/json.h"
 
 #include <QDateTime>
 #include <QLocale>

@@ -3,7 +3,7 @@
 
 // Display strings for transcript rows, kept apart from the model so the model file stays small.
 
-#include "core/transcript.h"
+#include "core/model/transcript.h"
 
 #include <QString>
 

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+// Command dispatch, help, and the helpers every command shares.
+#include "cli/cli.h"
+
+#include "cli/common.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace cl::cli {
+
+std::optional<std::string> Args::value(const std::string &name) const
+{
+    const auto it = values.find(name);
+    if (it == values.end())
+        return std::nullopt;
+    return it->second;
+}
+
+Args parseArgs(const std::vector<std::string> &args, const std::vector<OptionSpec> &specs)
+{
+    Args a;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string arg = args[i];
+        if (arg.size() < 2 || arg[0] != '-' || arg == "--") {
+            a.positional.push_back(arg);
+            continue;
+        }
+        std::optional<std::string> inlineValue;
+        if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            inlineValue = arg.substr(eq + 1);
+            arg.resize(eq);
+        }
+        if (arg == "--json" || arg == "--help" || arg == "-h") {
+            a.flags.insert(arg == "-h" ? "--help" : arg);
+            continue;
+        }
+        const OptionSpec *spec = nullptr;
+        for (const auto &s : specs)
+            if (arg == s.name || (!s.alias.empty() && arg == s.alias))
+                spec = &s;
+        if (!spec) {
+            a.error = "unknown option " + arg;
+            return a;
+        }
+        if (!spec->takesValue) {
+            a.flags.insert(spec->name);
+            continue;
+        }
+        if (inlineValue) {
+            a.values[spec->name] = *inlineValue;
+        } else if (i + 1 < args.size()) {
+            a.values[spec->name] = args[++i];
+        } else {
+            a.error = "option " + arg + " needs a value";
+            return a;
+        }
+    }
+    return a;
+}
+
+int Output::fail(const std::string &message)
+{
+    if (json)
+        print(ojson{{"error", message}});
+    err += "contextlens-cli: " + message + "\n";
+    return Exit::Failure;
+}
+
+std::string formatList()
+{
+    std::string s;
+    for (Format f : allFormats()) {
+        if (!s.empty())
+            s += ", ";
+        s += formatName(f);
+    }
+    return s;
+}
+
+std::optional<Format> parseFormat(const std::string &name, std::string &error)
+{
+    const auto f = formatFromName(name);
+    if (!f || *f == Format::Unknown) {
+        error = "unknown format '" + name + "' (one of: " + formatList() + ")";
+        return std::nullopt;
+    }
+    return f;
+}
+
+std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
+{
+    struct stat st{};
+    if (path != "-" && ::stat(path.c_str(), &st) != 0) { // "-": standard input
+        error = path + ": no such file";
+        return nullptr;
+    }
+    if (path != "-" && S_ISDIR(st.st_mode)) {
+        error = path + ": is a directory";
+        return nullptr;
+    }
+    LoadOptions opts;
+    opts.format = as;
+    LoadResult r = loadFile(path, opts);
+    if (!r.ok()) {
+        error = r.error.empty() ? path + ": cannot load" : r.error;
+        return nullptr;
+    }
+    if (r.transcript->format == Format::Unknown) {
+        // Say why when the loader knows (binary, UTF-32, empty), not only that detection failed.
+        std::string why;
+        for (const auto &d : r.transcript->diagnostics)
+            if (d.line == 0 && d.severity != Diagnostic::Severity::Info)
+                why += (why.empty() ? "" : "; ") + d.message;
+        error = r.transcript->path + ": " + (why.empty() ? std::string("cannot detect the transcript format") : why)
+            + " (use --as FORMAT; one of: " + formatList() + ")";
+        return nullptr;
+    }
+    return r.transcript;
+}
+
+std::string severityName(Diagnostic::Severity s)
+{
+    switch (s) {
+    case Diagnostic::Severity::Info: return "info";
+    case Diagnostic::Severity::Warning: return "warning";
+    case Diagnostic::Severity::Error: return "error";
+    }
+    return "warning";
+}
+
+namespace {
+
+template <typename F>
+void forEachDiagnostic(const Transcript &t, F f)
+{
+    for (const auto &d : t.diagnostics)
+        f(d);
+    for (const auto &sub : t.subagents)
+        if (sub)
+            for (const auto &d : sub->diagnostics)
+                f(d);
+}
+
+} // namespace
+
+std::size_t countIssues(const Transcript &t)
+{
+    std::size_t n = 0;
+    forEachDiagnostic(t, [&n](const Diagnostic &d) { n += d.severity != Diagnostic::Severity::Info; });
+    return n;
+}
+
+ojson diagnosticsJson(const Transcript &t)
+{
+    ojson list = ojson::array();
+    forEachDiagnostic(t, [&list](const Diagnostic &d) {
+        list.push_back(ojson{{"file", d.file}, {"line", d.line}, {"severity", severityName(d.severity)},
+            {"message", d.message}, {"text", d.toString()}});
+    });
+    return list;
+}
+
+std::string helpText()
+{
+    return "contextlens-cli " + std::string(kVersion) + ": inspect LLM agent transcripts\n"
+        "\n"
+        "Usage: contextlens-cli COMMAND [OPTIONS]\n"
+        "\n"
+        "Commands:\n"
+        "  info FILE [--as FORMAT] [--json]\n"
+        "      Format, size, line types, messages by role and kind, tool calls and rounds, estimated and\n"
+        "      measured tokens, subagents, compactions and diagnostics.\n"
+        "  validate FILE [--as FORMAT] [--json]\n"
+        "      Check the file against the rules of FORMAT (default: the detected format).\n"
+        "  convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
+        "      Write FILE in another format (OUT '-': standard output); never overwrites FILE or an\n"
+        "      existing OUT without --force. What was written is loaded back and validated.\n"
+        "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
+        "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
+        "  tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--json]\n"
+        "      Exact BPE token count of a text file or stdin; --report on a transcript adds the\n"
+        "      per-model-family count (exact / measured / estimated) and the estimator error table.\n"
+        "  analyze FILE [--as FORMAT] [--json]\n"
+        "      Tool rounds, boundary scores, priority classes, importance, features, recommendation,\n"
+        "      zones and trigger decisions, usage band and facts.\n"
+        "  strategies [--json]  Every compression strategy with its parameters, types, ranges and defaults.\n"
+        "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT]] [--json]\n"
+        "      Run one strategy: fates, tokens before/after, efficiency, fact retention, cache prefix,\n"
+        "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
+        "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
+        "      Run every strategy (or the listed ones) and print the comparison table.\n"
+        "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
+        "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
+        "      without it, the first turn over the window, compactions.\n"
+        "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
+        "  --version            Print the version.\n"
+        "\n"
+        "Formats: " + formatList() + "\n"
+        "Every command accepts --json for machine-readable output. FILE '-' reads standard input;\n"
+        "pipes and FIFOs are read to their end. UTF-16 files are decoded (with a warning).\n"
+        "Written files follow the umask when new and keep their mode when replaced (--force).\n"
+        "\n"
+        "Exit codes:\n"
+        "  0  success\n"
+        "  1  loaded or validated, but with diagnostics (warnings, errors) or violations\n"
+        "  2  failure: unreadable file, unknown format, bad usage, write error\n";
+}
+
+std::string commandHelp(const std::string &command)
+{
+    if (command == "info")
+        return "Usage: contextlens-cli info FILE [--as FORMAT] [--json]\n"
+               "Summarises a transcript. --as forces the format instead of detecting it.\n"
+               "Exit: 0 clean, 1 with diagnostics, 2 unreadable or unknown format.\n";
+    if (command == "validate")
+        return "Usage: contextlens-cli validate FILE [--as FORMAT] [--json]\n"
+               "Loads FILE (as FORMAT when given) and checks it against FORMAT's rules; prints every\n"
+               "violation with its message index. Exit: 0 valid, 1 violations or diagnostics, 2 failure.\n";
+    if (command == "convert")
+        return "Usage: contextlens-cli convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
+               "Writes FILE as FORMAT to OUT atomically (OUT '-': standard output, the report then goes to\n"
+               "standard error) and prints what could not be carried over. Refuses to overwrite FILE or an\n"
+               "existing OUT unless --force; a replaced file keeps its mode. What was written is loaded back\n"
+               "as FORMAT and checked with the rules of `validate`; an input that breaks its own format's\n"
+               "rules is reported too. Exit: 0 written and valid, 1 written with violations (output or\n"
+               "input) or input diagnostics, 2 failure.\n";
+    if (command == "tokens")
+        return "Usage: contextlens-cli tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--vocab-dir DIR] [--json]\n"
+               "Counts FILE (or stdin for '-') exactly with the BPE vocabulary (installed by scripts/fetch-vocab.sh).\n"
+               "--report on a transcript: per-message-family count and the estimator's error by content type.\n"
+               "Exit: 0 counted, 1 transcript with diagnostics, 2 failure (missing file or vocabulary).\n";
+    if (command == "analyze")
+        return "Usage: contextlens-cli analyze FILE [--as FORMAT] [--json]\n"
+               "Runs the analysis engine (seed mechanics 3-8) and prints its results with their reasons.\n"
+               "Exit: 0 analysed, 1 with diagnostics, 2 failure.\n";
+    if (command == "strategies")
+        return "Usage: contextlens-cli strategies [--json]\n"
+               "Lists every strategy: name, source (seed or peer agent), description and each parameter with\n"
+               "its type, range or choices, default and help. Exit: 0.\n";
+    if (command == "compact")
+        return "Usage: contextlens-cli compact FILE --strategy NAME [--param NAME=VALUE ...] [-o OUT] [--to FORMAT]\n"
+               "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL]\n"
+               "                               [--no-compaction-style] [--force] [--json]\n"
+               "Runs one strategy and reports what happened to every message class, the tokens before and\n"
+               "after, the seed 000 efficiency, fact retention, the reusable cache prefix and validity.\n"
+               "-o writes the result atomically in the source format (or --to FORMAT; OUT '-' is standard\n"
+               "output); what was written is loaded back and validated (\"valid\" is that check). A Claude Code session\n"
+               "is written as Claude Code writes its own compactions (the original lines stay, then a\n"
+               "compact_boundary and the new context) unless --no-compaction-style. Never overwrites FILE or\n"
+               "an existing OUT without --force. --pin keeps messages (transcript indices) untouched;\n"
+               "--exempt keeps those tools' calls and results. --window sets the context window.\n"
+               "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n";
+    if (command == "compare")
+        return "Usage: contextlens-cli compare FILE [--only NAME,NAME] [--sort tokens|reduction|efficiency|facts|cache|time]\n"
+               "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL] [--json]\n"
+               "Runs every strategy with its defaults (on two threads) and prints one row each: tokens\n"
+               "before/after, reduction, efficiency, fact retention, cache prefix, validity, time and note.\n"
+               "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n";
+    if (command == "simulate")
+        return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
+               "                                [--max-turns N] [--stride N|auto] [--pin I,J] [--exempt TOOL,TOOL]\n"
+               "                                [--as FORMAT] [--json]\n"
+               "Replays FILE turn by turn (a turn starts at each user request) as an agent that runs the\n"
+               "strategy after every turn and carries its result on. Prints per turn the messages, the\n"
+               "context without any strategy, with it, its share of the window, the managed messages and\n"
+               "whether (*) and how the strategy changed something; then the window, the first turn over\n"
+               "it without / with the strategy and the number of compactions. --window sets the window\n"
+               "(default: by model, else 200000); --max-turns stops early; --stride N runs the strategy only\n"
+               "every N turns (auto: at most about 200 runs, for long sessions). --pin keeps those messages\n"
+               "(transcript indices) untouched by every run; --exempt keeps those tools' calls and results.\n"
+               "Exit: 0 simulated, 2 failure (unknown strategy, bad parameter, unreadable file).\n";
+    if (command == "generate")
+        return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"
+               "                                [--max-read-lines L] -o OUT [--json]\n"
+               "Writes a deterministic synthetic agent session (same seed, same bytes), replacing OUT\n"
+               "atomically if it exists. OUT '-' is stdout.\n"
+               "--max-read-lines caps file reads (default 2000, as Claude Code) for small demo files.\n"
+               "Exit: 0 written, 2 failure.\n";
+    return helpText();
+}
+
+int run(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    if (args.empty()) {
+        err += helpText();
+        return Exit::Failure;
+    }
+    const std::string &cmd = args.front();
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    bool json = false;
+    for (const auto &a : rest)
+        json = json || a == "--json";
+    if (cmd == "--version" || cmd == "version") {
+        if (json)
+            out += ojson{{"version", kVersion}}.dump() + "\n";
+        else
+            out += "contextlens-cli " + std::string(kVersion) + "\n";
+        return Exit::Success;
+    }
+    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+        std::string topic;
+        for (const auto &a : rest)
+            if (a != "--json")
+                topic = a;
+        const std::string text = topic.empty() ? helpText() : commandHelp(topic);
+        if (json) {
+            ojson codes{{"0", "success"}, {"1", "loaded or validated, but with diagnostics or violations"},
+                {"2", "failure: unreadable file, unknown format, bad usage, write error"}};
+            ojson formats = ojson::array();
+            for (Format f : allFormats())
+                formats.push_back(std::string(formatName(f)));
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "help"}},
+                {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
+        } else {
+            out += text;
+        }
+        return Exit::Success;
+    }
+    if (cmd == "info")
+        return info(rest, out, err);
+    if (cmd == "validate")
+        return validate(rest, out, err);
+    if (cmd == "convert")
+        return convert(rest, out, err);
+    if (cmd == "generate")
+        return generate(rest, out, err);
+    if (cmd == "analyze")
+        return analyze(rest, out, err);
+    if (cmd == "tokens")
+        return tokens(rest, out, err);
+    if (cmd == "strategies")
+        return strategies(rest, out, err);
+    if (cmd == "compact")
+        return compact(rest, out, err);
+    if (cmd == "compare")
+        return compare(rest, out, err);
+    if (cmd == "simulate")
+        return simulate(rest, out, err);
+    Output o{out, err, json};
+    return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
+}
+
+int run(int argc, char **argv, std::FILE *out, std::FILE *err)
+{
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i)
+        args.emplace_back(argv[i]);
+    std::string o, e;
+    std::fflush(out);
+    setStdoutDescriptor(::fileno(out)); // a transcript written to "-" streams there
+    int code = run(args, o, e);
+    setStdoutDescriptor(-1);
+    // A full disk or a closed pipe on standard output is a failure, not a success with nothing shown.
+    const bool written = std::fwrite(o.data(), 1, o.size(), out) == o.size();
+    if ((!written || std::fflush(out) != 0 || std::ferror(out)) && code != Exit::Failure) {
+        e += "contextlens-cli: cannot write to standard output: " + std::string(std::strerror(errno)) + "\n";
+        code = Exit::Failure;
+    }
+    std::fwrite(e.data(), 1, e.size(), err);
+    std::fflush(err);
+    return code;
+}
+
+} // namespace cl::cli

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// contextlens-cli: inspect, validate, convert and generate transcripts from a terminal or a script.
+// Every command is a plain function from arguments to an exit code plus text, so the tests run them
+// in-process. Exit codes: 0 success; 1 loaded or validated, but with diagnostics or violations;
+// 2 failure (unreadable file, unknown format, bad usage, write error).
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace cl::cli {
+
+constexpr const char *kVersion = "0.1.0";
+
+enum Exit : int { Success = 0, Issues = 1, Failure = 2 };
+
+// args: everything after the program name. Output goes to out (results) and err (messages).
+int run(const std::vector<std::string> &args, std::string &out, std::string &err);
+int run(int argc, char **argv, std::FILE *out, std::FILE *err);
+
+// The commands; args start after the command name.
+int info(const std::vector<std::string> &args, std::string &out, std::string &err);
+int validate(const std::vector<std::string> &args, std::string &out, std::string &err);
+int convert(const std::vector<std::string> &args, std::string &out, std::string &err);
+int generate(const std::vector<std::string> &args, std::string &out, std::string &err);
+int analyze(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli/analyze.cpp
+int tokens(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/tokens.cpp
+int strategies(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/strategy.cpp
+int compact(const std::vector<std::string> &args, std::string &out, std::string &err);
+int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
+int simulate(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli/simulate.cpp
+
+std::string helpText();
+
+} // namespace cl::cli

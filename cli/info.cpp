@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// `info`: what a transcript holds, as text or JSON. The JSON report is built first and the text is
+// printed from it, so both always say the same.
+#include "cli/cli.h"
+
+#include "cli/common.h"
+#include "core/tokens/estimator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace cl::cli {
+
+namespace {
+
+ojson countsJson(const std::map<std::string, std::size_t> &counts)
+{
+    ojson j = ojson::object();
+    for (const auto &[k, v] : counts)
+        j[k] = v;
+    return j;
+}
+
+std::size_t countLines(std::string_view bytes)
+{
+    std::size_t n = std::size_t(std::count(bytes.begin(), bytes.end(), '\n'));
+    if (!bytes.empty() && bytes.back() != '\n')
+        ++n;
+    return n;
+}
+
+ojson report(const Transcript &t)
+{
+    std::map<std::string, std::size_t> recordTypes, roles, kinds;
+    for (const auto &r : t.records)
+        ++recordTypes[r.parsed ? (r.type.empty() ? std::string("(no type)") : r.type) : std::string("(unparsed)")];
+    std::size_t toolCalls = 0, toolResults = 0, toolErrors = 0, rounds = 0, thinking = 0, sidechain = 0, compactions = 0,
+                orphans = 0;
+    std::int64_t firstTime = kNoTime, lastTime = kNoTime;
+    for (const auto &m : t.messages) {
+        ++roles[std::string(roleName(m.role))];
+        ++kinds[std::string(messageKindName(m.kind))];
+        sidechain += m.sidechain;
+        compactions += m.kind == MessageKind::CompactBoundary;
+        bool hasUse = false;
+        for (const auto &b : m.blocks) {
+            if (b.type == BlockType::ToolUse) {
+                ++toolCalls;
+                hasUse = true;
+                orphans += b.pairMessage < 0;
+            } else if (b.type == BlockType::ToolResult) {
+                ++toolResults;
+                toolErrors += b.isError;
+            } else if (b.type == BlockType::Thinking || b.type == BlockType::RedactedThinking) {
+                ++thinking;
+            }
+        }
+        // A round is one assistant response with calls; chained responses are separate rounds.
+        rounds += hasUse && m.role == Role::Assistant;
+        if (m.timeMs != kNoTime) {
+            if (firstTime == kNoTime || m.timeMs < firstTime)
+                firstTime = m.timeMs;
+            if (lastTime == kNoTime || m.timeMs > lastTime)
+                lastTime = m.timeMs;
+        }
+    }
+    std::size_t subagentMessages = 0;
+    for (const auto &s : t.subagents)
+        if (s)
+            subagentMessages += s->messages.size();
+
+    const auto points = tokens::measuredContext(t);
+    const auto error = tokens::estimatorError(t);
+    ojson tok{{"estimated", tokens::totalEstimate(t)}};
+    if (!points.empty()) {
+        tok["measured"] = points.back().measured;
+        tok["measuredPoints"] = points.size();
+        tok["estimatorErrorPercent"] = std::round(error.meanAbsPercent * 10) / 10;
+        tok["estimatorBiasPercent"] = std::round(error.meanSignedPercent * 10) / 10;
+    } else {
+        tok["measured"] = nullptr;
+        tok["measuredPoints"] = 0;
+    }
+    std::size_t errors = 0, warnings = 0;
+    for (const auto &d : diagnosticsJson(t)) {
+        errors += d["severity"] == "error";
+        warnings += d["severity"] == "warning";
+    }
+    const std::string_view bytes = t.buffer ? std::string_view(*t.buffer) : std::string_view();
+    ojson j;
+    j["path"] = t.path;
+    j["format"] = std::string(formatName(t.format));
+    j["bytes"] = bytes.size();
+    j["lines"] = countLines(bytes);
+    j["records"] = t.records.size();
+    j["recordTypes"] = countsJson(recordTypes);
+    j["messages"] = t.messages.size();
+    j["roles"] = countsJson(roles);
+    j["kinds"] = countsJson(kinds);
+    j["toolCalls"] = toolCalls;
+    j["toolResults"] = toolResults;
+    j["toolErrors"] = toolErrors;
+    j["toolRounds"] = rounds;
+    j["unansweredToolCalls"] = orphans;
+    j["thinkingBlocks"] = thinking;
+    j["tokens"] = tok;
+    j["sidechainMessages"] = sidechain;
+    j["subagents"] = t.subagents.size();
+    j["subagentMessages"] = subagentMessages;
+    j["offBranchMessages"] = t.offBranchMessages;
+    j["compactions"] = compactions;
+    j["firstTimestamp"] = firstTime == kNoTime ? ojson(nullptr) : ojson(firstTime);
+    j["lastTimestamp"] = lastTime == kNoTime ? ojson(nullptr) : ojson(lastTime);
+    j["errors"] = errors;
+    j["warnings"] = warnings;
+    j["diagnostics"] = diagnosticsJson(t);
+    return j;
+}
+
+std::string joinCounts(const ojson &counts)
+{
+    std::string s;
+    for (const auto &[k, v] : counts.items())
+        s += (s.empty() ? "" : ", ") + k + " " + std::to_string(v.get<std::size_t>());
+    return s.empty() ? "-" : s;
+}
+
+std::string num(const ojson &v) { return v.is_null() ? "-" : v.dump(); }
+
+std::string text(const ojson &j)
+{
+    std::string s;
+    auto row = [&s](const std::string &k, const std::string &v) { s += k + std::string(k.size() < 22 ? 22 - k.size() : 1, ' ') + v + "\n"; };
+    row("file", j["path"].get<std::string>());
+    row("format", j["format"].get<std::string>());
+    row("bytes", num(j["bytes"]));
+    row("lines / records", num(j["lines"]) + " / " + num(j["records"]));
+    row("record types", joinCounts(j["recordTypes"]));
+    row("messages", num(j["messages"]));
+    row("  by role", joinCounts(j["roles"]));
+    row("  by kind", joinCounts(j["kinds"]));
+    row("tool calls", num(j["toolCalls"]) + " (" + num(j["toolErrors"]) + " failed, " + num(j["unansweredToolCalls"]) + " unanswered)");
+    row("tool rounds", num(j["toolRounds"]));
+    row("thinking blocks", num(j["thinkingBlocks"]));
+    const ojson &tok = j["tokens"];
+    row("tokens estimated", num(tok["estimated"]));
+    if (!tok["measured"].is_null())
+        row("tokens measured", num(tok["measured"]) + " (last of " + num(tok["measuredPoints"]) + " responses; estimator error "
+            + num(tok["estimatorErrorPercent"]) + " %, bias " + num(tok["estimatorBiasPercent"]) + " %)");
+    else
+        row("tokens measured", "- (no usage data)");
+    row("sidechain messages", num(j["sidechainMessages"]));
+    row("subagents", num(j["subagents"]) + " (" + num(j["subagentMessages"]) + " messages)");
+    row("off-branch messages", num(j["offBranchMessages"]));
+    row("compactions", num(j["compactions"]));
+    row("diagnostics", num(j["errors"]) + " errors, " + num(j["warnings"]) + " warnings");
+    for (const auto &d : j["diagnostics"])
+        s += "  " + d["severity"].get<std::string>() + ": " + d["text"].get<std::string>() + "\n";
+    return s;
+}
+
+} // namespace
+
+int info(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    const Args a = parseArgs(args, {{"--as", "", true}});
+    Output o{out, err, a.has("--json")};
+    if (a.has("--help")) {
+        out += commandHelp("info");
+        return Exit::Success;
+    }
+    if (!a.error.empty())
+        return o.fail("info: " + a.error);
+    if (a.positional.size() != 1)
+        return o.fail("info: expected one FILE (usage: contextlens-cli info FILE [--as FORMAT] [--json])");
+    std::optional<Format> as;
+    std::string error;
+    if (const auto name = a.value("--as"); name && !(as = parseFormat(*name, error)))
+        return o.fail(error);
+    const auto t = loadForCommand(a.positional[0], as, error);
+    if (!t)
+        return o.fail(error);
+    const ojson j = report(*t);
+    if (o.json)
+        o.print(j);
+    else
+        out += text(j);
+    return countIssues(*t) ? Exit::Issues : Exit::Success;
+}
+
+} // namespace cl::cli

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// `simulate`: seed 003's turn-by-turn replay (core/strategy/simulation.h) from the command line: the context
+// per turn with and without a strategy, and the turn where the session outgrows its window.
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "core/strategy/simulation.h"
+#include "core/strategy/strategy.h"
+
+#include <cstdio>
+
+namespace cl::cli {
+
+namespace {
+
+// A count option: digits only, so a typo is an error instead of atoll's silent 0.
+bool parseCount(const Args &a, const std::string &name, std::size_t &value, std::string &error)
+{
+    const auto v = a.value(name);
+    if (!v)
+        return true;
+    if (v->empty() || v->size() > 15 || v->find_first_not_of("0123456789") != std::string::npos) {
+        error = name + ": '" + *v + "' is not a non-negative whole number";
+        return false;
+    }
+    value = static_cast<std::size_t>(std::stoull(*v));
+    return true;
+}
+
+ojson turnJson(const sim::TurnPoint &p)
+{
+    return ojson{{"turn", p.turn}, {"firstIndex", p.firstIndex}, {"lastIndex", p.lastIndex}, {"messages", p.messages},
+        {"without", p.without}, {"beforeStrategy", p.beforeStrategy}, {"with", p.with},
+        {"managedMessages", p.managedMessages}, {"changed", p.changed}, {"note", p.note}};
+}
+
+ojson turnOrNull(std::int32_t turn)
+{
+    return turn > 0 ? ojson(turn) : ojson(nullptr);
+}
+
+std::string turnText(std::int32_t turn)
+{
+    return turn > 0 ? "turn " + std::to_string(turn) : "never";
+}
+
+std::string percentOf(std::int64_t v, std::int64_t window)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", window > 0 ? 100.0 * double(v) / double(window) : 0.0);
+    return buf;
+}
+
+} // namespace
+
+int simulate(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    nlohmann::json params;
+    std::vector<std::string> rest;
+    std::string perr;
+    const bool paramsOk = collectParams(args, params, rest, perr);
+    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true},
+                              {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true},
+                              {"--exempt", "", true}});
+    Output o{out, err, a.has("--json")};
+    if (a.has("--help")) {
+        out += commandHelp("simulate");
+        return Exit::Success;
+    }
+    if (!paramsOk)
+        return o.fail(perr);
+    if (!a.error.empty())
+        return o.fail(a.error);
+    if (a.positional.size() != 1)
+        return o.fail("simulate needs exactly one FILE (see contextlens-cli simulate --help)");
+    std::string error;
+    const strategy::Strategy *s = strategyOption(a, "simulate", error);
+    if (!s)
+        return o.fail(error);
+    std::size_t window = 0, maxTurns = 0, stride = 1;
+    if (!parseCount(a, "--window", window, error) || !parseCount(a, "--max-turns", maxTurns, error))
+        return o.fail(error);
+    const bool autoStride = a.value("--stride") == std::optional<std::string>("auto");
+    if (!autoStride && !parseCount(a, "--stride", stride, error))
+        return o.fail(error + " (or auto)");
+    // Resolve before loading: a bad parameter should not wait for a large file.
+    strategy::Params resolved;
+    if (!strategy::resolveParams(s->params(), params, resolved, error))
+        return o.fail(error);
+    std::optional<Format> as;
+    if (auto f = a.value("--as")) {
+        as = parseFormat(*f, error);
+        if (!as)
+            return o.fail(error);
+    }
+    const std::string path = a.positional.front();
+    auto t = loadForCommand(path, as, error);
+    if (!t)
+        return o.fail(error);
+
+    sim::SimulationOptions so;
+    so.analysis.contextWindow = static_cast<std::int64_t>(window);
+    so.maxTurns = maxTurns;
+    if (autoStride) {
+        const std::size_t turns = sim::countTurns(*t);
+        stride = sim::suggestedStride(maxTurns ? std::min(maxTurns, turns) : turns);
+    }
+    so.stride = stride;
+    if (!guardOptions(a, so.pinned, so.exemptTools, error))
+        return o.fail(error);
+    const sim::Simulation r = sim::simulate(*t, *s, params, so);
+    if (!r.error.empty())
+        return o.fail(r.error);
+
+    if (o.json) {
+        ojson turns = ojson::array();
+        for (const auto &p : r.turns)
+            turns.push_back(turnJson(p));
+        o.print(ojson{{"path", path}, {"format", std::string(formatName(t->format))}, {"strategy", r.strategy},
+            {"params", ojson::parse(resolved.values.dump())}, {"window", r.window}, {"stride", r.stride},
+            {"totalTurns", r.totalTurns}, {"simulatedTurns", r.turns.size()}, {"exceedsWithout", turnOrNull(r.exceedsWithout)},
+            {"exceedsWith", turnOrNull(r.exceedsWith)}, {"compactions", r.compactions}, {"kept", r.kept},
+            {"finalWithout", r.turns.empty() ? 0 : r.turns.back().without},
+            {"finalWith", r.turns.empty() ? 0 : r.turns.back().with}, {"turns", turns}});
+        return Exit::Success;
+    }
+    out += "simulate " + r.strategy + " on " + path + " (" + std::string(formatName(t->format)) + "): "
+           + std::to_string(r.turns.size()) + " of " + std::to_string(r.totalTurns) + " turns";
+    out += r.stride > 1 ? ", strategy every " + std::to_string(r.stride) + " turns\n" : "\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%5s %5s %10s %10s %7s %8s  %s\n", "turn", "msgs", "without", "with", "with%",
+                  "managed", "changed / note");
+    out += line;
+    for (const auto &p : r.turns) {
+        std::snprintf(line, sizeof line, "%5zu %5zu %10lld %10lld %7s %8zu  %s%s\n", p.turn, p.messages,
+                      static_cast<long long>(p.without), static_cast<long long>(p.with),
+                      percentOf(p.with, r.window).c_str(), p.managedMessages, p.changed ? "* " : "  ", p.note.c_str());
+        out += line;
+    }
+    const std::int64_t lastWithout = r.turns.empty() ? 0 : r.turns.back().without;
+    const std::int64_t lastWith = r.turns.empty() ? 0 : r.turns.back().with;
+    out += "window " + std::to_string(r.window) + " - over the window without: " + turnText(r.exceedsWithout)
+           + ", with: " + turnText(r.exceedsWith) + "; " + std::to_string(r.compactions) + " compaction"
+           + (r.compactions == 1 ? "" : "s") + "; final " + std::to_string(lastWith) + " (" + percentOf(lastWith, r.window)
+           + ") vs " + std::to_string(lastWithout) + " (" + percentOf(lastWithout, r.window) + ") without\n";
+    return Exit::Success;
+}
+
+} // namespace cl::cli

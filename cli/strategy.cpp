@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+// `strategies`, `compact` and `compare`: the strategy engine from the command line. Parameter flags
+// come from each strategy's ParamSpec list, the same data the GUI builds its forms from.
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "core/workflow/compare.h"
+#include "core/io/export.h"
+#include "core/strategy/strategy.h"
+#include "core/strategies/registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace cl::cli {
+
+namespace {
+
+using namespace cl::strategy;
+
+double round4(double v) { return std::round(v * 10000) / 10000; }
+
+std::string percent(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", v * 100);
+    return buf;
+}
+
+ojson specJson(const ParamSpec &s)
+{
+    ojson j{{"name", s.name}, {"type", std::string(paramTypeName(s.type))},
+        {"default", ojson::parse(s.defaultValue.dump())}, {"help", s.help}};
+    if (s.min != s.max)
+        j["range"] = ojson::array({s.min, s.max});
+    if (!s.choices.empty())
+        j["choices"] = s.choices;
+    return j;
+}
+
+ojson statsJson(const Stats &s)
+{
+    ojson fates = ojson::object();
+    for (std::size_t f = 0; f < kFateCount; ++f)
+        if (s.fateCounts[f])
+            fates[std::string(fateName(static_cast<Fate>(f)))] = s.fateCounts[f];
+    return ojson{{"messagesBefore", s.messagesBefore}, {"messagesAfter", s.messagesAfter},
+        {"tokensBefore", s.tokensBefore}, {"tokensAfter", s.tokensAfter}, {"reduction", round4(s.reduction)},
+        {"efficiency", round4(s.efficiency)}, {"factsTotal", s.factsTotal}, {"factsKept", s.factsKept},
+        {"factRetention", round4(s.factRetention)}, {"cachePrefixTokens", s.cachePrefixTokens},
+        {"cachePrefixShare", round4(s.cachePrefixShare)}, {"millis", round4(s.millis)}, {"fates", fates}};
+}
+
+ojson violationsJson(const Result &r)
+{
+    ojson a = ojson::array();
+    for (const auto &v : r.violations)
+        a.push_back(ojson{{"message", v.message}, {"reason", v.reason}});
+    return a;
+}
+
+
+// "a,b,,c" -> {a, b, c}: --exempt, --pin and --only take comma-separated lists.
+std::vector<std::string> splitList(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const auto comma = s.find(',', start);
+        std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!item.empty())
+            out.push_back(std::move(item));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+bool applyCommon(const Args &a, Input &in, std::string &error)
+{
+    if (auto w = a.value("--window"))
+        in.options.contextWindow = std::max<std::int64_t>(0, std::atoll(w->c_str()));
+    return guardOptions(a, in.pinned, in.exemptTools, error);
+}
+
+const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true},
+    {"--pin", "", true}};
+
+} // namespace
+
+bool guardOptions(const Args &a, std::vector<std::size_t> &pinned, std::vector<std::string> &exempt, std::string &error)
+{
+    if (auto ex = a.value("--exempt"))
+        exempt = splitList(*ex);
+    if (auto pin = a.value("--pin")) {
+        for (const auto &item : splitList(*pin)) {
+            // A typo must not pin message 0 silently (atoll("x") == 0).
+            if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18) {
+                error = "--pin: '" + item + "' is not a message index";
+                return false;
+            }
+            pinned.push_back(static_cast<std::size_t>(std::stoull(item)));
+        }
+    }
+    return true;
+}
+
+const Strategy *strategyOption(const Args &a, const std::string &command, std::string &error)
+{
+    const auto name = a.value("--strategy");
+    if (!name) {
+        error = command + " needs --strategy NAME (contextlens-cli strategies lists them)";
+        return nullptr;
+    }
+    const Strategy *s = find(*name);
+    if (!s)
+        error = "unknown strategy '" + *name + "' (contextlens-cli strategies lists them)";
+    return s;
+}
+
+// --param k=v may repeat; parseArgs keeps one value per option, so collect them here.
+bool collectParams(const std::vector<std::string> &args, nlohmann::json &params, std::vector<std::string> &rest,
+                   std::string &error)
+{
+    params = nlohmann::json::object();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        std::string value;
+        if (a == "--param" || a == "-p") {
+            if (i + 1 >= args.size()) {
+                error = a + " needs name=value";
+                return false;
+            }
+            value = args[++i];
+        } else if (a.rfind("--param=", 0) == 0) {
+            value = a.substr(8);
+        } else {
+            rest.push_back(a);
+            continue;
+        }
+        if (!strategy::parseAssignment(value, params, error))
+            return false;
+    }
+    return true;
+}
+
+int strategies(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    Args a = parseArgs(args, {});
+    Output o{out, err, a.has("--json")};
+    if (a.has("--help")) {
+        out += commandHelp("strategies");
+        return Exit::Success;
+    }
+    if (!a.error.empty())
+        return o.fail(a.error);
+    ojson list = ojson::array();
+    for (const Strategy *s : all()) {
+        ojson params = ojson::array();
+        for (const auto &p : s->params())
+            params.push_back(specJson(p));
+        list.push_back(ojson{{"name", std::string(s->name())}, {"title", std::string(s->title())},
+            {"source", std::string(s->source())}, {"description", std::string(s->description())}, {"params", params}});
+    }
+    if (o.json) {
+        o.print(ojson{{"strategies", list}});
+        return Exit::Success;
+    }
+    for (const auto &s : list) {
+        out += s["name"].get<std::string>() + "  (" + s["source"].get<std::string>() + ")  " + s["title"].get<std::string>() + "\n";
+        out += "    " + s["description"].get<std::string>() + "\n";
+        for (const auto &p : s["params"]) {
+            out += "    --param " + p["name"].get<std::string>() + "=" + p["default"].dump() + "  [" + p["type"].get<std::string>();
+            if (p.contains("range"))
+                out += " " + p["range"][0].dump() + ".." + p["range"][1].dump();
+            if (p.contains("choices")) {
+                std::string c;
+                for (const auto &x : p["choices"])
+                    c += (c.empty() ? "" : "|") + x.get<std::string>();
+                out += " " + c;
+            }
+            out += "]  " + p["help"].get<std::string>() + "\n";
+        }
+        out += "\n";
+    }
+    return Exit::Success;
+}
+
+int compact(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    nlohmann::json params;
+    std::vector<std::string> rest;
+    std::string perr;
+    const bool paramsOk = collectParams(args, params, rest, perr);
+    std::vector<OptionSpec> specs = kCommon;
+    specs.push_back({"--strategy", "-s", true});
+    specs.push_back({"--output", "-o", true});
+    specs.push_back({"--to", "", true});
+    specs.push_back({"--force", "", false});
+    specs.push_back({"--no-compaction-style", "", false});
+    Args a = parseArgs(rest, specs);
+    Output o{out, err, a.has("--json")};
+    if (a.has("--help")) {
+        out += commandHelp("compact");
+        return Exit::Success;
+    }
+    if (!paramsOk)
+        return o.fail(perr);
+    if (!a.error.empty())
+        return o.fail(a.error);
+    if (a.positional.size() != 1)
+        return o.fail("compact needs exactly one FILE (see contextlens-cli compact --help)");
+    std::string error;
+    const Strategy *s = strategyOption(a, "compact", error);
+    if (!s)
+        return o.fail(error);
+    std::optional<Format> as;
+    if (auto f = a.value("--as")) {
+        as = parseFormat(*f, error);
+        if (!as)
+            return o.fail(error);
+    }
+    const std::string path = a.positional.front();
+    const auto outPath = a.value("--output");
+    if (outPath)
+        if (const std::string why = checkOutputPath(*outPath, path, a.has("--force")); !why.empty())
+            return o.fail("compact: " + why);
+    // The run and its report, in a scope of their own: only the result to write (m) outlives it, so
+    // that the input, its analysis and the result are freed before the output is loaded back.
+    Format target = Format::Unknown;
+    ojson j;
+    std::string text;  // the report without the output part
+    bool resultValid = true;
+    std::int64_t tokensBefore = 0; // what the strategy started from (the export's preTokens)
+    std::unique_ptr<Transcript> m;
+    {
+        auto t = loadForCommand(path, as, error);
+        if (!t)
+            return o.fail(error);
+        target = t->format;
+        if (auto to = a.value("--to")) {
+            auto f = parseFormat(*to, error);
+            if (!f)
+                return o.fail(error);
+            target = *f;
+        }
+        Input in(*t);
+        if (!applyCommon(a, in, error))
+            return o.fail(error);
+        const Result r = run(*s, in, params, {}, &error);
+        if (!error.empty())
+            return o.fail(error);
+        resultValid = r.violations.empty();
+        tokensBefore = r.stats.tokensBefore;
+        j = ojson{{"path", path}, {"strategy", r.strategy}, {"params", ojson::parse(r.params.values.dump())},
+            {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
+            {"valid", r.violations.empty()}, {"violations", violationsJson(r)}};
+        const Stats &st = r.stats;
+        text += r.strategy + ": " + r.note + "\n";
+        text += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
+                + ", tokens " + std::to_string(st.tokensBefore) + " -> " + std::to_string(st.tokensAfter) + " ("
+                + percent(st.reduction) + " less)\n";
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "  efficiency %.4f, facts kept %zu/%zu (%s), cache prefix %lld tokens (%s), %.2f ms\n",
+                      st.efficiency, st.factsKept, st.factsTotal, percent(st.factRetention).c_str(),
+                      static_cast<long long>(st.cachePrefixTokens), percent(st.cachePrefixShare).c_str(), st.millis);
+        text += line;
+        for (const auto &l : r.log)
+            text += "  - " + l + "\n";
+        text += r.violations.empty() ? "  valid\n" : "  INVALID: " + std::to_string(r.violations.size()) + " violation(s)\n";
+        for (const auto &v : r.violations)
+            text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
+        if (outPath)
+            m = std::make_unique<Transcript>(r.materialize(*t));
+    }
+
+    std::vector<Violation> writtenViolations;
+    const bool toStdout = outPath && *outPath == "-";
+    if (outPath) {
+        ExportOptions eo;
+        eo.compactionStyle = !a.has("--no-compaction-style");
+        eo.preTokens = tokensBefore; // spares the export a reload of the original
+        const Written w = writeChecked(
+            *outPath, target, [&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); },
+            [&] { m.reset(); }, out);
+        if (!w.ok)
+            return o.fail((toStdout ? std::string("standard output") : *outPath) + ": " + w.error);
+        writtenViolations = w.violations;
+        // What the command reports as valid is the file it wrote, as `validate` sees it.
+        j["resultValid"] = j["valid"];
+        j["resultViolations"] = j["violations"];
+        j["valid"] = writtenViolations.empty();
+        j["violations"] = violationsJson(writtenViolations);
+        j["output"] = ojson{{"path", *outPath}, {"format", std::string(formatName(target))}, {"bytes", w.write.size},
+            {"notes", w.write.notes}, {"valid", writtenViolations.empty()}};
+        const std::string shown = toStdout ? std::string("standard output") : *outPath;
+        text += "  written to " + shown + " as " + std::string(formatName(target)) + ": "
+            + (writtenViolations.empty() ? std::string("valid")
+                                         : "INVALID, " + std::to_string(writtenViolations.size()) + " violation(s)")
+            + "\n";
+        for (const auto &v : writtenViolations)
+            text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
+        for (const auto &n : w.write.notes)
+            text += "  note: " + n + "\n";
+    }
+    // With the transcript on standard output, the report goes to standard error.
+    (toStdout ? err : out) += o.json ? j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n" : text;
+    return resultValid && writtenViolations.empty() ? Exit::Success : Exit::Issues;
+}
+
+int compare(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    std::vector<OptionSpec> specs = kCommon;
+    specs.push_back({"--only", "", true});
+    specs.push_back({"--sort", "", true});
+    Args a = parseArgs(args, specs);
+    Output o{out, err, a.has("--json")};
+    if (a.has("--help")) {
+        out += commandHelp("compare");
+        return Exit::Success;
+    }
+    if (!a.error.empty())
+        return o.fail(a.error);
+    if (a.positional.size() != 1)
+        return o.fail("compare needs exactly one FILE");
+    std::string error;
+    std::optional<Format> as;
+    if (auto f = a.value("--as")) {
+        as = parseFormat(*f, error);
+        if (!as)
+            return o.fail(error);
+    }
+    auto t = loadForCommand(a.positional.front(), as, error);
+    if (!t)
+        return o.fail(error);
+    Input in(*t);
+    if (!applyCommon(a, in, error))
+        return o.fail(error);
+    CompareOptions co;
+    if (auto only = a.value("--only"))
+        co.names = splitList(*only);
+    std::vector<CompareRow> rows = strategy::compare(in, co);
+    for (const auto &row : rows)
+        if (!row.error.empty())
+            return o.fail(row.error);
+    const std::string sortKey = a.value("--sort").value_or("");
+    if (!sortKey.empty()) {
+        auto key = [&](const CompareRow &r) -> double {
+            const Stats &s = r.result.stats;
+            if (sortKey == "tokens") return double(s.tokensAfter);
+            if (sortKey == "reduction") return -s.reduction;
+            if (sortKey == "efficiency") return -s.efficiency;
+            if (sortKey == "facts") return -s.factRetention;
+            if (sortKey == "cache") return -double(s.cachePrefixTokens);
+            if (sortKey == "time") return s.millis;
+            return 0;
+        };
+        if (sortKey != "tokens" && sortKey != "reduction" && sortKey != "efficiency" && sortKey != "facts"
+            && sortKey != "cache" && sortKey != "time")
+            return o.fail("--sort: one of tokens, reduction, efficiency, facts, cache, time");
+        std::stable_sort(rows.begin(), rows.end(), [&](const CompareRow &x, const CompareRow &y) { return key(x) < key(y); });
+    }
+    bool anyInvalid = false;
+    ojson list = ojson::array();
+    for (const auto &row : rows) {
+        anyInvalid = anyInvalid || !row.result.violations.empty();
+        list.push_back(ojson{{"strategy", row.strategy}, {"title", row.title}, {"source", row.source},
+            {"changed", row.result.changed}, {"note", row.result.note}, {"stats", statsJson(row.result.stats)},
+            {"valid", row.result.violations.empty()}, {"violations", row.result.violations.size()}});
+    }
+    if (o.json) {
+        o.print(ojson{{"path", a.positional.front()}, {"format", std::string(formatName(t->format))}, {"rows", list}});
+    } else {
+        char line[512];
+        std::snprintf(line, sizeof line, "%-30s %9s %9s %8s %8s %8s %10s %6s %9s  %s\n", "strategy", "tokens", "after",
+                      "reduct.", "effic.", "facts", "cache", "valid", "ms", "note");
+        out += line;
+        for (const auto &row : rows) {
+            const Stats &s = row.result.stats;
+            std::snprintf(line, sizeof line, "%-30s %9lld %9lld %7.1f%% %8.4f %7.1f%% %10lld %6s %9.2f  %s\n",
+                          row.strategy.c_str(), static_cast<long long>(s.tokensBefore),
+                          static_cast<long long>(s.tokensAfter), s.reduction * 100, s.efficiency, s.factRetention * 100,
+                          static_cast<long long>(s.cachePrefixTokens), row.result.violations.empty() ? "yes" : "NO",
+                          s.millis, row.result.note.c_str());
+            out += line;
+        }
+    }
+    return anyInvalid ? Exit::Issues : Exit::Success;
+}
+
+} // namespace cl::cli

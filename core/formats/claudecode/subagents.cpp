@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Subagent transcripts of a Claude Code session: <dir>/<sessionId>/subagents/agent-*.jsonl (current
+// layout) and agent-*.jsonl beside the session file whose lines carry the same sessionId (older).
+#include "core/formats/claudecode/internal.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+namespace cl::formats::claudecode {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool isAgentFile(const fs::directory_entry &e)
+{
+    std::error_code ec;
+    const std::string name = e.path().filename().string();
+    return e.is_regular_file(ec) && name.rfind("agent-", 0) == 0 && e.path().extension() == ".jsonl";
+}
+
+std::vector<fs::path> agentFiles(const fs::path &dir)
+{
+    std::vector<fs::path> out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return out;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (isAgentFile(*it))
+            out.push_back(it->path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Cheap check before a full load: the older layout mixes agents of every session in one folder.
+bool mentionsSession(const fs::path &file, const std::string &sessionId)
+{
+    std::FILE *f = std::fopen(file.string().c_str(), "rb");
+    if (!f)
+        return false;
+    std::string head(64 * 1024, '\0');
+    head.resize(std::fread(head.data(), 1, head.size(), f));
+    std::fclose(f);
+    return head.find("\"" + sessionId + "\"") != std::string::npos;
+}
+
+} // namespace
+
+void loadSubagents(Transcript &t, const LoadContext &ctx)
+{
+    const fs::path file(t.path);
+    const fs::path dir = file.parent_path();
+    const std::string sessionId = cl::json::str(t.header, "sessionId");
+    std::vector<fs::path> files = agentFiles(dir / file.stem() / "subagents");
+    if (!sessionId.empty() && sessionId != file.stem().string())
+        for (auto &p : agentFiles(dir / sessionId / "subagents"))
+            files.push_back(std::move(p));
+    if (!sessionId.empty())
+        for (auto &p : agentFiles(dir))
+            if (p != file && mentionsSession(p, sessionId))
+                files.push_back(std::move(p));
+
+    LoadOptions opts;
+    opts.format = Format::ClaudeCode;
+    opts.loadSubagents = false;
+    opts.threads = ctx.options.threads;
+    opts.cancel = ctx.options.cancel;
+    for (const auto &p : files) {
+        if (ctx.cancelled())
+            return;
+        LoadResult r = ctx.loadOther(p.string(), opts);
+        if (!r.ok()) {
+            t.addDiagnostic(0, "subagent " + p.filename().string() + ": " + r.error, Diagnostic::Severity::Warning);
+            continue;
+        }
+        // Older layout: the file name alone does not prove it is ours; its lines must say so.
+        if (p.parent_path() == dir && cl::json::str(r.transcript->header, "sessionId") != sessionId)
+            continue;
+        std::string agentId = p.stem().string().substr(6); // after "agent-"
+        for (auto &m : r.transcript->messages) {
+            m.sidechain = true;
+            if (m.agentId.empty())
+                m.agentId = agentId;
+        }
+        t.subagents.push_back(std::move(r.transcript));
+    }
+}
+
+} // namespace cl::formats::claudecode

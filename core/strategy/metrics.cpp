@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+// Stats and metrics of a strategy result, and turning a result back into a transcript.
+//
+// Fact retention: the facts of docs/design/mechanisms.md §8 that a later turn may need: user requests (their
+// first line, at most 80 bytes), file paths a call read or modified, shell commands (first 80
+// bytes) and errors (first line of a failed result, at most 80 bytes). A fact survives when a
+// message it came from is still in the result with the fact's text in it (untouched messages
+// trivially; edited ones are searched), or when an inserted message (a summary) mentions it.
+//
+// Cache prefix: prompt caches reuse the longest unchanged prefix of the request. The prefix here
+// is the run of leading conversation messages that are the original messages, in their original
+// order and untouched; its tokens are what a provider cache could still serve.
+#include "core/strategy/strategy.h"
+
+#include "core/analysis/analysis.h"
+#include "core/tokens/estimator.h"
+
+#include <algorithm>
+
+namespace cl::strategy {
+
+namespace {
+
+bool inContext(const Message &m)
+{
+    return m.isConversation() && !m.sidechain;
+}
+
+std::string firstLine(std::string_view s, std::size_t max)
+{
+    const auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos)
+        return {};
+    s.remove_prefix(b);
+    s = s.substr(0, s.find('\n'));
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t'))
+        s.remove_suffix(1);
+    if (s.size() > max) {
+        std::size_t n = max;
+        while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+            --n;
+        s = s.substr(0, n);
+    }
+    return std::string(s);
+}
+
+struct Fact {
+    std::string text;
+    std::vector<std::size_t> sources; // transcript indices
+};
+
+std::vector<Fact> collectFacts(const Transcript &t)
+{
+    std::vector<Fact> facts;
+    std::unordered_map<std::string, std::size_t> seen;
+    auto add = [&](std::string text, std::size_t source) {
+        if (text.size() < 3)
+            return;
+        const auto [it, fresh] = seen.emplace(text, facts.size());
+        if (fresh)
+            facts.push_back({std::move(text), {source}});
+        else if (facts[it->second].sources.back() != source)
+            facts[it->second].sources.push_back(source);
+    };
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!inContext(m) || m.role == Role::System)
+            continue;
+        if (analysis::isUserRequest(m) && m.kind == MessageKind::Conversation && !m.isMeta)
+            for (const auto &b : m.blocks)
+                if (b.type == BlockType::Text) {
+                    add(firstLine(b.text, 80), i);
+                    break;
+                }
+        for (const auto &b : m.blocks) {
+            if (b.type == BlockType::ToolUse) {
+                for (auto &p : analysis::toolPaths(b))
+                    add(std::move(p), i);
+                if (std::string c = analysis::shellCommand(b); !c.empty())
+                    add(firstLine(c, 80), i);
+            } else if (b.type == BlockType::ToolResult && b.isError) {
+                add(firstLine(b.text, 80), i);
+            }
+        }
+    }
+    return facts;
+}
+
+void appendText(const Message &m, std::string &out)
+{
+    for (const auto &b : m.blocks) {
+        out += b.text;
+        out += '\n';
+        if (b.type == BlockType::ToolUse && !b.input.is_null())
+            out += b.input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        out += '\n';
+    }
+}
+
+} // namespace
+
+const std::string &Result::slotReason(std::size_t slot) const
+{
+    const Slot &s = slots[slot];
+    if (s.origin >= 0 && static_cast<std::size_t>(s.origin) < fates.size())
+        return fates[static_cast<std::size_t>(s.origin)].reason;
+    return s.reason;
+}
+
+const Message &Result::message(const Transcript &original, std::size_t slot) const
+{
+    const Slot &s = slots[slot];
+    return s.message ? *s.message : original.messages[static_cast<std::size_t>(s.origin)];
+}
+
+Transcript Result::materialize(const Transcript &original) const
+{
+    Transcript t;
+    t.format = original.format;
+    t.path = original.path;
+    t.buffer = original.buffer;
+    t.records = original.records;
+    t.diagnostics = original.diagnostics;
+    t.header = original.header;
+    t.subagents = original.subagents;
+    t.offBranchMessages = original.offBranchMessages;
+    t.messages.reserve(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        t.messages.push_back(message(original, k));
+        if (slots[k].message)
+            t.messages.back().edited = true;
+    }
+    // Records point at the message now decoded from them; a removed message's records at the next
+    // surviving one (navigation only: writers drop records no message owns).
+    std::vector<std::int32_t> remap(original.messages.size(), -1);
+    for (std::size_t k = 0; k < slots.size(); ++k)
+        if (slots[k].origin >= 0)
+            remap[static_cast<std::size_t>(slots[k].origin)] = static_cast<std::int32_t>(k);
+    std::int32_t next = static_cast<std::int32_t>(slots.empty() ? 0 : slots.size() - 1);
+    for (std::size_t i = remap.size(); i-- > 0;) {
+        if (remap[i] >= 0)
+            next = remap[i];
+        else
+            remap[i] = next;
+    }
+    for (auto &r : t.records)
+        if (r.message >= 0 && static_cast<std::size_t>(r.message) < remap.size())
+            r.message = remap[static_cast<std::size_t>(r.message)];
+    for (auto &m : t.messages)
+        for (auto &b : m.blocks)
+            b.pairMessage = b.pairBlock = -1;
+    const std::size_t diagnostics = t.diagnostics.size();
+    linkToolPairs(t);
+    t.diagnostics.resize(std::min(diagnostics, t.diagnostics.size())); // orphans are the validity check's job
+    return t;
+}
+
+Transcript Result::shape(const Transcript &original) const
+{
+    Transcript t;
+    t.format = original.format;
+    t.path = original.path;
+    t.messages.resize(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        const Message &m = message(original, k);
+        Message &s = t.messages[k];
+        s.role = m.role;
+        s.kind = m.kind;
+        s.type = m.type;
+        s.sidechain = m.sidechain;
+        s.line = m.line;
+        s.blocks.resize(m.blocks.size());
+        for (std::size_t b = 0; b < m.blocks.size(); ++b) {
+            const Block &from = m.blocks[b];
+            Block &to = s.blocks[b];
+            to.type = from.type;
+            to.toolId = from.toolId;
+            to.toolName = from.toolName;
+            to.isError = from.isError;
+            if (!from.text.empty())
+                to.text = "."; // only whether it is empty is checked
+        }
+    }
+    linkToolPairs(t);
+    t.diagnostics.clear(); // orphans are the validity check's job
+    return t;
+}
+
+void computeStats(const Input &in, Result &r, bool metrics)
+{
+    const Transcript &t = in.transcript;
+    Stats s;
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!inContext(m))
+            continue;
+        ++s.messagesBefore;
+        s.tokensBefore += tokens::estimateMessage(m);
+        if (i < r.fates.size())
+            ++s.fateCounts[static_cast<std::size_t>(r.fates[i].fate)];
+    }
+    for (std::size_t k = 0; k < r.slots.size(); ++k) {
+        const Message &m = r.message(t, k);
+        if (!inContext(m))
+            continue;
+        ++s.messagesAfter;
+        s.tokensAfter += tokens::estimateMessage(m);
+        if (r.slots[k].origin >= 0)
+            ++s.originalKept;
+        else
+            ++s.inserted;
+    }
+    s.fateCounts[static_cast<std::size_t>(Fate::Inserted)] = s.inserted;
+    if (s.tokensBefore > 0)
+        s.reduction = 1.0 - double(s.tokensAfter) / double(s.tokensBefore);
+    if (s.messagesBefore > 0)
+        s.efficiency = 0.6 * s.reduction + 0.4 * double(s.originalKept) / double(s.messagesBefore);
+
+    // Cache prefix.
+    std::size_t next = 0; // next original index expected
+    for (std::size_t k = 0; k < r.slots.size(); ++k) {
+        const Slot &slot = r.slots[k];
+        const Message &m = r.message(t, k);
+        if (!inContext(m))
+            continue;
+        while (next < t.messages.size() && !inContext(t.messages[next]))
+            ++next;
+        if (slot.message || slot.origin != static_cast<std::int32_t>(next))
+            break;
+        s.cachePrefixTokens += tokens::estimateMessage(m);
+        ++next;
+    }
+    if (s.tokensBefore > 0)
+        s.cachePrefixShare = double(s.cachePrefixTokens) / double(s.tokensBefore);
+
+    if (metrics) {
+        const std::vector<Fact> facts = collectFacts(t);
+        std::string inserted;
+        for (std::size_t k = 0; k < r.slots.size(); ++k)
+            if (r.slots[k].origin < 0 && r.slots[k].message)
+                appendText(*r.slots[k].message, inserted);
+        std::vector<std::string> editedText(t.messages.size());
+        std::vector<char> editedDone(t.messages.size(), 0);
+        s.factsTotal = facts.size();
+        for (const Fact &f : facts) {
+            bool kept = false;
+            for (const std::size_t src : f.sources) {
+                if (src >= r.fates.size() || r.fates[src].slot < 0)
+                    continue;
+                const Slot &slot = r.slots[static_cast<std::size_t>(r.fates[src].slot)];
+                if (!slot.message) {
+                    kept = true;
+                    break;
+                }
+                if (!editedDone[src]) {
+                    appendText(*slot.message, editedText[src]);
+                    editedDone[src] = 1;
+                }
+                if (editedText[src].find(f.text) != std::string::npos) {
+                    kept = true;
+                    break;
+                }
+            }
+            if (!kept && !inserted.empty() && inserted.find(f.text) != std::string::npos)
+                kept = true;
+            s.factsKept += kept ? 1 : 0;
+        }
+        s.factRetention = s.factsTotal ? double(s.factsKept) / double(s.factsTotal) : 1.0;
+    }
+    r.stats = s;
+}
+
+} // namespace cl::strategy

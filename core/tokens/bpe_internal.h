@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Private pieces of the BPE tokenizer (core/bpe*.cpp only): the rank table, the merge loops and the
+// regex pre-tokenizer.
+
+#include "core/tokens/bpe.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+namespace cl::bpe::detail {
+
+using Rank = std::uint32_t;
+constexpr Rank kNoRank = 0xffffffffu;
+
+inline std::uint64_t hashBytes(const char *p, std::size_t n)
+{
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
+    while (n >= 8) {
+        std::uint64_t v;
+        std::memcpy(&v, p, 8);
+        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        p += 8;
+        n -= 8;
+    }
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, n);
+    h = (h ^ v) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    return h;
+}
+
+// Open-addressing table from token bytes to rank; keys live in one byte arena. A std::unordered_map of
+// std::string is several times slower on the short lookups that dominate merging.
+class RankTable
+{
+public:
+    // Returns false when `bytes` is already present (duplicate token).
+    bool insert(std::string_view bytes, Rank rank);
+    // Builds the hash index; call once after the last insert. False when two ranks share their bytes.
+    bool finish();
+
+    Rank find(const char *p, std::size_t n) const
+    {
+        // Merging asks mostly for 2..4-byte strings: small dense tables keep those lookups in cache.
+        switch (n) {
+        case 1:
+            return m_one[static_cast<unsigned char>(p[0])];
+        case 2:
+            return m_two[static_cast<unsigned char>(p[0]) | (static_cast<unsigned>(static_cast<unsigned char>(p[1])) << 8)];
+        case 3:
+            return findShort(m_three, m_threeMask, load3(p));
+        case 4: {
+            std::uint32_t k;
+            std::memcpy(&k, p, 4);
+            return findShort(m_four, m_fourMask, k);
+        }
+        default:
+            return findLong(p, n);
+        }
+    }
+    Rank find(std::string_view s) const { return find(s.data(), s.size()); }
+    std::string_view bytes(Rank r) const
+    {
+        if (r >= m_byRank.size() || m_byRank[r].len == 0)
+            return {};
+        return {m_arena.data() + m_byRank[r].off, m_byRank[r].len};
+    }
+    std::size_t size() const { return m_count; }
+
+private:
+    struct ShortSlot {
+        std::uint32_t key = 0;
+        Rank rank = kNoRank; // kNoRank = empty
+    };
+    static std::uint32_t load3(const char *p)
+    {
+        return static_cast<unsigned char>(p[0]) | (static_cast<std::uint32_t>(static_cast<unsigned char>(p[1])) << 8)
+            | (static_cast<std::uint32_t>(static_cast<unsigned char>(p[2])) << 16);
+    }
+    static std::size_t shortHash(std::uint32_t k) { return (static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ull) >> 32; }
+    static Rank findShort(const std::vector<ShortSlot> &t, std::size_t mask, std::uint32_t k)
+    {
+        for (std::size_t i = shortHash(k) & mask;; i = (i + 1) & mask) {
+            if (t[i].rank == kNoRank || t[i].key == k)
+                return t[i].rank;
+        }
+    }
+    static bool insertShort(std::vector<ShortSlot> &t, std::size_t mask, std::uint32_t k, Rank r);
+    Rank findLong(const char *p, std::size_t n) const
+    {
+        const std::uint64_t h = hashBytes(p, n);
+        // Most long lookups while merging miss; a small bit filter answers them without touching the
+        // big table (which does not fit in cache).
+        const std::uint64_t bit = (h >> 40) & kFilterMask;
+        if (!(m_filter[bit >> 6] >> (bit & 63) & 1))
+            return kNoRank;
+        const auto tag = static_cast<std::uint32_t>(h >> 32);
+        std::size_t i = h & m_mask;
+        for (;;) {
+            const Slot &s = m_slots[i];
+            if (s.len == 0)
+                return kNoRank;
+            if (s.tag == tag && s.len == n && std::memcmp(m_arena.data() + s.off, p, n) == 0)
+                return s.rank;
+            i = (i + 1) & m_mask;
+        }
+    }
+
+    struct Slot {
+        std::uint32_t off = 0;
+        std::uint32_t len = 0; // 0 = empty (tokens are never empty)
+        std::uint32_t tag = 0;
+        Rank rank = kNoRank;
+    };
+    struct Ref {
+        std::uint32_t off = 0;
+        std::uint32_t len = 0;
+    };
+    std::string m_arena;
+    std::vector<Ref> m_byRank;
+    static constexpr std::uint64_t kFilterMask = (1u << 22) - 1; // 4 Mbit = 512 KB
+    std::vector<std::uint64_t> m_filter = std::vector<std::uint64_t>((kFilterMask + 1) / 64, 0);
+    std::vector<Slot> m_slots; // tokens of 5 bytes or more
+    std::size_t m_mask = 0;
+    std::vector<Rank> m_one = std::vector<Rank>(256, kNoRank);
+    std::vector<Rank> m_two = std::vector<Rank>(65536, kNoRank);
+    std::vector<ShortSlot> m_three, m_four;
+    std::size_t m_threeMask = 0, m_fourMask = 0;
+    std::size_t m_count = 0;
+};
+
+// Pieces shorter than this use tiktoken's quadratic loop on a stack buffer; longer ones the heap merge.
+constexpr std::size_t kSimpleMergeLimit = 64;
+
+// Calls sink(Rank) for each token of `piece` (not looked up whole), in order. Returns the token count.
+template <class Sink>
+std::size_t mergeSimple(const RankTable &t, const char *p, std::size_t n, Sink &&sink);
+template <class Sink>
+std::size_t mergeHeap(const RankTable &t, const char *p, std::size_t n, Sink &&sink);
+
+struct NullSink {
+    void operator()(Rank) const {}
+};
+
+// tiktoken's byte-pair encoding of one piece: whole-piece lookup first, then merge.
+template <class Sink>
+std::size_t encodePiece(const RankTable &t, const char *p, std::size_t n, Sink &&sink)
+{
+    const Rank whole = t.find(p, n);
+    if (whole != kNoRank) {
+        sink(whole);
+        return 1;
+    }
+    return n < kSimpleMergeLimit ? mergeSimple(t, p, n, sink) : mergeHeap(t, p, n, sink);
+}
+
+// ---- merge loops --------------------------------------------------------------------------------
+
+template <class Sink>
+std::size_t mergeSimple(const RankTable &t, const char *p, std::size_t n, Sink &&sink)
+{
+    if (n == 0)
+        return 0;
+    if (n == 1) {
+        sink(t.find(p, 1));
+        return 1;
+    }
+    // parts[i] = start of part i and the rank of merging part i with part i+1; parts[len-1] is the end.
+    struct Part {
+        std::uint32_t start;
+        Rank rank;
+    };
+    Part stackParts[kSimpleMergeLimit + 1];
+    std::vector<Part> heapParts;
+    Part *parts = stackParts;
+    if (n + 1 > kSimpleMergeLimit + 1) { // only when called directly on a long piece (tests)
+        heapParts.resize(n + 1);
+        parts = heapParts.data();
+    }
+    std::size_t len = n + 1;
+    for (std::size_t i = 0; i + 1 < n; ++i)
+        parts[i] = {static_cast<std::uint32_t>(i), t.find(p + i, 2)};
+    parts[n - 1] = {static_cast<std::uint32_t>(n - 1), kNoRank};
+    parts[n] = {static_cast<std::uint32_t>(n), kNoRank};
+    auto pairRank = [&](std::size_t i) -> Rank {
+        // after a removal: merging part i with part i+1 spans [parts[i].start, parts[i+2].start)
+        if (i + 2 >= len)
+            return kNoRank;
+        return t.find(p + parts[i].start, parts[i + 2].start - parts[i].start);
+    };
+    for (;;) {
+        Rank best = kNoRank;
+        std::size_t bi = 0;
+        for (std::size_t i = 0; i + 1 < len; ++i) {
+            if (parts[i].rank < best) {
+                best = parts[i].rank;
+                bi = i;
+            }
+        }
+        if (best == kNoRank)
+            break;
+        std::memmove(parts + bi + 1, parts + bi + 2, (len - bi - 2) * sizeof(Part));
+        --len;
+        parts[bi].rank = pairRank(bi);
+        if (bi > 0)
+            parts[bi - 1].rank = pairRank(bi - 1);
+    }
+    for (std::size_t i = 0; i + 1 < len; ++i)
+        sink(t.find(p + parts[i].start, parts[i + 1].start - parts[i].start));
+    return len - 1;
+}
+
+std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, std::vector<std::uint32_t> &starts);
+
+template <class Sink>
+std::size_t mergeHeap(const RankTable &t, const char *p, std::size_t n, Sink &&sink)
+{
+    std::vector<std::uint32_t> starts; // start offsets of the final parts, plus n
+    const std::size_t count = mergeHeapImpl(t, p, n, starts);
+    for (std::size_t i = 0; i + 1 < starts.size(); ++i)
+        sink(t.find(p + starts[i], starts[i + 1] - starts[i]));
+    return count;
+}
+
+// ---- pre-tokenizer ------------------------------------------------------------------------------
+
+class Splitter
+{
+public:
+    explicit Splitter(Encoding e);
+    ~Splitter();
+    Splitter(const Splitter &) = delete;
+    Splitter &operator=(const Splitter &) = delete;
+    bool ok() const { return m_code != nullptr; }
+    const std::string &error() const { return m_error; }
+
+    // Calls piece(const char*, size_t) for every regex match and for every run of bytes the regex
+    // cannot match (invalid UTF-8), in order, covering the whole text.
+    template <class F>
+    void forEach(std::string_view text, F &&piece) const
+    {
+        const auto *s = reinterpret_cast<PCRE2_SPTR>(text.data());
+        const std::size_t n = text.size();
+        std::size_t pos = 0;
+        while (pos < n) {
+            std::size_t b = 0, e = 0;
+            if (!next(s, n, pos, b, e)) {
+                piece(text.data() + pos, n - pos);
+                return;
+            }
+            if (b > pos)
+                piece(text.data() + pos, b - pos);
+            if (e <= b) { // cannot happen with tiktoken's patterns; never loop forever
+                e = b + 1;
+            }
+            piece(text.data() + b, e - b);
+            pos = e;
+        }
+    }
+
+    // Offsets where a regex match is guaranteed to start whatever precedes them and where no match
+    // before them looks past them (see bpe_split.cpp), chosen near `parts` equal shares.
+    std::vector<std::size_t> cutPoints(std::string_view text, int parts) const;
+
+private:
+    bool next(PCRE2_SPTR s, std::size_t n, std::size_t pos, std::size_t &b, std::size_t &e) const;
+
+    Encoding m_encoding;
+    pcre2_code *m_code = nullptr;
+    bool m_jit = false;
+    std::string m_error;
+};
+
+} // namespace cl::bpe::detail

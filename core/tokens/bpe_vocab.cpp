@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// The rank table and the heap-based merge for long pieces.
+
+#include "core/tokens/bpe_internal.h"
+
+#include <algorithm>
+#include <queue>
+
+namespace cl::bpe::detail {
+
+bool RankTable::insert(std::string_view bytes, Rank rank)
+{
+    // Duplicate byte strings are detected in finish(); here only duplicate ranks.
+    if (rank >= m_byRank.size())
+        m_byRank.resize(static_cast<std::size_t>(rank) + 1);
+    if (m_byRank[rank].len != 0)
+        return false;
+    m_byRank[rank] = {static_cast<std::uint32_t>(m_arena.size()), static_cast<std::uint32_t>(bytes.size())};
+    m_arena.append(bytes);
+    ++m_count;
+    return true;
+}
+
+bool RankTable::insertShort(std::vector<ShortSlot> &t, std::size_t mask, std::uint32_t k, Rank r)
+{
+    std::size_t i = shortHash(k) & mask;
+    while (t[i].rank != kNoRank) {
+        if (t[i].key == k)
+            return false;
+        i = (i + 1) & mask;
+    }
+    t[i] = {k, r};
+    return true;
+}
+
+bool RankTable::finish()
+{
+    // Load factor <= 0.5 keeps probe chains short.
+    auto capacityFor = [](std::size_t n) {
+        std::size_t cap = 16;
+        while (cap < n * 2 + 1)
+            cap <<= 1;
+        return cap;
+    };
+    std::size_t counts[5] = {};
+    for (const Ref &ref : m_byRank)
+        if (ref.len != 0)
+            ++counts[std::min<std::size_t>(ref.len, 5) - 1];
+    m_three.assign(capacityFor(counts[2]), ShortSlot{});
+    m_threeMask = m_three.size() - 1;
+    m_four.assign(capacityFor(counts[3]), ShortSlot{});
+    m_fourMask = m_four.size() - 1;
+    m_slots.assign(capacityFor(counts[4]), Slot{});
+    m_mask = m_slots.size() - 1;
+    for (Rank r = 0; r < m_byRank.size(); ++r) {
+        const Ref ref = m_byRank[r];
+        if (ref.len == 0)
+            continue;
+        const char *p = m_arena.data() + ref.off;
+        if (ref.len <= 4) {
+            bool fresh = true;
+            if (ref.len == 1) {
+                fresh = m_one[static_cast<unsigned char>(p[0])] == kNoRank;
+                m_one[static_cast<unsigned char>(p[0])] = r;
+            } else if (ref.len == 2) {
+                Rank &slot = m_two[static_cast<unsigned char>(p[0]) | (static_cast<unsigned>(static_cast<unsigned char>(p[1])) << 8)];
+                fresh = slot == kNoRank;
+                slot = r;
+            } else if (ref.len == 3) {
+                fresh = insertShort(m_three, m_threeMask, load3(p), r);
+            } else {
+                std::uint32_t k;
+                std::memcpy(&k, p, 4);
+                fresh = insertShort(m_four, m_fourMask, k, r);
+            }
+            if (!fresh)
+                return false; // the same bytes under two ranks: not a BPE vocabulary
+            continue;
+        }
+        const std::uint64_t h = hashBytes(m_arena.data() + ref.off, ref.len);
+        const std::uint64_t bit = (h >> 40) & kFilterMask;
+        m_filter[bit >> 6] |= std::uint64_t(1) << (bit & 63);
+        std::size_t i = h & m_mask;
+        while (m_slots[i].len != 0) {
+            const Slot &o = m_slots[i];
+            if (o.len == ref.len && std::memcmp(m_arena.data() + o.off, m_arena.data() + ref.off, ref.len) == 0)
+                return false; // the same bytes under two ranks: not a BPE vocabulary
+            i = (i + 1) & m_mask;
+        }
+        m_slots[i] = {ref.off, ref.len, static_cast<std::uint32_t>(h >> 32), r};
+    }
+    return true;
+}
+
+// Same result as tiktoken's quadratic loop (lowest rank first, leftmost on ties), in O(n log n): a
+// min-heap of (rank, start) over adjacent pairs, a linked list of parts, and lazy deletion of heap
+// entries whose pair changed. Part i always starts at byte i, so the part index is its start.
+std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, std::vector<std::uint32_t> &starts)
+{
+    starts.clear();
+    if (n == 0) {
+        starts.push_back(0);
+        return 0;
+    }
+    const auto end = static_cast<std::uint32_t>(n);
+    std::vector<std::uint32_t> next(n), prev(n);
+    std::vector<Rank> rank(n, kNoRank); // rank of merging part i with its successor
+    for (std::uint32_t i = 0; i < end; ++i) {
+        next[i] = i + 1;
+        prev[i] = i == 0 ? end : i - 1;
+    }
+    auto pairRank = [&](std::uint32_t i) -> Rank {
+        const std::uint32_t j = next[i];
+        if (j == end)
+            return kNoRank;
+        const std::uint32_t stop = next[j];
+        return t.find(p + i, stop - i);
+    };
+    std::vector<std::uint64_t> heapStore;
+    heapStore.reserve(n);
+    for (std::uint32_t i = 0; i + 1 < end; ++i) {
+        rank[i] = t.find(p + i, 2);
+        if (rank[i] != kNoRank)
+            heapStore.push_back((static_cast<std::uint64_t>(rank[i]) << 32) | i);
+    }
+    std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> heap(std::greater<>{},
+                                                                                         std::move(heapStore));
+    std::vector<bool> dead(n, false);
+    std::size_t parts = n;
+    while (!heap.empty()) {
+        const std::uint64_t top = heap.top();
+        heap.pop();
+        const auto r = static_cast<Rank>(top >> 32);
+        const auto i = static_cast<std::uint32_t>(top & 0xffffffffu);
+        if (dead[i] || rank[i] != r)
+            continue; // stale: the pair starting at i changed since this entry was pushed
+        const std::uint32_t j = next[i];
+        dead[j] = true;
+        next[i] = next[j];
+        if (next[j] != end)
+            prev[next[j]] = i;
+        --parts;
+        const Rank ri = pairRank(i);
+        rank[i] = ri;
+        if (ri != kNoRank)
+            heap.push((static_cast<std::uint64_t>(ri) << 32) | i);
+        if (prev[i] != end) {
+            const std::uint32_t h = prev[i];
+            const Rank rh = pairRank(h);
+            if (rh != rank[h]) {
+                rank[h] = rh;
+                if (rh != kNoRank)
+                    heap.push((static_cast<std::uint64_t>(rh) << 32) | h);
+            }
+        }
+    }
+    starts.reserve(parts + 1);
+    for (std::uint32_t i = 0; i != end; i = next[i])
+        starts.push_back(i);
+    starts.push_back(end);
+    return parts;
+}
+
+} // namespace cl::bpe::detail

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Runs several strategies on one input (the GUI's compare view and `contextlens-cli compare`).
+
+#include "core/strategy/strategy.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cl::strategy {
+
+struct CompareRow {
+    std::string strategy;   // name
+    std::string title;
+    std::string source;
+    Result result;          // stats, changed, note, violations, slots
+    std::string error;      // parameter error, if any
+};
+
+struct CompareOptions {
+    std::vector<std::string> names;                 // empty: every registered strategy
+    nlohmann::json params = nlohmann::json::object(); // {strategyName: {param: value}} overrides
+    int threads = 2;
+    RunOptions run;
+    std::function<void(std::size_t done, std::size_t total)> progress; // called from worker threads
+    const std::atomic<bool> *cancel = nullptr;      // set to stop; unfinished rows are left out
+};
+
+// Rows in registry order. Unknown names are reported as rows with error set.
+std::vector<CompareRow> compare(const Input &in, const CompareOptions &options = {});
+
+} // namespace cl::strategy

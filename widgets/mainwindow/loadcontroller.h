@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/io/loader.h"
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+namespace cl::gui {
+
+// Runs cl::loadFile on the thread pool and delivers the result on the GUI thread. Starting a new
+// load cancels the running one; a result that arrives after a newer load started is dropped.
+class LoadController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LoadController(QObject *parent = nullptr);
+    ~LoadController() override;
+
+    void start(const QString &path, std::optional<Format> format = std::nullopt);
+    void cancel();
+    bool isLoading() const { return m_running; }
+    // The same load, on the calling thread (used by --screenshot).
+    static LoadResult loadNow(const QString &path, std::optional<Format> format = std::nullopt);
+
+Q_SIGNALS:
+    void started(const QString &path);
+    void progress(double fraction);
+    void finished(const QString &path, const cl::LoadResult &result);
+
+private:
+    quint64 m_generation = 0;
+    bool m_running = false;
+    std::shared_ptr<std::atomic_bool> m_cancel;
+};
+
+} // namespace cl::gui

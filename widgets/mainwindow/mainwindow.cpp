@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/mainwindow/mainwindow.h"
+
+#include "widgets/analysis/analysiscontroller.h"
+#include "widgets/analysis/analysispanel.h"
+#include "widgets/transcript/contextgauge.h"
+#include "widgets/analysis/contextmap.h"
+#include "widgets/transcript/detailpane.h"
+#include "widgets/mainwindow/diagnosticspanel.h"
+#include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/transcript/transcriptdocument.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/mainwindow/recentfiles.h"
+#include "widgets/mainwindow/statuspanel.h"
+#include "widgets/transcript/transcriptpanel.h"
+#include "widgets/transcript/usagechart.h"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+namespace cl::gui {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_loader(new LoadController(this))
+    , m_transcriptPanel(new TranscriptPanel(this))
+    , m_detail(new DetailPane(this))
+    , m_diagnostics(new DiagnosticsPanel(this))
+    , m_status(new StatusPanel(this))
+    , m_gauge(new ContextGauge(this))
+    , m_chart(new UsageChart(this))
+    , m_usageDock(new QDockWidget(tr("Usage"), this))
+    , m_analyzer(new AnalysisController(this))
+    , m_map(new ContextMap(this))
+    , m_analysisPanel(new AnalysisPanel(this))
+    , m_analysisDock(new QDockWidget(tr("Analysis"), this))
+    , m_doc(new TranscriptDocument(this))
+{
+    setWindowTitle(tr("ContextLens"));
+    setAcceptDrops(true);
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(m_transcriptPanel);
+    splitter->addWidget(m_detail);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    // 2:1 from the start, not only for extra space: the tree's many columns would otherwise claim
+    // their full width and squeeze the detail pane.
+    splitter->setSizes({2000, 1000});
+    // Gauge and context map sit in a strip above tree and detail: how full the context is and where
+    // it goes frame everything below.
+    auto *central = new QWidget(this);
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(m_gauge);
+    column->addWidget(m_map);
+    createStrategyViews();
+    // Tabs: the transcript itself, the side-by-side preview of a strategy, and the comparison.
+    m_tabs->addTab(splitter, tr("Transcript"));
+    column->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+    createDocks();
+    m_chart->setContextWindow(m_gauge->contextWindow());
+    statusBar()->addPermanentWidget(m_status, 1);
+    m_status->showSummary(nullptr);
+    createMenus();
+
+    connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this, &MainWindow::onRowSelected);
+    connect(m_diagnostics, &DiagnosticsPanel::lineActivated, this, &MainWindow::jumpToSourceLine);
+    connect(m_chart, &UsageChart::messageActivated, this, &MainWindow::jumpToMessage);
+    connect(m_gauge, &ContextGauge::contextWindowChanged, m_chart, &UsageChart::setContextWindow);
+    connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
+    connect(m_loader, &LoadController::progress, m_status, &StatusPanel::setProgress);
+    connect(m_loader, &LoadController::finished, this,
+            [this](const QString &path, const LoadResult &result) { applyResult(path, result); });
+    connect(m_status, &StatusPanel::cancelRequested, this, &MainWindow::cancelLoad);
+    connectAnalysis();
+    connectStrategies();
+}
+
+MainWindow::~MainWindow() = default;
+
+bool MainWindow::isLoading() const
+{
+    return m_loader->isLoading();
+}
+
+void MainWindow::openFile(const QString &path, std::optional<Format> format)
+{
+    m_format = format;
+    m_loader->start(path, format);
+}
+
+bool MainWindow::openFileNow(const QString &path, std::optional<Format> format)
+{
+    m_loader->cancel();
+    m_format = format;
+    return applyResult(path, LoadController::loadNow(path, format), true);
+}
+
+void MainWindow::reload()
+{
+    if (!m_path.isEmpty())
+        openFile(m_path, m_format);
+}
+
+void MainWindow::cancelLoad()
+{
+    m_loader->cancel();
+    m_status->setLoading(false);
+    statusBar()->showMessage(tr("Loading cancelled"), 5000);
+}
+
+void MainWindow::onLoadStarted(const QString &path)
+{
+    m_status->setLoading(true);
+    statusBar()->showMessage(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
+}
+
+QString MainWindow::failureReason(const LoadResult &result)
+{
+    if (result.cancelled)
+        return tr("loading was cancelled");
+    if (!result.ok())
+        return QString::fromStdString(result.error);
+    if (result.transcript->messages.empty())
+        for (const Diagnostic &d : result.transcript->diagnostics)
+            if (d.severity == Diagnostic::Severity::Error)
+                return QString::fromStdString(d.message);
+    return {};
+}
+
+bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool analyzeNow)
+{
+    m_status->setLoading(false);
+    statusBar()->clearMessage();
+    const QString reason = failureReason(result);
+    m_lastError = reason;
+    if (result.cancelled) {
+        statusBar()->showMessage(tr("Loading cancelled"), 5000);
+        Q_EMIT loadFinished(false);
+        return false;
+    }
+    if (result.ok()) {
+        // Even a failed decode is shown: its diagnostics say what went wrong.
+        m_path = path;
+        m_pinned.clear();
+        showTranscript(result.transcript, analyzeNow);
+        m_doc->setSource(result.transcript, path); // a fresh document: empty undo stack
+        updateTitle();
+        if (m_recent)
+            m_recent->add(path);
+    }
+    if (!reason.isEmpty() && m_showErrorDialogs) {
+        auto *box = new QMessageBox(QMessageBox::Critical, tr("Cannot open transcript"),
+                                    tr("Could not open %1:\n%2").arg(QDir::toNativeSeparators(path), reason),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // window-modal without a nested event loop
+    }
+    Q_EMIT loadFinished(reason.isEmpty());
+    return reason.isEmpty();
+}
+
+void MainWindow::selectRepresentativeRow()
+{
+    m_transcriptPanel->selectSourceIndex(m_transcriptPanel->model()->representativeIndex());
+}
+
+void MainWindow::jumpToSourceLine(quint32 line)
+{
+    const QModelIndex idx = m_transcriptPanel->model()->indexForSourceLine(line);
+    if (idx.isValid())
+        m_transcriptPanel->selectSourceIndex(idx);
+    else
+        statusBar()->showMessage(tr("No message comes from line %1").arg(line), 5000);
+}
+
+void MainWindow::jumpToMessage(int message)
+{
+    const QModelIndex idx = m_transcriptPanel->model()->indexForMessage(message);
+    if (idx.isValid())
+        m_transcriptPanel->selectSourceIndex(idx);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    for (const QUrl &url : urls)
+        if (url.isLocalFile()) {
+            openFile(url.toLocalFile()); // one transcript at a time: the first local file
+            event->acceptProposedAction();
+            return;
+        }
+}
+
+} // namespace cl::gui

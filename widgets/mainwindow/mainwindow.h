@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/analysis/analysis.h"
+#include "core/io/loader.h"
+#include "widgets/style/theme.h"
+
+#include <QMainWindow>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QActionGroup;
+namespace cl::strategy {
+class TranscriptTables;
+}
+class QDockWidget;
+class QTabWidget;
+
+namespace cl::gui {
+
+class AnalysisController;
+class AnalysisPanel;
+class CompareView;
+class OperationsDialog;
+class PreviewView;
+class StrategyPanel;
+class TranscriptDocument;
+class ContextGauge;
+class ContextMap;
+class DetailPane;
+class DiagnosticsPanel;
+class LoadController;
+class RecentFiles;
+class SimulationView;
+class StatusPanel;
+class TranscriptPanel;
+class UsageChart;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads in the background; loadFinished() reports the outcome.
+    void openFile(const QString &path, std::optional<Format> format = std::nullopt);
+    // Loads on this thread (screenshots, scripted use). Returns whether the load succeeded.
+    bool openFileNow(const QString &path, std::optional<Format> format = std::nullopt);
+    // Selects (and scrolls to) a message's row; the analysis panel follows.
+    void selectMessage(int message) { jumpToMessage(message); }
+    // Selects the row at the chosen compaction boundary, else the representative row.
+    void selectAnalysisRow();
+    // Selects the first tool result (or the first block) so the detail pane has content.
+    void selectRepresentativeRow();
+    // Applies a theme; remember=false for a one-off choice (the --theme option).
+    void setTheme(theme::Choice choice, bool remember = true);
+    // Error dialogs are window-modal and non-blocking; scripted runs can turn them off.
+    void setShowErrorDialogs(bool show) { m_showErrorDialogs = show; }
+
+    std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
+    TranscriptPanel *transcriptPanel() const { return m_transcriptPanel; }
+    DetailPane *detailPane() const { return m_detail; }
+    DiagnosticsPanel *diagnosticsPanel() const { return m_diagnostics; }
+    StatusPanel *statusPanel() const { return m_status; }
+    ContextGauge *contextGauge() const { return m_gauge; }
+    UsageChart *usageChart() const { return m_chart; }
+    QDockWidget *usageDock() const { return m_usageDock; }
+    ContextMap *contextMap() const { return m_map; }
+    AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
+    QDockWidget *analysisDock() const { return m_analysisDock; }
+    AnalysisController *analysisController() const { return m_analyzer; }
+    // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
+    std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
+    // The strategies' per-block tables of the shown transcript (shared by the strategy panel and
+    // the compare view), prepared in the background after every load and apply; undo and redo
+    // return to the tables their transcript had.
+    const std::shared_ptr<cl::strategy::TranscriptTables> &strategyTables() const { return m_tables; }
+    bool isAnalysing() const;
+    // Strategies: the document (working transcript + undo stack), the strategy dock, the preview and
+    // compare tabs of the central area.
+    TranscriptDocument *document() const { return m_doc; }
+    StrategyPanel *strategyPanel() const { return m_strategyPanel; }
+    QDockWidget *strategyDock() const { return m_strategyDock; }
+    PreviewView *previewView() const { return m_preview; }
+    CompareView *compareView() const { return m_compare; }
+    QTabWidget *centralTabs() const { return m_tabs; }
+    OperationsDialog *operationsDialog();
+    void showPreviewTab();
+    void showCompareTab();
+    // Simulate tab: seed 003's turn-by-turn replay of the current transcript under a strategy.
+    SimulationView *simulationView() const { return m_simulate; }
+    void showSimulateTab();
+    // Messages the user pinned (strategies never remove or edit them), transcript indices.
+    const std::vector<std::size_t> &pinned() const { return m_pinned; }
+    void togglePinSelected();
+    // Export with a file dialog (format from the file name's filter).
+    void exportDialog();
+    // The window's size, position and dock layout as the user left them (mainwindow_layout.cpp).
+    // The app calls it before showing the window; tests and screenshots keep the defaults.
+    void restoreLayout();
+    void saveLayout() const;
+    bool isLoading() const;
+    QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
+
+    // A transcript "failed" when the file could not be read, or nothing decoded and there is an error.
+    static QString failureReason(const LoadResult &result);
+
+Q_SIGNALS:
+    void loadFinished(bool ok);
+    // The analysis of the current transcript arrived (analysis() holds it).
+    void analysisUpdated();
+
+protected:
+    // With compactions applied but not exported, asks first: Export…, Discard or Cancel.
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createMenus();
+    void createDocks();
+    void connectAnalysis();
+    void startAnalysis(bool now);
+    void onAnalysisReady(std::shared_ptr<const cl::analysis::Analysis> analysis);
+    void onRowSelected(int message, int block);
+    void showOpenDialog();
+    void reload();
+    void cancelLoad();
+    void onLoadStarted(const QString &path);
+    // analyzeNow: run the analysis on this thread before returning (openFileNow).
+    bool applyResult(const QString &path, const LoadResult &result, bool analyzeNow = false);
+    void jumpToSourceLine(quint32 line);
+    void jumpToMessage(int message);
+    // Strategy wiring (mainwindow_strategies.cpp).
+    void createStrategyViews();
+    void connectStrategies();
+    void onDocumentChanged();
+    void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow);
+    void updateStrategyInputs();
+    void updateTitle();
+
+    LoadController *m_loader;
+    TranscriptPanel *m_transcriptPanel;
+    DetailPane *m_detail;
+    DiagnosticsPanel *m_diagnostics;
+    StatusPanel *m_status;
+    ContextGauge *m_gauge;
+    UsageChart *m_chart;
+    QDockWidget *m_usageDock;
+    AnalysisController *m_analyzer;
+    ContextMap *m_map;
+    AnalysisPanel *m_analysisPanel;
+    QDockWidget *m_analysisDock;
+    std::shared_ptr<const cl::analysis::Analysis> m_analysis;
+    TranscriptDocument *m_doc;
+    QTabWidget *m_tabs = nullptr;
+    StrategyPanel *m_strategyPanel = nullptr;
+    QDockWidget *m_strategyDock = nullptr;
+    PreviewView *m_preview = nullptr;
+    CompareView *m_compare = nullptr;
+    SimulationView *m_simulate = nullptr;
+    OperationsDialog *m_ops = nullptr;
+    std::vector<std::size_t> m_pinned;
+    bool m_applying = false; // a load is being applied: the gauge's window change is not a user's
+    RecentFiles *m_recent = nullptr;
+    QActionGroup *m_themeGroup = nullptr;
+    std::shared_ptr<const Transcript> m_transcript;
+    std::shared_ptr<cl::strategy::TranscriptTables> m_tables;
+    // The tables of the last few transcripts shown (undo and redo find theirs ready).
+    std::vector<std::pair<std::weak_ptr<const Transcript>, std::shared_ptr<cl::strategy::TranscriptTables>>> m_tableCache;
+    std::shared_ptr<cl::strategy::TranscriptTables> tablesFor(const std::shared_ptr<const Transcript> &transcript);
+    QString m_path;
+    QString m_lastError;
+    std::optional<Format> m_format;
+    bool m_showErrorDialogs = true;
+};
+
+} // namespace cl::gui

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// Menus, shortcuts and the open dialog of the main window.
+#include "widgets/mainwindow/mainwindow.h"
+
+#include "config-contextlens.h"
+#include "widgets/analysis/contextmap.h"
+#include "widgets/transcript/detailpane.h"
+#include "widgets/mainwindow/diagnosticspanel.h"
+#include "widgets/mainwindow/recentfiles.h"
+#include "widgets/transcript/transcriptpanel.h"
+#include "widgets/strategy/compareview.h"
+#include "widgets/strategy/operationsdialog.h"
+#include "widgets/strategy/simulationview.h"
+#include "widgets/strategy/strategypanel.h"
+#include "widgets/transcript/transcriptdocument.h"
+
+#include <QActionGroup>
+#include <QDockWidget>
+#include <QApplication>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QTabWidget>
+#include <QUndoStack>
+
+namespace cl::gui {
+
+namespace {
+const QString kAutoDetect = QStringLiteral("Auto-detect (*)");
+
+QString filterFor(Format f)
+{
+    const std::string_view n = formatName(f);
+    return QString::fromLatin1(n.data(), qsizetype(n.size())) + QStringLiteral(" (*.jsonl *.json)");
+}
+} // namespace
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::showOpenDialog);
+    QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recent = new RecentFiles(recentMenu, this);
+    connect(m_recent, &RecentFiles::fileChosen, this, [this](const QString &path) { openFile(path); });
+    file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
+    file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    edit->addAction(undo);
+    QAction *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Filter…"), QKeySequence(Qt::CTRL | Qt::Key_F), m_transcriptPanel, &TranscriptPanel::focusFilter);
+    edit->addAction(tr("&Pin / Unpin Message"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::togglePinSelected);
+
+    QMenu *strategies = menuBar()->addMenu(tr("&Strategies"));
+    strategies->addAction(tr("&Preview"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
+        m_strategyDock->show();
+        m_strategyDock->raise();
+        m_strategyPanel->runPreview();
+    });
+    strategies->addAction(tr("&Apply Preview"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return), m_strategyPanel,
+                          &StrategyPanel::requestApply);
+    strategies->addAction(tr("&Compare All"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+        showCompareTab();
+        m_compare->runAll();
+    });
+    // Ctrl+Shift+S is the System theme; T for "turns".
+    strategies->addAction(tr("&Simulate…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), this, [this] {
+        showSimulateTab();
+        // A fresh tab runs at once; with a result on screen the user re-runs after changing settings.
+        if (!m_simulate->hasResult() && !m_simulate->isRunning() && m_transcript)
+            m_simulate->run();
+    });
+    strategies->addSeparator();
+    strategies->addAction(tr("Compression &Operations…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        OperationsDialog *d = operationsDialog();
+        d->refresh();
+        d->show();
+        d->raise();
+    });
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *raw = view->addAction(tr("&Raw JSON"));
+    raw->setCheckable(true);
+    raw->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    connect(raw, &QAction::toggled, m_detail, &DetailPane::setRawMode);
+    QAction *diag = m_diagnostics->toggleViewAction();
+    diag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    view->addAction(diag);
+    QAction *usage = m_usageDock->toggleViewAction();
+    usage->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
+    view->addAction(usage);
+    QAction *analysis = m_analysisDock->toggleViewAction();
+    analysis->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    view->addAction(analysis);
+    QAction *strategyDock = m_strategyDock->toggleViewAction();
+    strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    view->addAction(strategyDock);
+    view->addAction(tr("Show &Transcript"), QKeySequence(Qt::ALT | Qt::Key_1), this, [this] { m_tabs->setCurrentIndex(0); });
+    view->addAction(tr("Show Pre&view"), QKeySequence(Qt::ALT | Qt::Key_2), this, &MainWindow::showPreviewTab);
+    view->addAction(tr("Show &Compare"), QKeySequence(Qt::ALT | Qt::Key_3), this, &MainWindow::showCompareTab);
+    view->addAction(tr("Show &Simulate"), QKeySequence(Qt::ALT | Qt::Key_4), this, &MainWindow::showSimulateTab);
+    QAction *map = view->addAction(tr("Context &Map"));
+    map->setCheckable(true);
+    map->setChecked(true);
+    map->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    connect(map, &QAction::toggled, m_map, &QWidget::setVisible);
+    QMenu *themeMenu = view->addMenu(tr("&Theme"));
+    m_themeGroup = new QActionGroup(this);
+    const struct { theme::Choice choice; QString label; QKeySequence key; } themes[] = {
+        {theme::Choice::Light, tr("&Light"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)},
+        {theme::Choice::Dark, tr("&Dark"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D)},
+        {theme::Choice::System, tr("&System"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)},
+    };
+    const theme::Choice current = theme::saved();
+    for (const auto &t : themes) {
+        QAction *a = themeMenu->addAction(t.label);
+        a->setShortcut(t.key);
+        a->setCheckable(true);
+        a->setChecked(t.choice == current);
+        a->setData(int(t.choice));
+        m_themeGroup->addAction(a);
+        const theme::Choice choice = t.choice;
+        connect(a, &QAction::triggered, this, [this, choice] { setTheme(choice); });
+    }
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About ContextLens"), QKeySequence(Qt::Key_F1), this, [this] {
+        QMessageBox::about(this, tr("About ContextLens"),
+                           tr("ContextLens %1\nSee where an agent's context goes.").arg(QStringLiteral(CONTEXTLENS_VERSION)));
+    });
+}
+
+void MainWindow::setTheme(theme::Choice choice, bool remember)
+{
+    theme::apply(choice);
+    if (remember)
+        theme::save(choice);
+    for (QAction *a : m_themeGroup->actions())
+        a->setChecked(a->data().toInt() == int(choice));
+}
+
+void MainWindow::showOpenDialog()
+{
+    // The name filter doubles as the format override: "Auto-detect" or one format name.
+    QStringList filters{kAutoDetect};
+    for (Format f : allFormats())
+        filters << filterFor(f);
+    QString selected = kAutoDetect;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open transcript"), {},
+                                                      filters.join(QStringLiteral(";;")), &selected);
+    if (path.isEmpty())
+        return;
+    std::optional<Format> format;
+    for (Format f : allFormats())
+        if (selected == filterFor(f))
+            format = f;
+    openFile(path, format);
+}
+
+} // namespace cl::gui

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/mainwindow/screenshot.h"
+
+#include "widgets/mainwindow/mainwindow.h"
+
+#include "core/strategy/strategy.h"
+#include "core/strategies/registry.h"
+#include "widgets/strategy/compareview.h"
+#include "widgets/strategy/paramform.h"
+#include "widgets/strategy/previewview.h"
+#include "widgets/strategy/simulationview.h"
+#include "widgets/strategy/strategypanel.h"
+
+#include <QCheckBox>
+#include <QSpinBox>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QTimer>
+
+#include <QApplication>
+#include <QPixmap>
+#include <QTextStream>
+
+namespace cl::gui {
+
+namespace {
+
+// Runs the event loop until `signal` fires or `ms` pass; false on timeout.
+template <typename Sender, typename Signal>
+bool waitFor(Sender *sender, Signal signal, int ms)
+{
+    QEventLoop loop;
+    bool fired = false;
+    const auto c = QObject::connect(sender, signal, &loop, [&] {
+        fired = true;
+        loop.quit();
+    });
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+    QObject::disconnect(c);
+    return fired;
+}
+
+bool showView(MainWindow &window, const QString &view, QTextStream &err)
+{
+    if (view.startsWith(QLatin1String("preview:"))) {
+        const QString name = view.mid(8);
+        StrategyPanel *panel = window.strategyPanel();
+        if (!panel->setCurrentStrategy(name)) {
+            err << "contextlens: unknown strategy " << name << Qt::endl;
+            return false;
+        }
+        nlohmann::json force = nlohmann::json::object();
+        for (const auto &spec : strategy::find(name.toStdString())->params())
+            if (spec.name == "force")
+                force["force"] = true;
+        panel->paramForm()->setValues(force);
+        window.strategyDock()->raise();
+        panel->runPreview();
+        if (!waitFor(panel, &StrategyPanel::previewReady, 120000)) {
+            err << "contextlens: the preview did not finish" << Qt::endl;
+            return false;
+        }
+        window.showPreviewTab();
+        // The first inserted message (a summary, usually) is what a preview is read for.
+        if (const auto r = panel->preview())
+            for (std::size_t k = 0; k < r->slots.size(); ++k)
+                if (r->slots[k].origin < 0 && r->slots[k].message && r->slots[k].message->isConversation()) {
+                    window.previewView()->selectSlot(int(k));
+                    break;
+                }
+    } else if (view.startsWith(QLatin1String("simulate:"))) {
+        // simulate:NAME[@WINDOW]: the window lets a short demo session show a compaction story.
+        const QStringList parts = view.mid(9).split(QLatin1Char('@'));
+        SimulationView *simView = window.simulationView();
+        if (!simView->setCurrentStrategy(parts.front())) {
+            err << "contextlens: unknown strategy " << parts.front() << Qt::endl;
+            return false;
+        }
+        if (parts.size() > 1) {
+            bool okWindow = false;
+            const int tokens = parts[1].toInt(&okWindow);
+            if (!okWindow || tokens <= 0) {
+                err << "contextlens: simulate:NAME@WINDOW wants a positive token count, not " << parts[1] << Qt::endl;
+                return false;
+            }
+            simView->windowSpin()->setValue(tokens);
+        }
+        window.showSimulateTab();
+        simView->runNow(); // synchronous: the grab below must see the result
+        const auto result = simView->simulation();
+        if (!result || !result->error.empty()) {
+            err << "contextlens: the simulation failed: " << (result ? QString::fromStdString(result->error) : QString())
+                << Qt::endl;
+            return false;
+        }
+        // The first turn the strategy changed is what the chart is read for.
+        for (const auto &p : result->turns)
+            if (p.changed) {
+                simView->selectTurn(int(p.turn));
+                break;
+            }
+    } else if (view == QLatin1String("compare")) {
+        window.showCompareTab();
+        window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires
+        window.compareView()->runAll();
+        if (!waitFor(window.compareView(), &CompareView::finished, 300000)) {
+            err << "contextlens: the comparison did not finish" << Qt::endl;
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+int takeScreenshot(const CommandLine &cmd)
+{
+    QTextStream err(stderr);
+    MainWindow window;
+    window.setShowErrorDialogs(false); // no one is there to close them
+    window.resize(cmd.size);
+    window.show();
+    const bool ok = window.openFileNow(cmd.file, cmd.format);
+    if (!ok)
+        err << "contextlens: cannot load " << cmd.file << ": " << window.lastError() << Qt::endl;
+    // openFileNow ran the analysis on this thread, so map and panel are filled; the row at the chosen
+    // boundary is the one whose explanation says the most.
+    window.selectAnalysisRow();
+    if (ok && !showView(window, cmd.view, err))
+        return 1;
+    // Two rounds: layout requests posted by the first (header sizes, scroll) settle in the second.
+    QApplication::processEvents();
+    QApplication::processEvents();
+    const QPixmap pixmap = window.grab();
+    if (!pixmap.save(cmd.screenshot, "PNG")) {
+        err << "contextlens: cannot write " << cmd.screenshot << Qt::endl;
+        return 1;
+    }
+    return ok ? 0 : 1;
+}
+
+} // namespace cl::gui

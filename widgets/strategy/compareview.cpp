@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/strategy/compareview.h"
+
+#include "widgets/strategy/comparechart.h"
+#include "widgets/models/comparemodel.h"
+#include "core/strategies/registry.h"
+
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QCheckBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace cl::gui {
+
+CompareView::CompareView(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new CompareModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+{
+    setObjectName(QStringLiteral("compareView"));
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(CompareSortRole);
+
+    m_runAll = new QPushButton(tr("Run all"), this);
+    m_runAll->setToolTip(tr("Run every registered strategy on the current transcript"));
+    m_runChecked = new QPushButton(tr("Run checked"), this);
+    m_runChecked->setToolTip(tr("Run only the strategies ticked in the table"));
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setTextVisible(true);
+    m_progress->setFormat(tr("%v / %m"));
+    m_progress->setMaximumWidth(220);
+    m_status = new QLabel(this);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_runAll);
+    bar->addWidget(m_runChecked);
+    m_force = new QCheckBox(tr("Ignore triggers"), this);
+    m_force->setToolTip(tr("Run every triggered strategy as if its trigger had fired (its force parameter), to see "
+                           "what it would do to this session before the context is full"));
+    bar->addWidget(m_force);
+    bar->addWidget(m_progress);
+    bar->addWidget(m_cancelButton);
+    bar->addWidget(m_status, 1);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("compareTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    // No sort until the user clicks a header: rows start in registry (menu) order.
+    m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_table->setSortingEnabled(true);
+    m_table->setWordWrap(false);
+
+    m_chart = new CompareChart(this);
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    auto *chartScroll = new QScrollArea(this);
+    chartScroll->setWidget(m_chart);
+    chartScroll->setWidgetResizable(true);
+    chartScroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(chartScroll);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    connect(m_runAll, &QPushButton::clicked, this, &CompareView::runAll);
+    connect(m_runChecked, &QPushButton::clicked, this, &CompareView::runChecked);
+    connect(m_cancelButton, &QPushButton::clicked, this, &CompareView::cancel);
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, &CompareView::onFinished);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { syncSelectionToChart(); });
+    connect(m_table, &QAbstractItemView::activated, this, [this](const QModelIndex &index) {
+        const QString name = index.data(StrategyNameRole).toString();
+        if (!name.isEmpty())
+            Q_EMIT previewRequested(name);
+    });
+    connect(m_chart, &CompareChart::strategyClicked, this, &CompareView::selectStrategy);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] { updateControls(); });
+    // The chart lists strategies in the table's (sorted) order so both read the same way.
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] { updateChartRows(); });
+
+    resizeColumns();
+    updateControls();
+}
+
+CompareView::~CompareView()
+{
+    // The worker reads the transcript and posts progress to this object: stop it before both go.
+    if (m_cancel)
+        m_cancel->store(true);
+    m_watcher.waitForFinished();
+}
+
+void CompareView::setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options,
+                           std::vector<std::size_t> pinned, std::vector<std::string> exemptTools,
+                           std::shared_ptr<strategy::TranscriptTables> tables)
+{
+    if (isRunning() && m_cancel)
+        m_cancel->store(true); // its rows are for the old input: onFinished drops them (generation)
+    ++m_generation;
+    if (tables)
+        m_tables = std::move(tables);
+    else if (!m_tables || transcript != m_transcript)
+        m_tables = std::make_shared<strategy::TranscriptTables>();
+    m_transcript = std::move(transcript);
+    m_options = std::move(options);
+    m_pinned = std::move(pinned);
+    m_exempt = std::move(exemptTools);
+    m_rows.clear();
+    m_model->clearResults();
+    updateChartRows();
+    m_progress->reset();
+    m_status->setText(m_transcript ? tr("%1 conversation messages: run the strategies to compare them")
+                                         .arg(analysis::conversationView(*m_transcript).size())
+                                   : tr("No transcript"));
+    updateControls();
+}
+
+void CompareView::setParamOverrides(nlohmann::json overrides)
+{
+    m_overrides = overrides.is_object() ? std::move(overrides) : nlohmann::json::object();
+}
+
+bool CompareView::isRunning() const
+{
+    return m_watcher.isRunning();
+}
+
+QString CompareView::selectedStrategy() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() ? current.data(StrategyNameRole).toString() : QString();
+}
+
+void CompareView::refreshStrategies()
+{
+    m_model->resetFromRegistry();
+    resizeColumns();
+    updateControls();
+}
+
+void CompareView::runAll()
+{
+    run({});
+}
+
+void CompareView::runChecked()
+{
+    const QStringList names = m_model->checkedNames();
+    if (names.isEmpty()) {
+        m_status->setText(tr("Tick at least one strategy"));
+        return;
+    }
+    run(names);
+}
+
+void CompareView::run(const QStringList &names)
+{
+    if (!m_transcript) {
+        m_status->setText(tr("Open a transcript first"));
+        return;
+    }
+    if (isRunning()) {
+        m_cancel->store(true);
+        m_watcher.waitForFinished();
+    }
+    // Strategies may have registered since the view was built; the table lists every one.
+    if (m_model->rowCount() != int(strategy::all().size()))
+        m_model->resetFromRegistry();
+    const quint64 generation = ++m_generation;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancelled = false;
+    const int total = names.isEmpty() ? int(strategy::all().size()) : int(names.size());
+    m_progress->setRange(0, std::max(1, total));
+    m_progress->setValue(0);
+    m_status->setText(total == 1 ? tr("Running 1 strategy\u2026") : tr("Running %1 strategies\u2026").arg(total));
+
+    std::vector<std::string> list;
+    for (const QString &n : names)
+        list.push_back(n.toStdString());
+    auto transcript = m_transcript;
+    auto options = m_options;
+    auto pinned = m_pinned;
+    auto exempt = m_exempt;
+    auto overrides = m_overrides;
+    if (m_force->isChecked())
+        for (const strategy::Strategy *s : strategy::all())
+            for (const auto &spec : s->params())
+                if (spec.name == "force" && !overrides[std::string(s->name())].contains("force"))
+                    overrides[std::string(s->name())]["force"] = true;
+    auto cancelFlag = m_cancel;
+    auto tables = m_tables;
+    const int threads = m_threads;
+    m_watcher.setFuture(QtConcurrent::run([=, this]() {
+        strategy::Input in(*transcript, options);
+        in.setTables(tables);
+        in.pinned = pinned;
+        in.exemptTools = exempt;
+        strategy::CompareOptions o;
+        o.names = list;
+        o.params = overrides;
+        o.threads = threads;
+        o.cancel = cancelFlag.get();
+        // Worker thread: the view outlives the run (its destructor waits), and a queued call to a
+        // deleted object is dropped, so posting to `this` is safe.
+        o.progress = [this, generation](std::size_t done, std::size_t all) {
+            QMetaObject::invokeMethod(
+                this, [this, generation, done, all] { onProgress(generation, int(done), int(all)); },
+                Qt::QueuedConnection);
+        };
+        auto rows = strategy::compare(in, o);
+        return Outcome{generation, std::move(rows)};
+    }));
+    Q_EMIT started();
+    updateControls();
+}
+
+void CompareView::cancel()
+{
+    if (!isRunning() || !m_cancel)
+        return;
+    m_cancel->store(true);
+    m_cancelled = true;
+    m_status->setText(tr("Cancelling\u2026"));
+}
+
+void CompareView::onProgress(quint64 generation, int done, int total)
+{
+    if (generation != m_generation)
+        return;
+    m_progress->setRange(0, std::max(1, total));
+    m_progress->setValue(done);
+    Q_EMIT progress(done, total);
+}
+
+void CompareView::onFinished()
+{
+    Outcome outcome = m_watcher.future().result();
+    if (outcome.generation != m_generation) {
+        updateControls();
+        return;
+    }
+    m_rows = std::move(outcome.rows);
+    const QString keep = selectedStrategy();
+    m_model->setRows(m_rows);
+    updateChartRows();
+    resizeColumns();
+    double millis = 0;
+    std::size_t changed = 0, invalid = 0;
+    for (const auto &r : m_rows) {
+        millis += r.result.stats.millis;
+        changed += r.result.changed ? 1 : 0;
+        invalid += r.result.violations.empty() && r.error.empty() ? 0 : 1;
+    }
+    QString text = m_rows.size() == 1 ? tr("1 strategy ran") : tr("%1 strategies ran").arg(m_rows.size());
+    if (m_cancelled)
+        text = tr("Cancelled: %1").arg(text);
+    text += tr(" \u00b7 %1 changed the transcript \u00b7 %2 ms in strategies").arg(changed).arg(
+        QLocale().toString(millis, 'f', 1));
+    if (invalid > 0)
+        text += tr(" \u00b7 %1 with problems").arg(invalid);
+    m_status->setText(text);
+    m_progress->setValue(m_cancelled ? m_progress->value() : m_progress->maximum());
+    if (!keep.isEmpty())
+        selectStrategy(keep);
+    updateControls();
+    Q_EMIT finished();
+}
+
+void CompareView::selectStrategy(const QString &name)
+{
+    const int row = m_model->rowOf(name);
+    if (row < 0)
+        return;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, CompareModel::StrategyColumn));
+    if (m_table->selectionModel()->currentIndex().row() != index.row()
+        || !m_table->selectionModel()->isRowSelected(index.row(), {}))
+        m_table->selectionModel()->setCurrentIndex(
+            index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->scrollTo(index);
+    syncSelectionToChart();
+}
+
+void CompareView::syncSelectionToChart()
+{
+    const QString name = selectedStrategy();
+    m_chart->setSelectedStrategy(name);
+    if (name == m_selected)
+        return;
+    m_selected = name;
+    if (!name.isEmpty())
+        Q_EMIT strategySelected(name);
+}
+
+void CompareView::updateChartRows()
+{
+    QList<CompareBar> bars;
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        if (const auto *row = m_model->rowFor(m_proxy->index(r, 0).data(StrategyNameRole).toString()))
+            bars.push_back(compareBar(*row));
+    m_chart->setBars(std::move(bars));
+}
+
+void CompareView::resizeColumns()
+{
+    m_table->resizeColumnsToContents();
+    // The note can be long; the last section stretches, the others stay readable.
+    for (int c = 0; c < CompareModel::NoteColumn; ++c)
+        m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 320));
+}
+
+void CompareView::updateControls()
+{
+    const bool running = isRunning();
+    m_runAll->setEnabled(!running && m_transcript);
+    m_runChecked->setEnabled(!running && m_transcript && !m_model->checkedNames().isEmpty());
+    m_cancelButton->setEnabled(running);
+    m_progress->setVisible(running || m_progress->value() > 0);
+}
+
+} // namespace cl::gui

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/strategy/operationsdialog.h"
+
+#include "widgets/strategy/paramform.h"
+#include "core/strategies/registry.h"
+#include "widgets/models/roles.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTextBrowser>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace cl::gui {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+// The seed fields have their own editors; the strategy's form shows only its other parameters.
+bool isSeedField(const std::string &name)
+{
+    static const std::string keys[] = {"maxTurns", "keepRecent", "maxToolOutput", "summaryMaxChars", "autoCompress",
+                                       "importanceThreshold"};
+    return std::find(std::begin(keys), std::end(keys), name) != std::end(keys);
+}
+
+QSpinBox *spin(int min, int max, QWidget *parent)
+{
+    auto *s = new QSpinBox(parent);
+    s->setRange(min, max);
+    s->setGroupSeparatorShown(true);
+    return s;
+}
+
+} // namespace
+
+OperationsDialog::OperationsDialog(QWidget *parent)
+    : QDialog(parent)
+{
+    setObjectName(QStringLiteral("operationsDialog"));
+    setWindowTitle(tr("Compression operations"));
+
+    // Status.
+    auto *statusBox = new QGroupBox(tr("Status"), this);
+    m_statusText = new QLabel(statusBox);
+    m_statusText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_statusText->setWordWrap(true);
+    m_error = new QLabel(statusBox);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #c62828"));
+    m_error->hide();
+    m_compress = new QPushButton(tr("Compress now"), statusBox);
+    m_compress->setToolTip(tr("Run the configured strategy on this transcript (the result is applied as an undoable edit)"));
+    m_result = new QLabel(statusBox);
+    m_result->setObjectName(QStringLiteral("compressResult"));
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *compressRow = new QHBoxLayout;
+    compressRow->addWidget(m_compress);
+    compressRow->addWidget(m_result, 1);
+    auto *statusLayout = new QVBoxLayout(statusBox);
+    statusLayout->addWidget(m_statusText);
+    statusLayout->addWidget(m_error);
+    statusLayout->addLayout(compressRow);
+
+    // Config.
+    auto *configBox = new QGroupBox(tr("Configuration (.compression/config.json)"), this);
+    m_maxTurns = spin(1, 1000000, configBox);
+    m_maxTurns->setToolTip(tr("Seed 004: turns kept in the window before compressing"));
+    m_keepRecent = spin(0, 1000000, configBox);
+    m_keepRecent->setToolTip(tr("Seed 004: recent turns always kept whole"));
+    m_maxToolOutput = spin(1, 100000000, configBox);
+    m_maxToolOutput->setToolTip(tr("Seed 004: tool output longer than this (characters) is truncated"));
+    m_summaryMaxChars = spin(1, 100000000, configBox);
+    m_summaryMaxChars->setToolTip(tr("Seed 004: longest summary, in characters"));
+    m_autoCompress = new QCheckBox(tr("Compress automatically when the history exceeds 2 \u00d7 keep recent"), configBox);
+    m_importance = new QDoubleSpinBox(configBox);
+    m_importance->setRange(0, 1);
+    m_importance->setSingleStep(0.05);
+    m_importance->setDecimals(2);
+    m_importance->setToolTip(tr("Seed 004: old messages scoring at least this are kept"));
+    m_strategy = new QComboBox(configBox);
+    for (const strategy::Strategy *s : strategy::all())
+        m_strategy->addItem(QStringLiteral("%1 (%2)").arg(qs(s->title()), qs(s->name())), qs(s->name()));
+    m_params = new ParamForm(configBox);
+    m_save = new QPushButton(tr("Save configuration"), configBox);
+    auto *form = new QFormLayout;
+    form->addRow(tr("Max turns"), m_maxTurns);
+    form->addRow(tr("Keep recent"), m_keepRecent);
+    form->addRow(tr("Max tool output"), m_maxToolOutput);
+    form->addRow(tr("Summary max chars"), m_summaryMaxChars);
+    form->addRow(tr("Importance threshold"), m_importance);
+    form->addRow(QString(), m_autoCompress);
+    form->addRow(tr("Strategy"), m_strategy);
+    auto *configLayout = new QVBoxLayout(configBox);
+    configLayout->addLayout(form);
+    configLayout->addWidget(m_params);
+    configLayout->addWidget(m_save, 0, Qt::AlignRight);
+
+    // Summaries.
+    auto *summaryBox = new QGroupBox(tr("Summaries (.compression/summaries.json)"), this);
+    m_latest = spin(1, 1000, summaryBox);
+    m_latest->setValue(10);
+    m_summaries = new QTreeWidget(summaryBox);
+    m_summaries->setObjectName(QStringLiteral("summaryList"));
+    m_summaries->setRootIsDecorated(false);
+    m_summaries->setHeaderLabels({tr("When"), tr("Strategy"), tr("Messages"), tr("Tokens"), tr("Summary")});
+    m_summaries->header()->setStretchLastSection(true);
+    auto *latestRow = new QHBoxLayout;
+    latestRow->addWidget(new QLabel(tr("Latest"), summaryBox));
+    latestRow->addWidget(m_latest);
+    latestRow->addStretch(1);
+    m_detail = new QTextBrowser(summaryBox);
+    m_detail->setObjectName(QStringLiteral("summaryDetail"));
+    m_detail->setPlaceholderText(tr("No summary yet: \"Compress now\" records one when its strategy writes a summary."));
+    auto *summaryLayout = new QVBoxLayout(summaryBox);
+    summaryLayout->addLayout(latestRow);
+    summaryLayout->addWidget(m_summaries, 2);
+    summaryLayout->addWidget(m_detail, 3);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    auto *left = new QVBoxLayout;
+    left->addWidget(statusBox);
+    left->addWidget(configBox);
+    left->addStretch(1);
+    auto *columns = new QHBoxLayout;
+    columns->addLayout(left, 2);
+    columns->addWidget(summaryBox, 3);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(columns, 1);
+    layout->addWidget(buttons);
+
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_compress, &QPushButton::clicked, this, &OperationsDialog::compressNow);
+    connect(m_save, &QPushButton::clicked, this, &OperationsDialog::saveConfig);
+    connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] { strategyChanged(); });
+    connect(m_latest, &QSpinBox::valueChanged, this, [this] { fillSummaries(); });
+    connect(m_summaries, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        m_detail->setHtml(item ? item->data(0, DetailHtmlRole).toString() : QString());
+    });
+    resize(1000, 640);
+    refresh();
+}
+
+void OperationsDialog::setTranscript(std::shared_ptr<const Transcript> transcript, const QString &projectDir,
+                                     analysis::AnalysisOptions options, std::vector<std::size_t> pinned,
+                                     std::vector<std::string> exemptTools)
+{
+    m_transcript = std::move(transcript);
+    m_store = ops::Store(projectDir.toStdString());
+    m_options = std::move(options);
+    m_pinned = std::move(pinned);
+    m_exempt = std::move(exemptTools);
+    m_result->clear();
+    refresh();
+}
+
+QString OperationsDialog::lastCompressText() const
+{
+    return m_result->text();
+}
+
+void OperationsDialog::showError(const QString &text)
+{
+    m_error->setText(text);
+    m_error->setVisible(!text.isEmpty());
+}
+
+void OperationsDialog::refresh()
+{
+    static const Transcript empty;
+    m_status = ops::status(m_transcript ? *m_transcript : empty, m_store, m_options);
+    fillConfig(m_status.config);
+    fillStatus();
+    fillSummaries();
+}
+
+void OperationsDialog::fillStatus()
+{
+    const QLocale loc;
+    const ops::Status &s = m_status;
+    QString text = tr("Folder: %1").arg(qs(m_store.dir()).toHtmlEscaped()) + QStringLiteral("<br>")
+                   + tr("Strategy: <b>%1</b>").arg(qs(s.strategy).toHtmlEscaped()) + QStringLiteral("<br>")
+                   + tr("Messages: %1 \u00b7 %2 tokens (estimate)")
+                         .arg(loc.toString(qulonglong(s.totalMessages)), loc.toString(s.tokens))
+                   + QStringLiteral("<br>")
+                   + tr("Compacted so far: %1 messages \u00b7 %2 tokens saved (%3)")
+                         .arg(loc.toString(qulonglong(s.compactedMessages)), loc.toString(s.tokensSaved),
+                              s.summaryCount == 1 ? tr("1 summary") : tr("%1 summaries").arg(s.summaryCount))
+                   + QStringLiteral("<br>");
+    if (s.needs.needed) {
+        QStringList reasons;
+        for (const auto &r : s.needs.reasons)
+            reasons << qs(r.describe()).toHtmlEscaped();
+        text += tr("<b>Compaction needed</b>: %1").arg(reasons.join(QStringLiteral("; ")));
+    } else {
+        text += tr("Compaction not needed yet");
+    }
+    if (s.autoCompressDue)
+        text += QStringLiteral("<br>") + tr("Seed 004 auto-compress is due (more than %1 messages)").arg(2 * s.config.keepRecent);
+    m_statusText->setText(text);
+    QStringList errors;
+    for (const auto &e : s.errors)
+        errors << qs(e);
+    showError(errors.join(u'\n'));
+    m_compress->setEnabled(m_transcript != nullptr && !m_transcript->messages.empty());
+}
+
+void OperationsDialog::fillConfig(const ops::Config &c)
+{
+    m_filling = true;
+    m_maxTurns->setValue(c.maxTurns);
+    m_keepRecent->setValue(c.keepRecent);
+    m_maxToolOutput->setValue(c.maxToolOutput);
+    m_summaryMaxChars->setValue(c.summaryMaxChars);
+    m_autoCompress->setChecked(c.autoCompress);
+    m_importance->setValue(c.importanceThreshold);
+    const int i = m_strategy->findData(qs(ops::effectiveStrategy(c)));
+    m_strategy->setCurrentIndex(std::max(0, i));
+    m_filling = false;
+    strategyChanged();
+    QString error;
+    if (c.params.is_object() && !c.params.empty() && !m_params->setValues(c.params, &error))
+        m_status.errors.push_back("config.json params: " + error.toStdString());
+}
+
+void OperationsDialog::strategyChanged()
+{
+    if (m_filling)
+        return;
+    std::vector<strategy::ParamSpec> specs;
+    if (const strategy::Strategy *s = strategy::find(m_strategy->currentData().toString().toStdString()))
+        for (const auto &spec : s->params())
+            if (!isSeedField(spec.name))
+                specs.push_back(spec);
+    m_params->setSpecs(std::move(specs));
+}
+
+ops::Config OperationsDialog::formConfig() const
+{
+    ops::Config c;
+    c.maxTurns = m_maxTurns->value();
+    c.keepRecent = m_keepRecent->value();
+    c.maxToolOutput = m_maxToolOutput->value();
+    c.summaryMaxChars = m_summaryMaxChars->value();
+    c.autoCompress = m_autoCompress->isChecked();
+    c.importanceThreshold = m_importance->value();
+    c.strategy = m_strategy->currentData().toString().toStdString();
+    // Only what differs from the strategy's defaults, so the file stays short and new defaults apply.
+    const nlohmann::json values = m_params->values();
+    for (const auto &spec : m_params->specs())
+        if (values.contains(spec.name) && values[spec.name] != spec.defaultValue)
+            c.params[spec.name] = values[spec.name];
+    return c;
+}
+
+bool OperationsDialog::saveConfig()
+{
+    std::string error;
+    if (!m_store.saveConfig(formConfig(), &error)) {
+        showError(tr("Not saved: %1").arg(qs(error)));
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+ops::Events OperationsDialog::events()
+{
+    ops::Events e;
+    e.onNeeded = [this](const analysis::NeedsCompaction &needs) {
+        QStringList reasons;
+        for (const auto &r : needs.reasons)
+            reasons << qs(r.describe());
+        Q_EMIT compactionNeeded(reasons.join(QStringLiteral("; ")));
+    };
+    e.onStart = [this](const std::string &name) { Q_EMIT compactionStarted(qs(name)); };
+    e.onComplete = [this](const ops::Counts &before, const ops::Counts &after) {
+        Q_EMIT compactionCompleted(qint64(before.messages), qint64(after.messages), before.tokens, after.tokens);
+    };
+    return e;
+}
+
+void OperationsDialog::checkNeeded()
+{
+    if (m_transcript)
+        ops::checkNeeded(*m_transcript, m_options, events());
+}
+
+void OperationsDialog::compressNow()
+{
+    if (!m_transcript)
+        return;
+    ops::CompressOptions o;
+    o.analysis = m_options;
+    o.pinned = m_pinned;
+    o.exemptTools = m_exempt;
+    o.events = events();
+    const ops::CompressOutcome out = ops::compressNow(*m_transcript, m_store, o);
+    if (!out.ok) {
+        m_result->setText(tr("Not compressed"));
+        showError(qs(out.error));
+        return;
+    }
+    QString text = qs(out.text);
+    if (!out.result->changed)
+        text += QStringLiteral(" \u2014 ") + qs(out.result->note);
+    m_result->setText(text);
+    m_result->setToolTip(qs(out.result->note));
+    refresh();
+    if (!out.summaryError.empty())
+        showError(tr("Summary not recorded: %1").arg(qs(out.summaryError)));
+    Q_EMIT compressed(out.result);
+}
+
+void OperationsDialog::fillSummaries()
+{
+    m_summaries->clear();
+    std::vector<ops::SummaryRecord> list;
+    std::string error;
+    if (!m_store.summaries(std::size_t(m_latest->value()), list, &error))
+        return; // fillStatus shows the error
+    const QLocale loc;
+    for (const ops::SummaryRecord &r : list) {
+        const QString content = qs(r.content);
+        auto *item = new QTreeWidgetItem(m_summaries);
+        const QDateTime when = QDateTime::fromString(qs(r.timestamp), Qt::ISODateWithMs);
+        item->setText(0, when.isValid() ? QLocale().toString(when.toLocalTime(), QLocale::ShortFormat) : qs(r.timestamp));
+        item->setToolTip(0, qs(r.timestamp));
+        item->setText(1, qs(r.strategy));
+        item->setText(2, QString::number(r.messagesCompacted));
+        item->setText(3, QStringLiteral("%1 \u2192 %2").arg(loc.toString(r.tokensBefore), loc.toString(r.tokensAfter)));
+        item->setText(4, content.section(u'\n', 0, 0).left(200));
+        QString html = QStringLiteral("<p><b>%1</b> \u00b7 %2 \u00b7 ").arg(qs(r.strategy).toHtmlEscaped(), qs(r.timestamp))
+                       + tr("turns %1\u2013%2, messages %3\u2013%4").arg(r.firstTurn).arg(r.lastTurn).arg(r.firstIndex).arg(r.lastIndex)
+                       + QStringLiteral("</p><p>") + content.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))
+                       + QStringLiteral("</p>");
+        if (!r.keyPoints.empty()) {
+            html += QStringLiteral("<p><b>") + tr("Key points") + QStringLiteral("</b></p><ul>");
+            for (const auto &p : r.keyPoints)
+                html += QStringLiteral("<li>") + qs(p).toHtmlEscaped() + QStringLiteral("</li>");
+            html += QStringLiteral("</ul>");
+        }
+        item->setData(0, DetailHtmlRole, html);
+    }
+    for (int c = 0; c < 4; ++c)
+        m_summaries->resizeColumnToContents(c);
+    if (m_summaries->topLevelItemCount() > 0)
+        m_summaries->setCurrentItem(m_summaries->topLevelItem(0));
+    else
+        m_detail->clear();
+}
+
+} // namespace cl::gui

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Seed 004 operations on the current transcript's project folder (.compression/): status and
+// statistics, "Compress now" with its "N → M messages (removed K)" line, config editing (the seed
+// 004 window parameters plus the default strategy and its parameters, through ParamForm) and the
+// latest summaries. The dialog never modifies the transcript: it emits compressed() with the
+// result so the owner applies it through its undo stack, and relays the seed 001 events.
+
+#include "core/workflow/operations.h"
+// Declares the std::shared_ptr<const strategy::Result> metatype (Q_DECLARE_METATYPE) that the
+// compressed() signal carries; it must be seen before this header's moc code instantiates it, as
+// every moc file of the library is compiled in one translation unit.
+#include "widgets/strategy/strategypanel.h"
+
+#include <QDialog>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTextBrowser;
+class QTreeWidget;
+
+namespace cl::gui {
+
+class ParamForm;
+
+class OperationsDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit OperationsDialog(QWidget *parent = nullptr);
+
+    // projectDir: the folder whose .compression/ holds the config (usually the transcript's folder).
+    void setTranscript(std::shared_ptr<const Transcript> transcript, const QString &projectDir,
+                       analysis::AnalysisOptions options = {}, std::vector<std::size_t> pinned = {},
+                       std::vector<std::string> exemptTools = {});
+
+    const ops::Store &store() const { return m_store; }
+    const ops::Status &currentStatus() const { return m_status; }
+    QString lastCompressText() const;
+    // The config as the form shows it (seed fields, strategy, params that differ from defaults).
+    ops::Config formConfig() const;
+    ParamForm *paramForm() const { return m_params; }
+
+public Q_SLOTS:
+    void refresh();            // re-reads config, summaries and status
+    bool saveConfig();         // validates and writes config.json; false (message shown) on error
+    void compressNow();
+    void checkNeeded();        // emits compactionNeeded when needsCompaction says so
+
+Q_SIGNALS:
+    void compressed(std::shared_ptr<const cl::strategy::Result> result);
+    void compactionNeeded(const QString &reasons);
+    void compactionStarted(const QString &strategy);
+    void compactionCompleted(qint64 messagesBefore, qint64 messagesAfter, qint64 tokensBefore, qint64 tokensAfter);
+
+private:
+    void fillStatus();
+    void fillConfig(const ops::Config &c);
+    void fillSummaries();
+    void strategyChanged();
+    void showError(const QString &text);
+    ops::Events events();
+
+    std::shared_ptr<const Transcript> m_transcript;
+    analysis::AnalysisOptions m_options;
+    std::vector<std::size_t> m_pinned;
+    std::vector<std::string> m_exempt;
+    ops::Store m_store{std::string(".")};
+    ops::Status m_status;
+    bool m_filling = false;
+
+    QLabel *m_statusText = nullptr;
+    QLabel *m_error = nullptr;
+    QLabel *m_result = nullptr;
+    QPushButton *m_compress = nullptr;
+    QSpinBox *m_maxTurns = nullptr;
+    QSpinBox *m_keepRecent = nullptr;
+    QSpinBox *m_maxToolOutput = nullptr;
+    QSpinBox *m_summaryMaxChars = nullptr;
+    QCheckBox *m_autoCompress = nullptr;
+    QDoubleSpinBox *m_importance = nullptr;
+    QComboBox *m_strategy = nullptr;
+    ParamForm *m_params = nullptr;
+    QPushButton *m_save = nullptr;
+    QSpinBox *m_latest = nullptr;
+    QTreeWidget *m_summaries = nullptr;
+    QTextBrowser *m_detail = nullptr;
+};
+
+} // namespace cl::gui

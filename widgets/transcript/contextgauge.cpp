@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/transcript/contextgauge.h"
+
+#include "widgets/models/chartgeometry.h"
+#include "widgets/style/theme.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPainter>
+#include <QSettings>
+#include <QSpinBox>
+
+namespace cl::gui {
+
+namespace {
+const QString kWindowKey = QStringLiteral("view/contextWindow");
+
+QColor bandColour(Band b, bool dark)
+{
+    switch (b) {
+    case Band::None: return dark ? QColor(60, 110, 70) : QColor(200, 235, 205);
+    case Band::Snip: return dark ? QColor(125, 120, 50) : QColor(245, 235, 160);
+    case Band::Microcompact: return dark ? QColor(140, 95, 40) : QColor(250, 205, 140);
+    case Band::AutoCompact: return dark ? QColor(150, 65, 40) : QColor(245, 165, 120);
+    case Band::HardTruncate: return dark ? QColor(160, 40, 50) : QColor(235, 110, 115);
+    }
+    return {};
+}
+} // namespace
+
+// The painted bar: bands as zones, the two markers on top. No Q_OBJECT: it has no signals.
+class GaugeBar : public QWidget
+{
+public:
+    explicit GaugeBar(QWidget *parent)
+        : QWidget(parent)
+    {
+        setMinimumSize(160, 18);
+        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    }
+    qint64 measured = -1;
+    qint64 estimated = 0;
+    qint64 window = ContextGauge::kDefaultWindow;
+
+    GaugeGeometry gaugeGeometry() const { return GaugeGeometry{QRectF(rect()).adjusted(1, 2, -1, -2)}; }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        const bool dark = theme::isDark(palette());
+        const GaugeGeometry g = gaugeGeometry();
+        for (int b = 0; b < kBandCount; ++b)
+            p.fillRect(g.bandRect(Band(b)), bandColour(Band(b), dark));
+        p.setPen(palette().color(QPalette::Mid));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(g.bar);
+        if (window <= 0)
+            return;
+        const auto marker = [&](qint64 tokens, const QColor &colour, bool solid) {
+            const double x = g.xForRatio(double(tokens) / double(window));
+            // The filled part up to the measured value reads as "used"; the estimate is a thin tick.
+            if (solid) {
+                QColor fill = colour;
+                fill.setAlpha(dark ? 110 : 80);
+                p.fillRect(QRectF(g.bar.left(), g.bar.top() + g.bar.height() / 3, x - g.bar.left(), g.bar.height() / 3), fill);
+            }
+            p.setPen(QPen(colour, solid ? 3 : 2, solid ? Qt::SolidLine : Qt::DashLine));
+            p.drawLine(QPointF(x, g.bar.top()), QPointF(x, g.bar.bottom()));
+        };
+        const QColor text = palette().color(QPalette::WindowText);
+        marker(estimated, text, false);
+        if (measured >= 0)
+            marker(measured, palette().color(QPalette::Highlight).darker(dark ? 80 : 130), true);
+    }
+};
+
+ContextGauge::ContextGauge(QWidget *parent)
+    : QWidget(parent)
+    , m_bar(new GaugeBar(this))
+    , m_label(new QLabel(this))
+    , m_spin(new QSpinBox(this))
+{
+    setObjectName(QStringLiteral("contextGauge"));
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(6, 3, 6, 3);
+    auto *title = new QLabel(tr("Context:"), this);
+    layout->addWidget(title);
+    layout->addWidget(m_bar, 1);
+    layout->addWidget(m_label);
+    m_spin->setRange(1000, 10'000'000);
+    m_spin->setSingleStep(1000);
+    m_spin->setGroupSeparatorShown(true);
+    m_spin->setPrefix(tr("window "));
+    m_spin->setToolTip(tr("Context window in tokens (bands: 40 % snip, 60 % microcompact, 80 % auto-compact, 95 % hard truncate)"));
+    m_spin->setValue(int(rememberedWindow()));
+    m_bar->window = m_spin->value();
+    layout->addWidget(m_spin);
+    connect(m_spin, &QSpinBox::valueChanged, this, &ContextGauge::onSpinChanged);
+    refresh();
+}
+
+qint64 ContextGauge::rememberedWindow()
+{
+    const qint64 w = QSettings().value(kWindowKey, kDefaultWindow).toLongLong();
+    return w > 0 ? w : kDefaultWindow;
+}
+
+void ContextGauge::setTranscript(const Transcript *transcript)
+{
+    const UsageData d = transcript ? usageData(*transcript) : UsageData{};
+    m_measured = d.lastMeasured;
+    m_estimated = d.estimateNow;
+    m_recorded = d.recordedWindow > 0;
+    m_settingWindow = true; // a recorded window describes this file; it is not the user's choice
+    m_spin->setValue(int(m_recorded ? d.recordedWindow : rememberedWindow()));
+    m_settingWindow = false;
+    onSpinChanged(m_spin->value());
+}
+
+qint64 ContextGauge::contextWindow() const
+{
+    return m_spin->value();
+}
+
+void ContextGauge::setContextWindow(qint64 window)
+{
+    m_spin->setValue(int(std::clamp<qint64>(window, m_spin->minimum(), m_spin->maximum())));
+}
+
+void ContextGauge::onSpinChanged(int value)
+{
+    if (!m_settingWindow && !m_recorded)
+        QSettings().setValue(kWindowKey, qint64(value));
+    refresh();
+    Q_EMIT contextWindowChanged(value);
+}
+
+void ContextGauge::refresh()
+{
+    m_bar->measured = m_measured;
+    m_bar->estimated = m_estimated;
+    m_bar->window = m_spin->value();
+    m_label->setText(labelText());
+    const double ratio = double(m_measured >= 0 ? m_measured : m_estimated) / double(m_spin->value());
+    m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100))
+                                                                        + QStringLiteral(" %"),
+                                                                    bandName(bandForRatio(ratio))));
+    m_bar->update();
+}
+
+QString ContextGauge::labelText() const
+{
+    return gaugeLabel(m_measured, m_estimated, m_spin->value());
+}
+
+QRect ContextGauge::barGeometry() const
+{
+    return m_bar->geometry();
+}
+
+} // namespace cl::gui

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/model/transcript.h"
+
+#include <QWidget>
+
+class QLabel;
+class QSpinBox;
+
+namespace cl::gui {
+
+class GaugeBar;
+
+// Strip above the transcript: how full the context window is, as a bar over the seed 003 bands
+// (none / snip / microcompact / auto-compact / hard truncate) with a measured and an estimated marker.
+class ContextGauge : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ContextGauge(QWidget *parent = nullptr);
+
+    // Takes the window the source records, else the remembered one (QSettings "view/contextWindow").
+    void setTranscript(const Transcript *transcript);
+    qint64 contextWindow() const;
+    // Sets the window as if the user typed it (remembered unless the transcript recorded one).
+    void setContextWindow(qint64 window);
+
+    qint64 measured() const { return m_measured; }   // -1 without usage data
+    qint64 estimated() const { return m_estimated; }
+    QString labelText() const;
+    QSpinBox *windowSpin() const { return m_spin; }
+    QRect barGeometry() const;                      // the bar's rectangle in this widget's coordinates
+
+    static constexpr qint64 kDefaultWindow = 200000;
+    static qint64 rememberedWindow();
+
+Q_SIGNALS:
+    void contextWindowChanged(qint64 window);
+
+private:
+    void onSpinChanged(int value);
+    void refresh();
+
+    GaugeBar *m_bar;
+    QLabel *m_label;
+    QSpinBox *m_spin;
+    qint64 m_measured = -1;
+    qint64 m_estimated = 0;
+    bool m_recorded = false; // the window came from the transcript: do not overwrite the user's setting
+    bool m_settingWindow = false;
+};
+
+} // namespace cl::gui

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/transcript/transcriptdocument.h"
+
+#include "core/io/export.h"
+#include "core/tokens/estimator.h"
+
+#include "core/io/writer.h"
+#include "core/strategies/registry.h"
+
+#include <QFileInfo>
+#include <QUndoCommand>
+#include <QUndoStack>
+
+namespace cl::gui {
+
+namespace {
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+// The one place that turns the working transcript into bytes for export, streamed into `out`. A
+// Claude Code session is written as Claude Code writes its own compactions (core/io/export.h). Never
+// throws: a writer's failure comes back as a result that is not ok.
+WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target, ByteSink &out)
+{
+    ExportOptions o;
+    if (original)
+        o.preTokens = tokens::totalEstimate(*original);
+    return exportTranscript(t, target, o, out);
+}
+
+} // namespace
+
+// One apply: swaps whole immutable transcripts, so undo/redo restore exactly.
+class ApplyCommand : public QUndoCommand
+{
+public:
+    ApplyCommand(TranscriptDocument *doc, std::shared_ptr<const Transcript> before, std::shared_ptr<const Transcript> after,
+                 const QString &text)
+        : QUndoCommand(text)
+        , m_doc(doc)
+        , m_before(std::move(before))
+        , m_after(std::move(after))
+    {
+    }
+    void undo() override { m_doc->setCurrent(m_before); }
+    void redo() override { m_doc->setCurrent(m_after); }
+
+private:
+    TranscriptDocument *m_doc;
+    std::shared_ptr<const Transcript> m_before, m_after;
+};
+
+TranscriptDocument::TranscriptDocument(QObject *parent)
+    : QObject(parent)
+    , m_undo(new QUndoStack(this))
+{
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
+}
+
+TranscriptDocument::~TranscriptDocument() = default;
+
+void TranscriptDocument::setSource(std::shared_ptr<const Transcript> transcript, const QString &path)
+{
+    const bool wasModified = isModified();
+    m_undo->clear();
+    m_original = std::move(transcript);
+    m_path = !path.isEmpty() || !m_original ? path : qs(m_original->path);
+    m_exportNotes.clear();
+    m_current = m_original;
+    if (wasModified)
+        Q_EMIT modifiedChanged(false);
+    Q_EMIT transcriptChanged();
+}
+
+void TranscriptDocument::clear()
+{
+    setSource(nullptr, {});
+}
+
+bool TranscriptDocument::isModified() const
+{
+    return !m_undo->isClean();
+}
+
+void TranscriptDocument::setCurrent(std::shared_ptr<const Transcript> t)
+{
+    m_current = std::move(t);
+    Q_EMIT transcriptChanged();
+}
+
+bool TranscriptDocument::apply(const strategy::Result &result, const QString &label, QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (!m_current)
+        return fail(tr("no transcript loaded"));
+    if (!result.changed)
+        return fail(tr("the result changes nothing"));
+    // A result computed on another transcript (before an earlier apply or undo) would index the
+    // wrong messages.
+    if (result.fates.size() != m_current->messages.size())
+        return fail(tr("the preview was computed on another version of the transcript; preview again"));
+    for (const auto &slot : result.slots)
+        if (slot.origin >= static_cast<std::int32_t>(m_current->messages.size()) || (slot.origin < 0 && !slot.message))
+            return fail(tr("the result does not match the transcript; preview again"));
+    auto next = std::make_shared<const Transcript>(result.materialize(*m_current));
+    QString text = label;
+    if (text.isEmpty()) {
+        const strategy::Strategy *s = strategy::find(result.strategy);
+        text = tr("Apply %1").arg(s ? qs(s->title()) : qs(result.strategy));
+    }
+    m_undo->push(new ApplyCommand(this, m_current, std::move(next), text));
+    return true;
+}
+
+std::vector<Format> TranscriptDocument::exportFormats(Format source)
+{
+    std::vector<Format> out;
+    if (source != Format::Unknown)
+        out.push_back(source);
+    for (Format f : allFormats())
+        if (isApiFormat(f) && f != source)
+            out.push_back(f);
+    return out;
+}
+
+bool TranscriptDocument::isInputPath(const QString &path) const
+{
+    if (m_path.isEmpty() || path.isEmpty())
+        return false;
+    const QFileInfo target(path), input(m_path);
+    if (target.exists() && input.exists())
+        return target.canonicalFilePath() == input.canonicalFilePath();
+    return target.absoluteFilePath() == input.absoluteFilePath();
+}
+
+bool TranscriptDocument::exportTo(const QString &path, Format target, QString *error, bool confirmOverwrite)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    m_exportNotes.clear();
+    if (!m_current)
+        return fail(tr("no transcript loaded"));
+    if (path.isEmpty())
+        return fail(tr("no file name given"));
+    if (target == Format::Unknown)
+        return fail(tr("no target format given"));
+    if (!confirmOverwrite && isInputPath(path))
+        return fail(tr("%1 is the loaded input file; export to another file (or confirm overwriting it)").arg(path));
+    // Written straight into the temporary file beside the target, renamed over it when complete.
+    WriteResult written;
+    std::string why;
+    const bool ok = writeFileAtomic(QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
+        ByteSink sink(fd);
+        written = encodeForExport(*m_current, m_original.get(), target, sink);
+        reason = written.error;
+        return written.ok;
+    }, &why);
+    for (const std::string &n : written.notes)
+        m_exportNotes << qs(n);
+    if (!ok)
+        return fail(tr("cannot write %1: %2").arg(path, qs(why)));
+    m_undo->setClean(); // exported: nothing applied is lost any more (the title drops its '*')
+    Q_EMIT exported(path, target);
+    return true;
+}
+
+} // namespace cl::gui

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The document the strategy GUI edits: the loaded original, the working transcript (what applied
+// strategies made of it) and the undo stack of those applies. Every apply is one undo command that
+// swaps whole immutable transcripts, so undo and redo restore exactly what was there. Export writes
+// a new file atomically and never the loaded input unless the caller confirmed it.
+
+#include "core/model/format.h"
+#include "core/strategy/strategy.h"
+#include "core/model/transcript.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+class QUndoStack;
+
+namespace cl::gui {
+
+class TranscriptDocument : public QObject
+{
+    Q_OBJECT
+public:
+    explicit TranscriptDocument(QObject *parent = nullptr);
+    ~TranscriptDocument() override;
+
+    // A freshly loaded transcript: becomes both original and working copy; the undo stack is
+    // cleared. path defaults to transcript->path.
+    void setSource(std::shared_ptr<const Transcript> transcript, const QString &path = {});
+    void clear();
+
+    std::shared_ptr<const Transcript> original() const { return m_original; }
+    std::shared_ptr<const Transcript> current() const { return m_current; }
+    QString path() const { return m_path; }
+    Format format() const { return m_original ? m_original->format : Format::Unknown; }
+    QUndoStack *undoStack() const { return m_undo; }
+    // The working transcript differs from the loaded one (an apply that was not undone).
+    bool isModified() const;
+
+    // Replaces the working transcript by result.materialize(current()) as one undo step. The result
+    // must have been computed on current() (its fates cover exactly current()'s messages); an
+    // unchanged or stale result is refused. label: the undo text ("Apply Tool-message trimming").
+    bool apply(const cl::strategy::Result &result, const QString &label = {}, QString *error = nullptr);
+
+    // Formats the working transcript can be exported to: its own format, then every API format.
+    static std::vector<Format> exportFormats(Format source);
+    std::vector<Format> exportFormats() const { return exportFormats(format()); }
+
+    // Writes current() as `target` to `path` atomically. Refused when `path` is the loaded input
+    // file unless confirmOverwrite is set. Conversion notes (what the target cannot carry) are in
+    // lastExportNotes().
+    bool exportTo(const QString &path, Format target, QString *error = nullptr, bool confirmOverwrite = false);
+    QStringList lastExportNotes() const { return m_exportNotes; }
+    // True when `path` names the loaded input file (same file through links and relative paths).
+    bool isInputPath(const QString &path) const;
+
+Q_SIGNALS:
+    void transcriptChanged();      // current() was replaced (apply, undo, redo, setSource, clear)
+    void modifiedChanged(bool modified);
+    void exported(const QString &path, cl::Format format);
+
+private:
+    friend class ApplyCommand;
+    void setCurrent(std::shared_ptr<const Transcript> t);
+
+    std::shared_ptr<const Transcript> m_original;
+    std::shared_ptr<const Transcript> m_current;
+    QString m_path;
+    QUndoStack *m_undo = nullptr;
+    QStringList m_exportNotes;
+};
+
+} // namespace cl::gui

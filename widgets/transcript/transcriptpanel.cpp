@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/transcript/transcriptpanel.h"
+
+#include "widgets/models/roles.h"
+#include "widgets/models/transcriptfiltermodel.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/analysis/analysisdelegates.h"
+#include "widgets/transcript/tokenbardelegate.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace cl::gui {
+
+TranscriptPanel::TranscriptPanel(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new TranscriptModel(this))
+    , m_filter(new TranscriptFilterModel(this))
+    , m_view(new QTreeView(this))
+    , m_filterEdit(new QLineEdit(this))
+    , m_regex(new QCheckBox(tr("Regex"), this))
+    , m_hideMeta(new QCheckBox(tr("Hide metadata/events"), this))
+    , m_priorityCombo(new QComboBox(this))
+    , m_criticalOnly(new QCheckBox(tr("Critical"), this))
+    , m_importantOnly(new QCheckBox(tr("Important"), this))
+    , m_minBoundary(new QDoubleSpinBox(this))
+{
+    m_filter->setSourceModel(m_model);
+    m_filterEdit->setPlaceholderText(tr("Filter messages and blocks (Ctrl+F)"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_regex->setToolTip(tr("Treat the filter as a regular expression"));
+    m_hideMeta->setToolTip(tr("Hide metadata lines and system events"));
+
+    m_view->setModel(m_filter);
+    m_view->setUniformRowHeights(true); // large transcripts: no per-row height queries
+    m_view->setAlternatingRowColors(true);
+    m_view->setTextElideMode(Qt::ElideRight);
+    m_view->setAllColumnsShowFocus(true);
+    m_view->setItemDelegateForColumn(TranscriptModel::Tokens, new TokenBarDelegate(TokensRole, MaxTokensRole, m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::Priority, new PriorityBadgeDelegate(m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::Boundary, new BoundaryBarDelegate(m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::Round, new RoundBracketDelegate(m_view));
+    // Sorting starts at the file order (ascending #, which the proxy does not sort at all).
+    m_view->header()->setSortIndicator(TranscriptModel::Index, Qt::AscendingOrder);
+    m_view->setSortingEnabled(true);
+    QHeaderView *header = m_view->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(TranscriptModel::Preview, QHeaderView::Stretch);
+    m_view->setIndentation(14); // the Index column holds the tree; keep "123.4" readable
+    header->resizeSection(TranscriptModel::Index, 86);
+    header->resizeSection(TranscriptModel::Time, 68);
+    header->resizeSection(TranscriptModel::Role, 160); // fits "microcompact_boundary" in bold
+    header->resizeSection(TranscriptModel::Tokens, 110);
+    header->resizeSection(TranscriptModel::Priority, 78);
+    header->resizeSection(TranscriptModel::Importance, 104);
+    header->resizeSection(TranscriptModel::Boundary, 80);
+    header->resizeSection(TranscriptModel::Round, 64);
+    header->resizeSection(TranscriptModel::Critical, 150);
+
+    m_priorityCombo->addItem(tr("Any priority"), -1);
+    for (int p = int(cl::analysis::Priority::Sacred); p <= int(cl::analysis::Priority::Lowest); ++p)
+        m_priorityCombo->addItem(QString::fromUtf8(cl::analysis::priorityName(cl::analysis::Priority(p)).data()), p);
+    m_priorityCombo->setToolTip(tr("Show only messages (and blocks) of this priority class"));
+    m_criticalOnly->setToolTip(tr("Show only critical tool calls and their results (file modification, system change, error)"));
+    m_importantOnly->setToolTip(tr("Show only messages the seed 004 importance score marks important"));
+    m_minBoundary->setRange(0, 1000);
+    m_minBoundary->setDecimals(0);
+    m_minBoundary->setSingleStep(10);
+    m_minBoundary->setSpecialValueText(tr("any cut"));
+    m_minBoundary->setPrefix(tr("cut ≥ "));
+    m_minBoundary->setToolTip(tr("Show only messages before which a cut scores at least this much (0 = off)"));
+
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_filterEdit, 1);
+    bar->addWidget(m_regex);
+    bar->addWidget(m_hideMeta);
+    bar->addWidget(m_priorityCombo);
+    bar->addWidget(m_criticalOnly);
+    bar->addWidget(m_importantOnly);
+    bar->addWidget(m_minBoundary);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    connect(m_filterEdit, &QLineEdit::textChanged, this, &TranscriptPanel::updateFilter);
+    connect(m_regex, &QCheckBox::toggled, this, [this] { m_filter->setPattern(m_filterEdit->text(), m_regex->isChecked()); });
+    connect(m_hideMeta, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setHideMetaEvents);
+    connect(m_priorityCombo, &QComboBox::currentIndexChanged, this,
+            [this] { m_filter->setPriorityFilter(m_priorityCombo->currentData().toInt()); });
+    connect(m_criticalOnly, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setCriticalOnly);
+    connect(m_importantOnly, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setImportantOnly);
+    connect(m_minBoundary, &QDoubleSpinBox::valueChanged, m_filter, &TranscriptFilterModel::setMinBoundaryScore);
+    connect(m_model, &TranscriptModel::analysisChanged, this, &TranscriptPanel::updateAnalysisControls);
+    updateAnalysisControls();
+    connect(m_filter, &TranscriptFilterModel::patternApplied, this, [this] {
+        // An invalid regex is shown, not silently treated as "no match".
+        m_filterEdit->setStyleSheet(m_filter->isPatternValid() ? QString() : QStringLiteral("color: #d03030;"));
+    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &TranscriptPanel::onCurrentChanged);
+}
+
+void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
+{
+    m_model->setTranscript(std::move(transcript));
+    Q_EMIT rowSelected(-1, -1);
+}
+
+void TranscriptPanel::setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis)
+{
+    m_model->setAnalysis(std::move(analysis));
+}
+
+void TranscriptPanel::updateAnalysisControls()
+{
+    // The filters keep their settings without an analysis (they apply again when one arrives) but
+    // cannot be changed: there is nothing to filter by.
+    const bool on = m_model->hasAnalysis();
+    for (QWidget *w : {static_cast<QWidget *>(m_priorityCombo), static_cast<QWidget *>(m_criticalOnly),
+                       static_cast<QWidget *>(m_importantOnly), static_cast<QWidget *>(m_minBoundary)})
+        w->setEnabled(on);
+}
+
+void TranscriptPanel::selectSourceIndex(const QModelIndex &sourceIndex)
+{
+    const QModelIndex idx = m_filter->mapFromSource(sourceIndex);
+    if (!idx.isValid())
+        return;
+    if (idx.parent().isValid())
+        m_view->expand(idx.parent());
+    m_view->setCurrentIndex(idx);
+    m_view->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+}
+
+void TranscriptPanel::focusFilter()
+{
+    m_filterEdit->setFocus(Qt::ShortcutFocusReason);
+    m_filterEdit->selectAll();
+}
+
+void TranscriptPanel::updateFilter()
+{
+    m_filter->setPatternDebounced(m_filterEdit->text(), m_regex->isChecked());
+}
+
+void TranscriptPanel::onCurrentChanged(const QModelIndex &current)
+{
+    if (!current.isValid()) {
+        Q_EMIT rowSelected(-1, -1);
+        return;
+    }
+    Q_EMIT rowSelected(current.data(MessageIndexRole).toInt(), current.data(BlockIndexRole).toInt());
+}
+
+} // namespace cl::gui

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/analysis/analysis.h"
+#include "core/model/transcript.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QTreeView;
+
+namespace cl::gui {
+
+class TranscriptModel;
+class TranscriptFilterModel;
+
+// The message tree with its filter bar.
+class TranscriptPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TranscriptPanel(QWidget *parent = nullptr);
+
+    void setTranscript(std::shared_ptr<const Transcript> transcript);
+    // Fills the analysis columns (forwarded to the model); nullptr clears them.
+    void setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis);
+    // Selects (and scrolls to) a row given as an index of the source model.
+    void selectSourceIndex(const QModelIndex &sourceIndex);
+    void focusFilter();
+
+    TranscriptModel *model() const { return m_model; }
+    TranscriptFilterModel *filterModel() const { return m_filter; }
+    QTreeView *view() const { return m_view; }
+    QLineEdit *filterEdit() const { return m_filterEdit; }
+    // Analysis filters: priority class (item data = Priority as int, -1 any), critical tools only,
+    // important only, minimum boundary score (0 = off). Disabled while there is no analysis.
+    QComboBox *priorityCombo() const { return m_priorityCombo; }
+    QCheckBox *criticalOnlyBox() const { return m_criticalOnly; }
+    QCheckBox *importantOnlyBox() const { return m_importantOnly; }
+    QDoubleSpinBox *minBoundarySpin() const { return m_minBoundary; }
+
+Q_SIGNALS:
+    // block is -1 for a message row; message is -1 when nothing is selected.
+    void rowSelected(int message, int block);
+
+private:
+    void onCurrentChanged(const QModelIndex &current);
+    void updateFilter();
+    void updateAnalysisControls();
+
+    TranscriptModel *m_model;
+    TranscriptFilterModel *m_filter;
+    QTreeView *m_view;
+    QLineEdit *m_filterEdit;
+    QCheckBox *m_regex;
+    QCheckBox *m_hideMeta;
+    QComboBox *m_priorityCombo;
+    QCheckBox *m_criticalOnly;
+    QCheckBox *m_importantOnly;
+    QDoubleSpinBox *m_minBoundary;
+};
+
+} // namespace cl::gui

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/transcript/usagechart.h"
+
+#include "widgets/style/theme.h"
+
+#include <QContextMenuEvent>
+#include <QLocale>
+#include <QMenu>
+#include <QSettings>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cl::gui {
+
+namespace {
+
+const QString kFitKey = QStringLiteral("view/chartFitToData");
+constexpr double kPickTolerance = 24; // pixels: a click farther than this from every point selects nothing
+
+struct Colours {
+    QColor measured, estimated, window, compact, grid, text;
+};
+
+Colours coloursFor(const QPalette &pal)
+{
+    const bool dark = theme::isDark(pal);
+    QColor grid = pal.color(QPalette::Text);
+    grid.setAlpha(dark ? 45 : 35);
+    return {dark ? QColor(90, 170, 235) : QColor(30, 110, 180), dark ? QColor(200, 160, 255) : QColor(130, 70, 180),
+            dark ? QColor(255, 110, 110) : QColor(200, 40, 40), dark ? QColor(255, 180, 60) : QColor(200, 115, 0), grid,
+            pal.color(QPalette::Text)};
+}
+
+// The point of `series` at `message`, nullptr if none; series are sorted by message.
+const UsagePoint *pointAt(const QList<UsagePoint> &series, int message)
+{
+    const auto it = std::lower_bound(series.begin(), series.end(), message,
+                                     [](const UsagePoint &p, int m) { return p.message < m; });
+    return it != series.end() && it->message == message ? &*it : nullptr;
+}
+
+} // namespace
+
+UsageChart::UsageChart(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("usageChart"));
+    setMouseTracking(true);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+    m_fitToData = QSettings().value(kFitKey, false).toBool();
+}
+
+void UsageChart::setFitToData(bool fit)
+{
+    if (fit == m_fitToData)
+        return;
+    m_fitToData = fit;
+    QSettings().setValue(kFitKey, fit);
+    update();
+}
+
+void UsageChart::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu menu(this);
+    QAction *fit = menu.addAction(tr("Fit y-axis to data"));
+    fit->setCheckable(true);
+    fit->setChecked(m_fitToData);
+    connect(fit, &QAction::toggled, this, &UsageChart::setFitToData);
+    menu.exec(event->globalPos());
+}
+
+void UsageChart::setTranscript(const Transcript *transcript)
+{
+    m_data = transcript ? usageData(*transcript) : UsageData{};
+    m_xs.clear();
+    for (const UsagePoint &p : m_data.estimated)
+        m_xs.push_back(p.message);
+    for (const UsagePoint &p : m_data.measured)
+        m_xs.push_back(p.message);
+    std::sort(m_xs.begin(), m_xs.end());
+    m_xs.erase(std::unique(m_xs.begin(), m_xs.end()), m_xs.end());
+    m_hover = -1;
+    update();
+}
+
+void UsageChart::setContextWindow(qint64 window)
+{
+    m_window = window;
+    update();
+}
+
+qint64 UsageChart::valueMax() const
+{
+    return chartValueMax(m_data, m_window, m_fitToData);
+}
+
+QList<qint64> UsageChart::yTicks() const
+{
+    return niceTicks(valueMax());
+}
+
+ChartGeometry UsageChart::chartGeometry() const
+{
+    const QFontMetrics fm(font());
+    const double left = fm.horizontalAdvance(QStringLiteral("000.0k")) + 12;
+    const double top = fm.height() + 10; // legend row
+    const double bottom = fm.height() + 8;
+    ChartGeometry g;
+    g.plot = QRectF(left, top, std::max(1.0, width() - left - 14), std::max(1.0, height() - top - bottom));
+    g.xMin = 0;
+    g.xMax = std::max(1, m_data.messageCount - 1);
+    g.yMax = double(yTicks().back());
+    return g;
+}
+
+int UsageChart::messageAt(const QPointF &pos) const
+{
+    const ChartGeometry g = chartGeometry();
+    if (!g.plot.adjusted(-kPickTolerance, -kPickTolerance, kPickTolerance, kPickTolerance).contains(pos))
+        return -1;
+    const int i = nearestIndex(m_xs, g.pixelToX(pos.x()));
+    if (i < 0 || std::abs(g.xToPixel(m_xs[i]) - pos.x()) > kPickTolerance)
+        return -1;
+    return m_xs[i];
+}
+
+QString UsageChart::tooltipFor(int message) const
+{
+    const QLocale loc;
+    QString text = tr("Message %1").arg(message);
+    if (const UsagePoint *m = pointAt(m_data.measured, message))
+        text += u'\n' + tr("measured context: %1 tokens").arg(loc.toString(m->tokens));
+    if (const UsagePoint *e = pointAt(m_data.estimated, message))
+        text += u'\n' + tr("estimated context before it: %1 tokens").arg(loc.toString(e->tokens));
+    if (m_window > 0)
+        if (const UsagePoint *m = pointAt(m_data.measured, message))
+            text += u'\n' + tr("%1 % of the window").arg(std::lround(100.0 * double(m->tokens) / double(m_window)));
+    return text;
+}
+
+void UsageChart::mouseMoveEvent(QMouseEvent *event)
+{
+    const int message = messageAt(event->position());
+    if (message != m_hover) {
+        m_hover = message;
+        update();
+    }
+    if (message >= 0)
+        QToolTip::showText(event->globalPosition().toPoint(), tooltipFor(message), this);
+    else
+        QToolTip::hideText();
+}
+
+void UsageChart::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    const int message = messageAt(event->position());
+    if (message >= 0)
+        Q_EMIT messageActivated(message);
+}
+
+void UsageChart::leaveEvent(QEvent *)
+{
+    m_hover = -1;
+    update();
+}
+
+void UsageChart::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const ChartGeometry g = chartGeometry();
+    if (m_data.messageCount == 0) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("Open a transcript to see its context over time"));
+        return;
+    }
+    paintAxes(p, g);
+    paintSeries(p, g);
+    paintLegend(p);
+}
+
+void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
+{
+    const Colours c = coloursFor(palette());
+    const QFontMetrics fm(font());
+    for (qint64 t : yTicks()) {
+        const double y = std::round(g.yToPixel(double(t))) + 0.5;
+        p.setPen(c.grid);
+        p.drawLine(QPointF(g.plot.left(), y), QPointF(g.plot.right(), y));
+        p.setPen(c.text);
+        p.drawText(QRectF(0, y - fm.height() / 2.0, g.plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   shortTokens(t));
+    }
+    // x: message indices; ticks from the same nice steps, only those inside the range.
+    for (qint64 t : niceTicks(qint64(g.xMax), 8)) {
+        if (t > g.xMax)
+            break;
+        const double x = std::round(g.xToPixel(double(t))) + 0.5;
+        p.setPen(c.grid);
+        p.drawLine(QPointF(x, g.plot.bottom()), QPointF(x, g.plot.bottom() + 4));
+        p.setPen(c.text);
+        p.drawText(QRectF(x - 40, g.plot.bottom() + 4, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                   QString::number(t));
+    }
+    p.setPen(c.grid);
+    p.drawRect(g.plot);
+
+    if (m_window > 0 && double(m_window) > g.yMax) { // fitted to the data: say where the window is
+        p.setPen(c.window);
+        p.drawText(QRectF(g.plot.left(), g.plot.top() + 1, g.plot.width() - 4, fm.height()), Qt::AlignRight | Qt::AlignTop,
+                   tr("window %1 (above)").arg(shortTokens(m_window)));
+    } else if (m_window > 0) {
+        const double y = g.yToPixel(double(m_window));
+        p.setPen(QPen(c.window, 1.5, Qt::DashDotLine));
+        p.drawLine(QPointF(g.plot.left(), y), QPointF(g.plot.right(), y));
+        p.setPen(c.window);
+        // Below the line: above it would collide with the legend when the window is the top tick.
+        p.drawText(QRectF(g.plot.left(), y + 1, g.plot.width() - 4, fm.height()), Qt::AlignRight | Qt::AlignTop,
+                   tr("window %1").arg(shortTokens(m_window)));
+    }
+    for (const CompactMarker &m : m_data.compactions) {
+        const double x = g.xToPixel(m.message);
+        p.setPen(QPen(c.compact, 1.5, Qt::DashLine));
+        p.drawLine(QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom()));
+        const QString label = m.preTokens > 0 ? tr("compact (%1 before)").arg(shortTokens(m.preTokens)) : tr("compact");
+        p.setPen(c.compact);
+        p.drawText(QRectF(x + 3, g.plot.top() + 2, fm.horizontalAdvance(label) + 2, fm.height()), Qt::AlignLeft, label);
+    }
+}
+
+void UsageChart::paintSeries(QPainter &p, const ChartGeometry &g) const
+{
+    const Colours c = coloursFor(palette());
+    QPainterPath estimated;
+    for (const UsagePoint &pt : m_data.estimated) {
+        const QPointF at = g.map(pt.message, double(pt.tokens));
+        if (estimated.elementCount() == 0 || pt.restart)
+            estimated.moveTo(at);
+        else
+            estimated.lineTo(at);
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(c.estimated, 1.5, Qt::DashLine));
+    p.drawPath(estimated);
+
+    QPainterPath measured;
+    for (const UsagePoint &pt : m_data.measured) {
+        const QPointF at = g.map(pt.message, double(pt.tokens));
+        if (measured.elementCount() == 0)
+            measured.moveTo(at);
+        else
+            measured.lineTo(at);
+    }
+    p.setPen(QPen(c.measured, 2));
+    p.drawPath(measured);
+    if (m_data.measured.size() <= 300) { // dots help with few points and only clutter with many
+        p.setBrush(c.measured);
+        for (const UsagePoint &pt : m_data.measured)
+            p.drawEllipse(g.map(pt.message, double(pt.tokens)), 2.5, 2.5);
+    }
+
+    if (m_hover >= 0) {
+        const double x = g.xToPixel(m_hover);
+        p.setPen(QPen(c.text, 1, Qt::DotLine));
+        p.drawLine(QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom()));
+        p.setBrush(palette().color(QPalette::Base));
+        if (const UsagePoint *m = pointAt(m_data.measured, m_hover)) {
+            p.setPen(QPen(c.measured, 2));
+            p.drawEllipse(g.map(m_hover, double(m->tokens)), 4.5, 4.5);
+        }
+        if (const UsagePoint *e = pointAt(m_data.estimated, m_hover)) {
+            p.setPen(QPen(c.estimated, 2));
+            p.drawEllipse(g.map(m_hover, double(e->tokens)), 4.5, 4.5);
+        }
+    }
+}
+
+void UsageChart::paintLegend(QPainter &p) const
+{
+    const Colours c = coloursFor(palette());
+    const QFontMetrics fm(font());
+    double x = chartGeometry().plot.left();
+    const double y = 4 + fm.height() / 2.0;
+    const auto entry = [&](const QColor &colour, Qt::PenStyle style, const QString &label) {
+        p.setPen(QPen(colour, 2, style));
+        p.drawLine(QPointF(x, y), QPointF(x + 22, y));
+        x += 27;
+        p.setPen(c.text);
+        p.drawText(QPointF(x, 4 + fm.ascent()), label);
+        x += fm.horizontalAdvance(label) + 16;
+    };
+    entry(c.measured, Qt::SolidLine, m_data.measured.isEmpty() ? tr("measured context (none recorded)") : tr("measured context"));
+    entry(c.estimated, Qt::DashLine, tr("estimated context"));
+    entry(c.window, Qt::DashDotLine, tr("context window"));
+    if (!m_data.compactions.isEmpty())
+        entry(c.compact, Qt::DashLine, tr("compaction"));
+    const QString hint = tr("x: message index · y: tokens");
+    if (x + fm.horizontalAdvance(hint) < width() - 14) { // a narrow chart keeps the legend, drops the hint
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QRectF(0, 4, width() - 14, fm.height()), Qt::AlignRight, hint);
+    }
+}
+
+} // namespace cl::gui
