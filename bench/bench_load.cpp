@@ -70,12 +70,12 @@ void split(const std::string &path, int threads)
     if (!r.ok())
         return;
     for (const auto &m : r.transcript->messages)
-        m.tokenEstimate = -1;
+        m.cache.tokenEstimate = -1;
     t0 = Clock::now();
     cl::tokens::estimateAll(*r.transcript, 1);
     const double est1Ms = msSince(t0);
     for (const auto &m : r.transcript->messages)
-        m.tokenEstimate = -1;
+        m.cache.tokenEstimate = -1;
     t0 = Clock::now();
     cl::tokens::estimateAll(*r.transcript, threads);
     const double estNMs = msSince(t0);

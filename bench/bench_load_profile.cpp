@@ -81,7 +81,7 @@ int profile(const std::string &path, int runs, int threads)
         cl::LoadOptions opts;
         opts.threads = threads;
         opts.loadSubagents = false;
-        const cl::formats::LoadContext ctx{opts};
+        const cl::formats::LoadContext ctx{opts, {}};
         Timer t;
         std::string bytes;
         if (!readFile(path, bytes)) {

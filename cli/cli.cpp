@@ -91,7 +91,7 @@ std::optional<Format> parseFormat(const std::string &name, std::string &error)
 
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
 {
-    struct stat st{};
+    struct stat st = {};
     if (path != "-" && ::stat(path.c_str(), &st) != 0) { // "-": standard input
         error = path + ": no such file";
         return nullptr;

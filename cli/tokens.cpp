@@ -44,7 +44,7 @@ bool readInput(const std::string &path, std::string &bytes, std::string &error)
         bytes.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
         return true;
     }
-    struct stat st{};
+    struct stat st = {};
     if (::stat(path.c_str(), &st) != 0) {
         error = path + ": no such file";
         return false;

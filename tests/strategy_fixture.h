@@ -98,7 +98,7 @@ struct Builder {
 
 inline std::int64_t est(const Message &m)
 {
-    m.tokenEstimate = -1;
+    m.cache.tokenEstimate = -1;
     return tokens::estimateMessage(m);
 }
 
@@ -114,7 +114,7 @@ inline Message withText(const Message &m, std::size_t block, std::string text)
 {
     Message c = m;
     c.blocks[block].text = std::move(text);
-    c.tokenEstimate = -1;
+    c.cache.tokenEstimate = -1;
     return c;
 }
 

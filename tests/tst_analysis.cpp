@@ -74,12 +74,12 @@ template <class Rs> bool hasRule(const Rs &rs, std::string_view rule)
 Transcript zoneCase(std::int32_t system, const std::vector<std::int32_t> &history, const std::vector<std::int32_t> &recent)
 {
     Builder b;
-    b.add(Role::System, "system prompt").tokenEstimate = system;
+    b.add(Role::System, "system prompt").cache.tokenEstimate = system;
     int k = 0;
     for (auto v : history)
-        b.add(k++ % 2 ? Role::Assistant : Role::User, "history").tokenEstimate = v;
+        b.add(k++ % 2 ? Role::Assistant : Role::User, "history").cache.tokenEstimate = v;
     for (auto v : recent)
-        b.add(k++ % 2 ? Role::Assistant : Role::User, "recent").tokenEstimate = v;
+        b.add(k++ % 2 ? Role::Assistant : Role::User, "recent").cache.tokenEstimate = v;
     return b.done();
 }
 
@@ -255,7 +255,7 @@ private Q_SLOTS:
         b.add(Role::System, "You are helpful");                           // 0 sacred
         b.add(Role::User, "first request");                               // 1 medium old_user_request
         b.use("", "r1", "Read", {{"file_path", "/big"}});                 // 2 low
-        b.result("r1", "big file").tokenEstimate = 3007;                  // 3 lowest (3000 > 2000)
+        b.result("r1", "big file").cache.tokenEstimate = 3007;                  // 3 lowest (3000 > 2000)
         b.use("", "r2", "Bash", {{"command", "make"}});                   // 4 low
         b.result("r2", "failed", true);                                   // 5 medium error_result
         b.add(Role::User, "second request");                              // 6 critical
@@ -325,12 +325,12 @@ private Q_SLOTS:
     void featuresAndRules()
     {
         Builder b;
-        b.add(Role::System, "s").tokenEstimate = 100;
-        b.add(Role::User, "u").tokenEstimate = 50;
-        b.add(Role::Assistant, "a").tokenEstimate = 400;
-        b.result("x", "r").tokenEstimate = 200;
-        b.add(Role::User, "u").tokenEstimate = 150;
-        b.add(Role::Assistant, "a").tokenEstimate = 100;
+        b.add(Role::System, "s").cache.tokenEstimate = 100;
+        b.add(Role::User, "u").cache.tokenEstimate = 50;
+        b.add(Role::Assistant, "a").cache.tokenEstimate = 400;
+        b.result("x", "r").cache.tokenEstimate = 200;
+        b.add(Role::User, "u").cache.tokenEstimate = 150;
+        b.add(Role::Assistant, "a").cache.tokenEstimate = 100;
         Transcript &t = b.done();
         const Features f = features(t, conversationView(t), 700);
         QCOMPARE(f.totalTokens, std::int64_t(1000));

@@ -38,7 +38,7 @@ QStringList rows(const QAbstractItemModel &m)
 {
     QStringList out;
     for (int r = 0; r < m.rowCount(); ++r)
-        out << m.index(r, TranscriptModel::Index).data().toString();
+        out << m.index(r, TranscriptModel::IndexColumn).data().toString();
     return out;
 }
 
@@ -86,11 +86,11 @@ private Q_SLOTS:
         QAbstractItemModelTester filterTester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
         filter.setSourceModel(&model);
         model.setTranscript(t);
-        QCOMPARE(model.columnCount(), int(TranscriptModel::Count));
-        QVERIFY(!model.index(1, TranscriptModel::Priority).data().isValid()); // empty without analysis
+        QCOMPARE(model.columnCount(), int(TranscriptModel::ColumnCount));
+        QVERIFY(!model.index(1, TranscriptModel::PriorityColumn).data().isValid()); // empty without analysis
         QSignalSpy changed(&model, &TranscriptModel::analysisChanged);
 
-        filter.sort(TranscriptModel::Importance, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::ImportanceColumn, Qt::DescendingOrder);
         filter.setPriorityFilter(int(an::Priority::Low));
         QCOMPARE(filter.rowCount(), 9); // no analysis: the analysis filters do not apply
         model.setAnalysis(analyse(*t));
@@ -102,7 +102,7 @@ private Q_SLOTS:
         model.setAnalysis(nullptr);
         QVERIFY(!model.analysis());
         QCOMPARE(filter.rowCount(), 9);
-        QVERIFY(!model.index(1, TranscriptModel::Priority).data().isValid());
+        QVERIFY(!model.index(1, TranscriptModel::PriorityColumn).data().isValid());
         QCOMPARE(changed.count(), 3);
 
         // Stale: an analysis of another transcript is ignored.
@@ -126,15 +126,15 @@ private Q_SLOTS:
         // Seed 003, first match: system -> sacred; requests 1 and 7 are among the last 3 requests ->
         // critical; 8 is the last assistant message -> critical; 3 failed -> medium (before "recent");
         // 5 is one of the last 5 results -> high; older assistant messages 2, 4, 6 -> low.
-        QCOMPARE(column(model, TranscriptModel::Priority),
+        QCOMPARE(column(model, TranscriptModel::PriorityColumn),
                  split("sacred critical low medium low high low critical critical"));
         QCOMPARE(model.index(3, 0).data(PriorityRole).toInt(), int(an::Priority::Medium));
         // Blocks: the failed result block is medium by error_result; the call blocks take their message's class.
-        const QModelIndex failed = model.index(0, TranscriptModel::Priority, model.index(3, 0));
+        const QModelIndex failed = model.index(0, TranscriptModel::PriorityColumn, model.index(3, 0));
         QCOMPARE(failed.data().toString(), QStringLiteral("medium"));
         QVERIFY(failed.data(Qt::ToolTipRole).toString().contains(QStringLiteral("error_result")));
-        QCOMPARE(model.index(1, TranscriptModel::Priority, model.index(2, 0)).data().toString(), QStringLiteral("low"));
-        QVERIFY(model.index(0, TranscriptModel::Priority).data(Qt::ToolTipRole).toString().contains(QStringLiteral("system_prompt")));
+        QCOMPARE(model.index(1, TranscriptModel::PriorityColumn, model.index(2, 0)).data().toString(), QStringLiteral("low"));
+        QVERIFY(model.index(0, TranscriptModel::PriorityColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("system_prompt")));
     }
 
     void importanceAndBoundary()
@@ -146,22 +146,22 @@ private Q_SLOTS:
         model.setAnalysis(a);
         // Row 1: 0.5 + 0.2 (user request) + 0.2 ("fix"/"bug") = 0.9; points 30 (request; no timestamps,
         // so no recency). Important, so bold.
-        const QModelIndex imp = model.index(1, TranscriptModel::Importance);
+        const QModelIndex imp = model.index(1, TranscriptModel::ImportanceColumn);
         QCOMPARE(imp.data().toString(), QStringLiteral("0.90 · 30 pts"));
         QCOMPARE(imp.data(ImportanceRole).toDouble(), 0.9);
         QVERIFY(imp.data(Qt::FontRole).value<QFont>().bold());
         QVERIFY(imp.data(Qt::ToolTipRole).toString().contains(QStringLiteral("keyword")));
         // Row 5: 0.5 - 0.2 (tool result) - 0.1 ("File written" is shorter than 20) = 0.2: not important.
-        QCOMPARE(model.index(5, TranscriptModel::Importance).data().toString().left(4), QStringLiteral("0.20"));
+        QCOMPARE(model.index(5, TranscriptModel::ImportanceColumn).data().toString().left(4), QStringLiteral("0.20"));
         QVERIFY(!model.index(5, 0).data(ImportantRole).toBool());
-        QVERIFY(!model.index(5, TranscriptModel::Importance).data(Qt::FontRole).value<QFont>().bold());
+        QVERIFY(!model.index(5, TranscriptModel::ImportanceColumn).data(Qt::FontRole).value<QFont>().bold());
         // Blocks have no importance.
-        QVERIFY(!model.index(0, TranscriptModel::Importance, model.index(1, 0)).data().isValid());
+        QVERIFY(!model.index(0, TranscriptModel::ImportanceColumn, model.index(1, 0)).data().isValid());
 
         // No cut before the first message; the cut before 3 separates call 2 from its result.
-        QVERIFY(!model.index(0, TranscriptModel::Boundary).data().isValid());
+        QVERIFY(!model.index(0, TranscriptModel::BoundaryColumn).data().isValid());
         QVERIFY(!model.index(0, 0).data(BoundaryScoreRole).isValid());
-        const QModelIndex b3 = model.index(3, TranscriptModel::Boundary);
+        const QModelIndex b3 = model.index(3, TranscriptModel::BoundaryColumn);
         QCOMPARE(b3.data(BoundaryScoreRole).toDouble(), a->boundaries[2].score);
         QVERIFY(b3.data(Qt::ToolTipRole).toString().contains(QStringLiteral("tool_sequence_call_result")));
         // A cut that separates a call from its result scores below the cut right after that result.
@@ -172,7 +172,7 @@ private Q_SLOTS:
             if (model.index(r, 0).data(ChosenBoundaryRole).toBool()) {
                 ++chosen;
                 QCOMPARE(std::size_t(r), a->view.index[*a->boundary]);
-                QVERIFY(model.index(r, TranscriptModel::Boundary).data().toString().startsWith(u'✂'));
+                QVERIFY(model.index(r, TranscriptModel::BoundaryColumn).data().toString().startsWith(u'✂'));
             }
         QCOMPARE(chosen, 1);
     }
@@ -183,8 +183,8 @@ private Q_SLOTS:
         TranscriptModel model;
         model.setTranscript(t);
         model.setAnalysis(analyse(*t));
-        auto cell = [&](int r) { return model.index(r, TranscriptModel::Round).data(RoundRole).value<RoundCell>(); };
-        QVERIFY(!model.index(1, TranscriptModel::Round).data(RoundRole).isValid());
+        auto cell = [&](int r) { return model.index(r, TranscriptModel::RoundColumn).data(RoundRole).value<RoundCell>(); };
+        QVERIFY(!model.index(1, TranscriptModel::RoundColumn).data(RoundRole).isValid());
         QCOMPARE(cell(2).round, 1);
         QCOMPARE(cell(2).part, RoundPart::Start);
         QVERIFY(cell(2).failed);
@@ -198,17 +198,17 @@ private Q_SLOTS:
         QCOMPARE(cell(4).chainPart, ChainPart::Middle);
         QCOMPARE(cell(5).chainPart, ChainPart::End);
         QCOMPARE(cell(2).chain, cell(5).chain);
-        QCOMPARE(column(model, TranscriptModel::Round), cells("||1|1|2|2|||"));
-        QVERIFY(model.index(4, TranscriptModel::Round).data(Qt::ToolTipRole).toString().contains(QStringLiteral("chained rounds 1–2")));
+        QCOMPARE(column(model, TranscriptModel::RoundColumn), cells("||1|1|2|2|||"));
+        QVERIFY(model.index(4, TranscriptModel::RoundColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("chained rounds 1–2")));
 
         // Bash failed -> error_context on the call and its result; Write -> file_modification.
-        QCOMPARE(column(model, TranscriptModel::Critical),
+        QCOMPARE(column(model, TranscriptModel::CriticalColumn),
                  cells("||⚠ error_context|↳ error_context|⚠ file_modification|↳ file_modification|||"));
         QCOMPARE(model.index(4, 0).data(CriticalRole).toString(), QStringLiteral("file_modification"));
         // Only the tool_use block carries the mark, not the text before it.
-        QVERIFY(!model.index(0, TranscriptModel::Critical, model.index(4, 0)).data().isValid());
-        QCOMPARE(model.index(1, TranscriptModel::Critical, model.index(4, 0)).data().toString(), QStringLiteral("⚠ file_modification"));
-        QVERIFY(model.index(2, TranscriptModel::Critical).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Bash failed")));
+        QVERIFY(!model.index(0, TranscriptModel::CriticalColumn, model.index(4, 0)).data().isValid());
+        QCOMPARE(model.index(1, TranscriptModel::CriticalColumn, model.index(4, 0)).data().toString(), QStringLiteral("⚠ file_modification"));
+        QVERIFY(model.index(2, TranscriptModel::CriticalColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Bash failed")));
     }
 
     void sorting()
@@ -221,32 +221,32 @@ private Q_SLOTS:
         model.setTranscript(t);
         model.setAnalysis(analyse(*t));
         // Importance descending: row 1 (0.90) is the only one above 0.7.
-        filter.sort(TranscriptModel::Importance, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::ImportanceColumn, Qt::DescendingOrder);
         QCOMPARE(rows(filter).first(), QStringLiteral("1"));
         // Priority ascending: sacred, critical (1, 7, 8 in file order), high, medium, low (2, 4, 6).
-        filter.sort(TranscriptModel::Priority, Qt::AscendingOrder);
+        filter.sort(TranscriptModel::PriorityColumn, Qt::AscendingOrder);
         QCOMPARE(rows(filter), split("0 1 7 8 5 3 2 4 6"));
-        filter.sort(TranscriptModel::Priority, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::PriorityColumn, Qt::DescendingOrder);
         QCOMPARE(rows(filter), split("2 4 6 3 5 1 7 8 0"));
         // Blocks stay in block order in either direction.
         const QModelIndex two = filter.index(0, 0);
-        QCOMPARE(filter.index(0, TranscriptModel::Role, two).data().toString(), QStringLiteral("text"));
-        QCOMPARE(filter.index(1, TranscriptModel::Role, two).data().toString(), QStringLiteral("tool_use"));
+        QCOMPARE(filter.index(0, TranscriptModel::RoleColumn, two).data().toString(), QStringLiteral("text"));
+        QCOMPARE(filter.index(1, TranscriptModel::RoleColumn, two).data().toString(), QStringLiteral("tool_use"));
         // Critical descending: error_context (2, 3), file_modification (4, 5); rows without a mark last.
-        filter.sort(TranscriptModel::Critical, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::CriticalColumn, Qt::DescendingOrder);
         QCOMPARE(rows(filter), split("2 3 4 5 0 1 6 7 8"));
-        filter.sort(TranscriptModel::Critical, Qt::AscendingOrder);
+        filter.sort(TranscriptModel::CriticalColumn, Qt::AscendingOrder);
         QCOMPARE(rows(filter), split("4 5 2 3 0 1 6 7 8"));
         // Round: calls before results, unrelated rows last.
-        filter.sort(TranscriptModel::Round, Qt::AscendingOrder);
+        filter.sort(TranscriptModel::RoundColumn, Qt::AscendingOrder);
         QCOMPARE(rows(filter), split("2 3 4 5 0 1 6 7 8"));
         // # restores the file order.
-        filter.sort(TranscriptModel::Index, Qt::AscendingOrder);
+        filter.sort(TranscriptModel::IndexColumn, Qt::AscendingOrder);
         QCOMPARE(rows(filter), split("0 1 2 3 4 5 6 7 8"));
-        filter.sort(TranscriptModel::Index, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::IndexColumn, Qt::DescendingOrder);
         QCOMPARE(rows(filter), split("8 7 6 5 4 3 2 1 0"));
         // Sorted by importance, a new analysis re-sorts (a layout change of the source).
-        filter.sort(TranscriptModel::Importance, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::ImportanceColumn, Qt::DescendingOrder);
         model.setAnalysis(nullptr);
         QCOMPARE(rows(filter), split("0 1 2 3 4 5 6 7 8"));
         model.setAnalysis(analyse(*t));
@@ -276,7 +276,7 @@ private Q_SLOTS:
         QCOMPARE(rows(filter), split("2 3 4 5"));
         // Of the Write message only the marked tool_use block stays.
         QCOMPARE(filter.rowCount(filter.index(2, 0)), 1);
-        QCOMPARE(filter.index(0, TranscriptModel::Role, filter.index(2, 0)).data().toString(), QStringLiteral("tool_use"));
+        QCOMPARE(filter.index(0, TranscriptModel::RoleColumn, filter.index(2, 0)).data().toString(), QStringLiteral("tool_use"));
         // With the text filter: both must hold.
         filter.setPattern(QStringLiteral("pytest"), false);
         QCOMPARE(rows(filter), split("2"));
@@ -319,7 +319,7 @@ private Q_SLOTS:
         panel.setTranscript(t);
         QVERIFY(!panel.priorityCombo()->isEnabled());
         QVERIFY(panel.view()->isSortingEnabled());
-        QCOMPARE(panel.view()->header()->count(), int(TranscriptModel::Count));
+        QCOMPARE(panel.view()->header()->count(), int(TranscriptModel::ColumnCount));
         QCOMPARE(rows(*panel.view()->model()), split("0 1 2 3 4 5 6 7 8"));
         panel.setAnalysis(analyse(*t));
         QVERIFY(panel.priorityCombo()->isEnabled());
@@ -336,7 +336,7 @@ private Q_SLOTS:
         // Clicking the Importance header sorts highest first (InitialSortOrderRole).
         panel.view()->header()->setSortIndicator(0, Qt::AscendingOrder);
         QTest::mouseClick(panel.view()->header()->viewport(), Qt::LeftButton, {},
-                          QPoint(panel.view()->header()->sectionViewportPosition(TranscriptModel::Importance) + 10, 5));
+                          QPoint(panel.view()->header()->sectionViewportPosition(TranscriptModel::ImportanceColumn) + 10, 5));
         QCOMPARE(panel.view()->header()->sortIndicatorOrder(), Qt::DescendingOrder);
         QCOMPARE(rows(*panel.view()->model()).first(), QStringLiteral("1"));
         panel.setAnalysis(nullptr);
@@ -366,8 +366,8 @@ private Q_SLOTS:
             // Every conversation row has a priority, the others none.
             for (int row = 0; row < model.rowCount(); ++row) {
                 const bool conversation = a->view.position[std::size_t(row)] >= 0;
-                QCOMPARE(!model.index(row, TranscriptModel::Priority).data().toString().isEmpty(), conversation);
-                QCOMPARE(model.index(row, TranscriptModel::Importance).data().isValid(), conversation);
+                QCOMPARE(!model.index(row, TranscriptModel::PriorityColumn).data().toString().isEmpty(), conversation);
+                QCOMPARE(model.index(row, TranscriptModel::ImportanceColumn).data().isValid(), conversation);
             }
             // The critical filter shows exactly the messages of the critical calls and their results.
             filter.setCriticalOnly(true);
@@ -378,12 +378,12 @@ private Q_SLOTS:
                 expected.remove(filter.index(row, 0).data(MessageIndexRole).toInt());
             QVERIFY(expected.isEmpty());
             filter.setCriticalOnly(false);
-            filter.sort(TranscriptModel::Boundary, Qt::DescendingOrder);
+            filter.sort(TranscriptModel::BoundaryColumn, Qt::DescendingOrder);
             if (!a->boundary)
                 continue;
             const int chosenRow = int(a->view.index[*a->boundary]);
             QVERIFY(model.index(chosenRow, 0).data(ChosenBoundaryRole).toBool());
-            QVERIFY(model.index(chosenRow, TranscriptModel::Boundary).data().toString().startsWith(u'✂'));
+            QVERIFY(model.index(chosenRow, TranscriptModel::BoundaryColumn).data().toString().startsWith(u'✂'));
             // Sorted by boundary score, the first row scores as high as the chosen one (it is the
             // best in its search range, which need not be global).
             QVERIFY(filter.index(0, 0).data(BoundaryScoreRole).toDouble() >= model.index(chosenRow, 0).data(BoundaryScoreRole).toDouble());
@@ -409,7 +409,7 @@ private Q_SLOTS:
         model.setAnalysis(a);
         const qint64 setMs = timer.elapsed();
         timer.restart();
-        filter.sort(TranscriptModel::Importance, Qt::DescendingOrder);
+        filter.sort(TranscriptModel::ImportanceColumn, Qt::DescendingOrder);
         QVERIFY(filter.rowCount() == model.rowCount());
         const qint64 sortMs = timer.elapsed();
         qInfo("%d rows: setAnalysis %lld ms, sort by importance %lld ms", model.rowCount(), setMs, sortMs);

@@ -68,17 +68,17 @@ private Q_SLOTS:
         // Priority badge: row 5 is high; the badge starts 3 px in, and its fill is priorityColor.
         PriorityBadgeDelegate badge;
         for (const QPalette &pal : {light, dark}) {
-            const QImage img = paintCell(badge, model.index(5, TranscriptModel::Priority), pal);
+            const QImage img = paintCell(badge, model.index(5, TranscriptModel::PriorityColumn), pal);
             QCOMPARE(img.pixel(6, 12), rgb(priorityColor(an::Priority::High, theme::isDark(pal))));
             QCOMPARE(img.pixel(1, 12), rgb(pal.color(QPalette::Base))); // outside the badge
         }
         QVERIFY(priorityColor(an::Priority::High, false) != priorityColor(an::Priority::High, true));
-        QCOMPARE(paintCell(badge, model.index(0, TranscriptModel::Priority), light).pixel(6, 12),
+        QCOMPARE(paintCell(badge, model.index(0, TranscriptModel::PriorityColumn), light).pixel(6, 12),
                  rgb(priorityColor(an::Priority::Sacred, false)));
         // No analysis value (compare with the index of a model without analysis): nothing drawn.
         TranscriptModel bare;
         bare.setTranscript(t);
-        QCOMPARE(paintCell(badge, bare.index(5, TranscriptModel::Priority), light).pixel(6, 12), rgb(light.color(QPalette::Base)));
+        QCOMPARE(paintCell(badge, bare.index(5, TranscriptModel::PriorityColumn), light).pixel(6, 12), rgb(light.color(QPalette::Base)));
 
         // Boundary bar: the best-scoring cut fills the cell; the chosen one is green and outlined.
         BoundaryBarDelegate bar;
@@ -89,9 +89,9 @@ private Q_SLOTS:
             if (int(b.index) != chosenRow && b.score > 0 && (otherRow < 0 || b.score > model.index(otherRow, 0).data(BoundaryScoreRole).toDouble()))
                 otherRow = int(b.index);
         QVERIFY(otherRow >= 0);
-        const QImage other = paintCell(bar, model.index(otherRow, TranscriptModel::Boundary), light);
+        const QImage other = paintCell(bar, model.index(otherRow, TranscriptModel::BoundaryColumn), light);
         QCOMPARE(other.pixel(4, 12), rgb(BoundaryBarDelegate::barColor(light, false)));
-        const QImage chosen = paintCell(bar, model.index(chosenRow, TranscriptModel::Boundary), light);
+        const QImage chosen = paintCell(bar, model.index(chosenRow, TranscriptModel::BoundaryColumn), light);
         QCOMPARE(chosen.pixel(5, 12), rgb(BoundaryBarDelegate::barColor(light, true)));
         QCOMPARE(chosen.pixel(1, 12), rgb(BoundaryBarDelegate::chosenOutline(light)));
         QVERIFY(BoundaryBarDelegate::barColor(light, true) != BoundaryBarDelegate::barColor(light, false));
@@ -103,18 +103,18 @@ private Q_SLOTS:
         // the chain line runs down the left through 3 and 4.
         RoundBracketDelegate round;
         const int bx = RoundBracketDelegate::kBracketX, cx = RoundBracketDelegate::kChainX;
-        const QImage start = paintCell(round, model.index(2, TranscriptModel::Round), light);
+        const QImage start = paintCell(round, model.index(2, TranscriptModel::RoundColumn), light);
         QCOMPARE(start.pixel(bx, 22), rgb(RoundBracketDelegate::bracketColor(light, true)));
         QCOMPARE(start.pixel(bx, 1), rgb(light.color(QPalette::Base)));
         QCOMPARE(start.pixel(cx, 22), rgb(RoundBracketDelegate::chainColor(light)));
-        const QImage end = paintCell(round, model.index(3, TranscriptModel::Round), light);
+        const QImage end = paintCell(round, model.index(3, TranscriptModel::RoundColumn), light);
         QCOMPARE(end.pixel(bx, 1), rgb(RoundBracketDelegate::bracketColor(light, true)));
         QCOMPARE(end.pixel(bx, 22), rgb(light.color(QPalette::Base)));
-        const QImage middle = paintCell(round, model.index(4, TranscriptModel::Round), dark);
+        const QImage middle = paintCell(round, model.index(4, TranscriptModel::RoundColumn), dark);
         QCOMPARE(middle.pixel(cx, 1), rgb(RoundBracketDelegate::chainColor(dark)));
         QCOMPARE(middle.pixel(cx, 22), rgb(RoundBracketDelegate::chainColor(dark)));
         QCOMPARE(middle.pixel(bx, 22), rgb(RoundBracketDelegate::bracketColor(dark, false)));
-        const QImage none = paintCell(round, model.index(7, TranscriptModel::Round), light);
+        const QImage none = paintCell(round, model.index(7, TranscriptModel::RoundColumn), light);
         QCOMPARE(none.pixel(cx, 12), rgb(light.color(QPalette::Base)));
     }
 };

@@ -53,7 +53,7 @@ std::size_t indexed(const Transcript &t)
 {
     std::size_t n = 0;
     for (const auto &m : t.messages)
-        n += m.textIndex.key != 0;
+        n += m.cache.textIndex.key != 0;
     return n;
 }
 
@@ -84,7 +84,7 @@ private Q_SLOTS:
         Transcript u = generated(Format(format), 600, std::uint64_t(seed));
         indexText(u, {}, 1);
         for (std::size_t i = 0; i < t.messages.size(); ++i) {
-            const TextIndex &a = t.messages[i].textIndex, &b = u.messages[i].textIndex;
+            const TextIndex &a = t.messages[i].cache.textIndex, &b = u.messages[i].cache.textIndex;
             QCOMPARE(a.key, b.key);
             QCOMPARE(a.keyword, b.keyword);
             QCOMPARE(a.wordCount, b.wordCount);
@@ -111,7 +111,7 @@ private Q_SLOTS:
         std::size_t target = t.messages.size();
         for (std::size_t i = 0; i < t.messages.size(); ++i) {
             const Message &m = t.messages[i];
-            if (m.role == Role::User && !m.hasToolResult() && m.textIndex.key != 0 && m.textIndex.keyword < 0
+            if (m.role == Role::User && !m.hasToolResult() && m.cache.textIndex.key != 0 && m.cache.textIndex.keyword < 0
                 && !m.blocks.empty() && m.blocks.front().type == BlockType::Text && m.blocks.front().text.size() >= 9) {
                 target = i;
                 break;
@@ -128,13 +128,13 @@ private Q_SLOTS:
         };
         QCOMPARE(keywordReason(analyze(t), target), std::string("none"));
         // Tamper with the index: analyze() must take it as it is (it does not rescan current entries).
-        t.messages[target].textIndex.keyword = 0;
+        t.messages[target].cache.textIndex.keyword = 0;
         QCOMPARE(keywordReason(analyze(t), target), AnalysisOptions{}.importantKeywords[0]);
         // Change the text: the index no longer matches the message's bytes and is ignored.
         t.messages[target].blocks.front().text += " (edited)";
         QCOMPARE(keywordReason(analyze(t), target), std::string("none"));
         // Same-length edit bringing a keyword in: caught by the scan once the index is cleared.
-        t.messages[target].textIndex.key = 0;
+        t.messages[target].cache.textIndex.key = 0;
         std::string &text = t.messages[target].blocks.front().text;
         text.replace(0, 9, "important");
         QCOMPARE(keywordReason(analyze(t), target), std::string("important"));
@@ -155,7 +155,7 @@ private Q_SLOTS:
         // The loaded transcript analyses as one without an index.
         Transcript copy = loaded;
         for (auto &m : copy.messages)
-            m.textIndex = TextIndex{};
+            m.cache.textIndex = TextIndex{};
         QCOMPARE(fingerprint(analyze(loaded)), fingerprint(analyze(copy)));
     }
 

@@ -252,7 +252,7 @@ private Q_SLOTS:
             " 7\n], \"authType\": \"oauth\"}");
         const auto range = json::topLevelValue(*t->buffer, "history");
         LoadOptions o;
-        formats::loadGeminiContentArray(*t, range.begin, formats::LoadContext{o});
+        formats::loadGeminiContentArray(*t, range.begin, formats::LoadContext{o, {}});
         QCOMPARE(t->records.size(), 4u);
         QCOMPARE(t->messages.size(), 3u);
         QCOMPARE(t->records[1].line, 3u);

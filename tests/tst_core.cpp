@@ -203,8 +203,8 @@ private Q_SLOTS:
         m.role = Role::Assistant;
         m.blocks = {result, image};
         QCOMPARE(tokens::estimateMessage(m), std::int64_t(3 + 4 + 8 + 765));
-        QCOMPARE(m.tokenEstimate, 780); // cached
-        m.tokenEstimate = 1;            // the cache is what is returned
+        QCOMPARE(m.cache.tokenEstimate, 780); // cached
+        m.cache.tokenEstimate = 1;            // the cache is what is returned
         QCOMPARE(tokens::estimateMessage(m), std::int64_t(1));
     }
 
@@ -215,7 +215,7 @@ private Q_SLOTS:
             Message m;
             m.role = r;
             m.kind = k;
-            m.tokenEstimate = 100;
+            m.cache.tokenEstimate = 100;
             if (usage)
                 m.usage = Usage{usage, 5, 0, 0, 0, 0};
             t.messages.push_back(m);

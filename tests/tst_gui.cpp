@@ -127,7 +127,7 @@ private Q_SLOTS:
         DiagnosticsModel *diags = w.diagnosticsPanel()->model();
         bool line4 = false;
         for (int r = 0; r < diags->rowCount(); ++r)
-            line4 |= diags->index(r, DiagnosticsModel::Location).data().toString() == QStringLiteral("session.jsonl:4");
+            line4 |= diags->index(r, DiagnosticsModel::LocationColumn).data().toString() == QStringLiteral("session.jsonl:4");
         QVERIFY2(line4, "no diagnostic for the invalid line 4");
         // Recent files remember the session (absolute path, newest first).
         QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), QFileInfo(m_session).absoluteFilePath());
@@ -145,7 +145,7 @@ private Q_SLOTS:
         QTreeView *diagView = w.diagnosticsPanel()->view();
         for (int r = 0; r < diags->rowCount(); ++r)
             if (diags->index(r, 0).data(SourceLineRole).toInt() == 4)
-                Q_EMIT diagView->doubleClicked(diags->index(r, DiagnosticsModel::Message));
+                Q_EMIT diagView->doubleClicked(diags->index(r, DiagnosticsModel::MessageColumn));
         QCOMPARE(w.transcriptPanel()->view()->currentIndex(), current);
         QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("line 4")));
 

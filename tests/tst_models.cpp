@@ -143,7 +143,7 @@ void printRows(const QAbstractItemModel &model, const QModelIndex &parent, int d
     for (int row = 0; row < model.rowCount(parent); ++row) {
         const QModelIndex idx = model.index(row, 0, parent);
         QStringList cols;
-        for (int c : {TranscriptModel::Index, TranscriptModel::Time, TranscriptModel::Role, TranscriptModel::Preview})
+        for (int c : {TranscriptModel::IndexColumn, TranscriptModel::TimeColumn, TranscriptModel::RoleColumn, TranscriptModel::PreviewColumn})
             cols << model.index(row, c, parent).data().toString();
         QString line = QString(depth * 2, u' ') + cols.join(QStringLiteral(" | "));
         if (idx.data(IsSecondaryRole).toBool())
@@ -171,7 +171,7 @@ QStringList topLevelPreviews(const QAbstractItemModel &model)
 {
     QStringList rows;
     for (int r = 0; r < model.rowCount(); ++r)
-        rows << model.index(r, TranscriptModel::Index).data().toString();
+        rows << model.index(r, TranscriptModel::IndexColumn).data().toString();
     return rows;
 }
 
@@ -211,10 +211,10 @@ private Q_SLOTS:
         auto t = handBuilt();
         model.setTranscript(t);
         QCOMPARE(model.rowCount(), 7);
-        QCOMPARE(model.columnCount(), int(TranscriptModel::Count));
+        QCOMPARE(model.columnCount(), int(TranscriptModel::ColumnCount));
         qint64 max = 0;
         for (int r = 0; r < model.rowCount(); ++r) {
-            const QModelIndex idx = model.index(r, TranscriptModel::Tokens);
+            const QModelIndex idx = model.index(r, TranscriptModel::TokensColumn);
             QCOMPARE(idx.data(TokensRole).toLongLong(), tokens::estimateMessage(t->messages[std::size_t(r)]));
             QCOMPARE(idx.data().toLongLong(), idx.data(TokensRole).toLongLong());
             max = std::max(max, idx.data(TokensRole).toLongLong());
@@ -367,10 +367,10 @@ private Q_SLOTS:
         model.setDiagnostics({a, b});
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.errorCount(), 1);
-        QCOMPARE(model.index(0, DiagnosticsModel::Severity).data().toString(), QStringLiteral("error"));
-        QCOMPARE(model.index(0, DiagnosticsModel::Location).data().toString(), QStringLiteral("session.jsonl:12"));
-        QCOMPARE(model.index(1, DiagnosticsModel::Location).data().toString(), QStringLiteral("session.jsonl"));
-        QCOMPARE(model.index(0, DiagnosticsModel::Message).data().toString(), QStringLiteral("invalid JSON"));
+        QCOMPARE(model.index(0, DiagnosticsModel::SeverityColumn).data().toString(), QStringLiteral("error"));
+        QCOMPARE(model.index(0, DiagnosticsModel::LocationColumn).data().toString(), QStringLiteral("session.jsonl:12"));
+        QCOMPARE(model.index(1, DiagnosticsModel::LocationColumn).data().toString(), QStringLiteral("session.jsonl"));
+        QCOMPARE(model.index(0, DiagnosticsModel::MessageColumn).data().toString(), QStringLiteral("invalid JSON"));
         QCOMPARE(model.index(0, 0).data(SourceLineRole).toInt(), 12);
         model.setDiagnostics({});
         QCOMPARE(model.rowCount(), 0);

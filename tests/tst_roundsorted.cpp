@@ -58,9 +58,9 @@ struct View {
         tree.setAlternatingRowColors(false);
         tree.setUniformRowHeights(true);
         tree.setModel(model);
-        tree.setItemDelegateForColumn(TranscriptModel::Round, &delegate);
+        tree.setItemDelegateForColumn(TranscriptModel::RoundColumn, &delegate);
         tree.resize(900, 400);
-        tree.header()->resizeSection(TranscriptModel::Round, 80);
+        tree.header()->resizeSection(TranscriptModel::RoundColumn, 80);
         tree.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tree));
         image = tree.viewport()->grab().toImage();
@@ -71,7 +71,7 @@ struct View {
         const QAbstractItemModel *m = tree.model();
         for (int row = 0; row < m->rowCount(); ++row)
             if (m->index(row, 0).data(MessageIndexRole).toInt() == message)
-                return tree.visualRect(m->index(row, TranscriptModel::Round));
+                return tree.visualRect(m->index(row, TranscriptModel::RoundColumn));
         return {};
     }
     QRgb at(int message, int x, int y) const
@@ -99,7 +99,7 @@ private Q_SLOTS:
         TranscriptModel model;
         model.setTranscript(t);
         model.setAnalysis(analyse(*t));
-        const auto cell = [&](int row) { return model.index(row, TranscriptModel::Round).data(RoundRole).value<RoundCell>(); };
+        const auto cell = [&](int row) { return model.index(row, TranscriptModel::RoundColumn).data(RoundRole).value<RoundCell>(); };
         // Round 1: call 2, result 3; round 2: call 4, result 5; one chain 2..5 (no request between).
         QCOMPARE(cell(2).part, RoundPart::Start);
         QCOMPARE(cell(2).first, 2);
@@ -112,7 +112,7 @@ private Q_SLOTS:
             QCOMPARE(cell(row).chainFirst, 2);
             QCOMPARE(cell(row).chainLast, 5);
         }
-        QVERIFY(!model.index(7, TranscriptModel::Round).data(RoundRole).isValid());
+        QVERIFY(!model.index(7, TranscriptModel::RoundColumn).data(RoundRole).isValid());
     }
 
     void fileOrderJoins_data() { palettes(); }
@@ -156,7 +156,7 @@ private Q_SLOTS:
         model.setAnalysis(analyse(*t));
         TranscriptFilterModel proxy;
         proxy.setSourceModel(&model);
-        proxy.sort(TranscriptModel::Index, Qt::DescendingOrder);
+        proxy.sort(TranscriptModel::IndexColumn, Qt::DescendingOrder);
         QCOMPARE(proxy.index(0, 0).data(MessageIndexRole).toInt(), int(t->messages.size()) - 1);
         View v(&proxy, palette);
         const int bx = RoundBracketDelegate::kBracketX, cx = RoundBracketDelegate::kChainX;
@@ -199,7 +199,7 @@ private Q_SLOTS:
         model.setAnalysis(analyse(*t));
         TranscriptFilterModel proxy;
         proxy.setSourceModel(&model);
-        proxy.sort(TranscriptModel::Round, Qt::AscendingOrder);
+        proxy.sort(TranscriptModel::RoundColumn, Qt::AscendingOrder);
         for (int row = 0; row < 4; ++row)
             QCOMPARE(proxy.index(row, 0).data(MessageIndexRole).toInt(), row + 2);
         View v(&proxy, palette);
@@ -247,7 +247,7 @@ private Q_SLOTS:
         model.setAnalysis(analyse(*t));
         TranscriptFilterModel proxy;
         proxy.setSourceModel(&model);
-        const QModelIndex r3 = proxy.index(3, TranscriptModel::Round);
+        const QModelIndex r3 = proxy.index(3, TranscriptModel::RoundColumn);
         QCOMPARE(RoundBracketDelegate::neighbourMessage(r3, -1), 2);
         QCOMPARE(RoundBracketDelegate::neighbourMessage(r3, 1), 4);
         QCOMPARE(RoundBracketDelegate::neighbourMessage(proxy.index(0, 0), -1), -1);
@@ -255,8 +255,8 @@ private Q_SLOTS:
         QVERIFY(!RoundBracketDelegate::joins(r3, 2, 3, 1)); // 4 is past the span's end
         QVERIFY(!RoundBracketDelegate::joins(r3, 3, 5, -1)); // 2 is before the span
         QVERIFY(RoundBracketDelegate::joins(r3, 3, 5, 1));
-        proxy.sort(TranscriptModel::Index, Qt::DescendingOrder);
-        const QModelIndex d3 = proxy.match(proxy.index(0, 0), MessageIndexRole, 3, 1, Qt::MatchExactly).value(0).siblingAtColumn(TranscriptModel::Round);
+        proxy.sort(TranscriptModel::IndexColumn, Qt::DescendingOrder);
+        const QModelIndex d3 = proxy.match(proxy.index(0, 0), MessageIndexRole, 3, 1, Qt::MatchExactly).value(0).siblingAtColumn(TranscriptModel::RoundColumn);
         QVERIFY(d3.isValid());
         QVERIFY(!RoundBracketDelegate::joins(d3, 2, 3, -1)); // above is 4: wrong side
         QVERIFY(!RoundBracketDelegate::joins(d3, 2, 3, 1));  // below is 2: wrong side

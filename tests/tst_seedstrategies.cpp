@@ -79,7 +79,7 @@ bool fit(Message &m, std::size_t b, std::int64_t target, std::uint32_t seed)
     std::int64_t len = std::max<std::int64_t>(4, (target - 7) * 4);
     for (int step = 0; step < 60; ++step) {
         m.blocks[b].text = noise(std::size_t(len), seed);
-        m.tokenEstimate = -1;
+        m.cache.tokenEstimate = -1;
         const std::int64_t est = tokens::estimateMessage(m);
         if (est == target)
             return true;

@@ -374,7 +374,7 @@ void TestStrategies::everyStrategyOverEveryFormat()
             for (const Slot &slot : r.slots)
                 if (slot.message) {
                     Message fresh = *slot.message;
-                    fresh.tokenEstimate = -1;
+                    fresh.cache.tokenEstimate = -1;
                     QVERIFY2(tokens::estimateMessage(*slot.message) == tokens::estimateMessage(fresh),
                              (where + "stale estimate of a copy of message " + std::to_string(slot.origin)).c_str());
                 }

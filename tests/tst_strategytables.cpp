@@ -390,7 +390,7 @@ private Q_SLOTS:
         for (std::size_t k = 0; k < b.slots.size(); ++k)
             if (const Message &m = b.message(t, k); m.isConversation() && !m.sidechain) {
                 Message plain = m;
-                plain.tokenEstimate = -1;
+                plain.cache.tokenEstimate = -1;
                 fresh += tokens::estimateMessage(plain);
             }
         QCOMPARE(b.stats.tokensAfter, fresh);

@@ -155,7 +155,7 @@ void TestTierStrategies::snipLongSessionOnTwoThreads()
             QCOMPARE(r.fates[i].fate, Fate::Snipped);
             const Message &now = r.message(t, std::size_t(r.fates[i].slot));
             Message copy = now; // the estimate the editor gave the copy equals a fresh one
-            copy.tokenEstimate = -1;
+            copy.cache.tokenEstimate = -1;
             QCOMPARE(tokens::estimateMessage(now), tokens::estimateMessage(copy));
         } else if (isPinned[i]) {
             QCOMPARE(r.fates[i].fate, Fate::Kept);

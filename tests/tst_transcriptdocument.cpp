@@ -215,7 +215,7 @@ private Q_SLOTS:
 
         QVERIFY(QFile::setPermissions(out, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
         QVERIFY(doc.exportTo(out, Format::Anthropic, &error, true));
-        struct stat st{};
+        struct stat st = {};
         QCOMPARE(::stat(out.toLocal8Bit().constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0600));
     }

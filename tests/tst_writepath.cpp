@@ -43,7 +43,7 @@ const QString kCli = QStringLiteral(CL_BINARY_DIR "/app/contextlens-cli");
 
 mode_t modeOf(const std::string &path)
 {
-    struct stat st{};
+    struct stat st = {};
     return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : mode_t(0xFFFF);
 }
 
@@ -210,7 +210,7 @@ private Q_SLOTS:
         QCOMPARE(::symlink(secret.c_str(), link.c_str()), 0);
         QVERIFY(writeFileAtomic(link, "[]\n", &error));
         QCOMPARE(readFile(secret), std::string("[]\n"));
-        struct stat st{};
+        struct stat st = {};
         QCOMPARE(::lstat(link.c_str(), &st), 0);
         QVERIFY(S_ISLNK(st.st_mode));
     }

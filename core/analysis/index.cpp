@@ -152,7 +152,7 @@ void indexText(Transcript &t, const AnalysisOptions &o, int threads)
         std::vector<detail::Word> words;
         for (std::size_t i = begin; i < end; ++i) {
             Message &m = t.messages[i];
-            TextIndex &x = m.textIndex;
+            TextIndex &x = m.cache.textIndex;
             x.key = 0;
             if (!m.isConversation())
                 continue;

@@ -62,7 +62,7 @@ public:
     // The cached index when it is current for these options, else nullptr.
     const TextIndex *cached(const Message &m, std::size_t bytes) const
     {
-        const TextIndex &x = m.textIndex;
+        const TextIndex &x = m.cache.textIndex;
         return key_ != 0 && x.key == key_ && x.bytes == std::uint32_t(bytes) ? &x : nullptr;
     }
 

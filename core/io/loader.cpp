@@ -286,7 +286,7 @@ LoadResult loadFile(const std::string &path, const LoadOptions &opts)
         result.error = name + ": cannot open: " + std::strerror(errno);
         return result;
     }
-    struct stat st{};
+    struct stat st = {};
     std::string bytes, error;
     bool ok = false, cancelled = false;
     if (::fstat(fd, &st) != 0) {

@@ -102,9 +102,11 @@ struct Message {
     std::vector<std::uint32_t> records;
     std::uint32_t line = 0;     // 1-based source line (or item index + 1 for JSON documents)
     bool edited = false;        // set when a strategy changed it; writers then re-serialize it
-    // Cached seed-001 estimate; -1 = not computed. See tokens/estimator.h.
-    mutable std::int32_t tokenEstimate = -1;
-    TextIndex textIndex;
+    // What is computed from the message and kept with it (reset when a strategy edits the text).
+    struct Cache {
+        mutable std::int32_t tokenEstimate = -1; // seed 001 estimate; -1 = not computed (tokens/estimator.h)
+        TextIndex textIndex;                     // the analysis' text scan (key 0 = not computed)
+    } cache;
 
     bool isConversation() const { return kind == MessageKind::Conversation || kind == MessageKind::CompactSummary; }
     bool hasToolUse() const;

@@ -25,7 +25,7 @@ bool ContextManager::add(Message message)
         }
     }
     if (snipped)
-        message.tokenEstimate = -1;
+        message.cache.tokenEstimate = -1;
     message.records.clear(); // the manager owns no source file
     message.edited = true;
     m_transcript.messages.push_back(std::move(message));

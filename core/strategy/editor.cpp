@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/strategy/editor.h"
 
+#include "core/model/messagecopy.h"
 #include "core/util/parallel.h"
 #include "core/tokens/estimator.h"
 
@@ -97,25 +98,7 @@ void Editor::fillBlock(std::size_t index, std::size_t block) const
 
 void Editor::fillHeader(std::size_t index) const
 {
-    const Message &o = m_in.transcript.messages[index];
-    Message &m = *m_edited[index];
-    m.type = o.type;
-    m.id = o.id;
-    m.parentId = o.parentId;
-    m.apiMessageId = o.apiMessageId;
-    m.model = o.model;
-    m.agentId = o.agentId;
-    m.timestamp = o.timestamp;
-    m.usage = o.usage;
-    m.meta = o.meta;
-    m.records = o.records;
-    for (std::size_t b = 0; b < o.blocks.size() && b < m.blocks.size(); ++b) {
-        const Block &from = o.blocks[b];
-        Block &to = m.blocks[b];
-        to.toolId = from.toolId;
-        to.toolName = from.toolName;
-        to.mediaType = from.mediaType;
-    }
+    copyMessageHeader(*m_edited[index], m_in.transcript.messages[index]);
 }
 
 void Editor::fillPending(std::size_t index) const
@@ -153,12 +136,12 @@ std::int64_t Editor::tokens(std::size_t index) const
     const std::shared_ptr<Message> &copy = m_edited[index];
     if (!copy)
         return tokens::estimateMessage(m_in.transcript.messages[index]);
-    if (copy->tokenEstimate >= 0) // not through current(): that would complete the copy's pending blocks
-        return copy->tokenEstimate;
+    if (copy->cache.tokenEstimate >= 0) // not through current(): that would complete the copy's pending blocks
+        return copy->cache.tokenEstimate;
     if (m_freeform[index])
         return tokens::estimateMessage(*copy); // edit() completed it
     const std::int64_t total = estimateCopy(index, nullptr);
-    copy->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
+    copy->cache.tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
     return total;
 }
 
@@ -235,7 +218,7 @@ void Editor::estimateCopies(const std::vector<MessageFate> *fates) const
     constexpr std::size_t kMinCopies = 256, kChunk = 32;
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < m_edited.size(); ++i)
-        if (m_edited[i] && !m_removed[i] && !m_freeform[i] && m_edited[i]->tokenEstimate < 0)
+        if (m_edited[i] && !m_removed[i] && !m_freeform[i] && m_edited[i]->cache.tokenEstimate < 0)
             todo.push_back(i);
     // On two threads the table is fetched first (blockTokens() fills it lazily); on one, a few
     // copies fetch it only if one of them needs it.
@@ -248,7 +231,7 @@ void Editor::estimateCopies(const std::vector<MessageFate> *fates) const
         const std::size_t i = todo[j];
         ShortEstimate &memo = std::this_thread::get_id() == caller ? m_short : other;
         const std::int64_t total = estimateCopy(i, fates ? &(*fates)[i].blocks : nullptr, memo);
-        m_edited[i]->tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
+        m_edited[i]->cache.tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
     });
 }
 
@@ -287,34 +270,18 @@ void Editor::restore(std::size_t index)
 Message &Editor::mutableCopy(std::size_t index)
 {
     if (!m_edited[index]) {
-        // Field by field; the strings of the header and of the blocks' ids and names, and the
-        // blocks' text and input, stay pending until needed (see fillPending): most copies a long
-        // strategy run makes are removed later.
+        // The skeleton only: the header's strings and the blocks' text and input stay pending until
+        // needed (see fillPending), as most copies a long strategy run makes are removed later.
         const Message &o = m_in.transcript.messages[index];
         auto m = std::make_shared<Message>();
-        m->role = o.role;
-        m->kind = o.kind;
-        m->timeMs = o.timeMs;
-        m->sidechain = o.sidechain;
-        m->isMeta = o.isMeta;
-        m->line = o.line;
-        m->blocks.resize(o.blocks.size());
-        for (std::size_t b = 0; b < o.blocks.size(); ++b) {
-            const Block &from = o.blocks[b];
-            Block &to = m->blocks[b];
-            to.type = from.type; // (its strings: fillHeader)
-            to.dataSize = from.dataSize;
-            to.isError = from.isError;
-            to.pairMessage = from.pairMessage;
-            to.pairBlock = from.pairBlock;
-        }
+        copyMessageSkeleton(*m, o);
         m->edited = true;
         m_edited[index] = std::move(m);
         m_fates[index].blocks.assign(o.blocks.size(), Fate::Kept);
         m_changed[index].assign(o.blocks.size(), BlockEdit{kPending, -1, {}});
         m_pending[index] = 1;
     }
-    m_edited[index]->tokenEstimate = -1;
+    m_edited[index]->cache.tokenEstimate = -1;
     return *m_edited[index];
 }
 
@@ -327,7 +294,7 @@ std::int64_t Editor::estimateAfter(std::size_t index, std::size_t block, std::in
     const Message *copy = m_edited[index].get();
     if (copy && m_freeform[index])
         return -1;
-    const std::int64_t now = copy ? copy->tokenEstimate : tokens::estimateMessage(m_in.transcript.messages[index]);
+    const std::int64_t now = copy ? copy->cache.tokenEstimate : tokens::estimateMessage(m_in.transcript.messages[index]);
     std::int64_t old = -1;
     if (!copy || !replaced(m_changed[index][block].state))
         old = blockTokens(index, block);
@@ -351,7 +318,7 @@ bool Editor::setBlockText(std::size_t index, std::size_t block, std::string text
         m.blocks[block].input = orig.blocks[block].input;
     m.blocks[block].text = std::move(text);
     m_changed[index][block] = {kChanged, tokens >= 0 && tokens <= INT32_MAX ? static_cast<std::int32_t>(tokens) : -1, {}};
-    m.tokenEstimate = static_cast<std::int32_t>(estimate);
+    m.cache.tokenEstimate = static_cast<std::int32_t>(estimate);
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
     return true;
@@ -378,7 +345,7 @@ bool Editor::setBlockSplice(std::size_t index, std::size_t block, Splice splice,
         m.blocks[block].input = orig.blocks[block].input;
     std::string().swap(m.blocks[block].text); // a text set before is replaced
     m_changed[index][block] = {kSpliced, static_cast<std::int32_t>(tokens), std::move(splice)};
-    m.tokenEstimate = static_cast<std::int32_t>(estimate);
+    m.cache.tokenEstimate = static_cast<std::int32_t>(estimate);
     m_pending[index] = 1;
     m_fates[index].blocks[block] = fate;
     mark(index, fate, std::move(reason));
@@ -460,7 +427,7 @@ void Editor::insertBefore(std::size_t index, Message m, std::string reason)
 {
     m.edited = true;
     m.records.clear();
-    m.tokenEstimate = -1;
+    m.cache.tokenEstimate = -1;
     m_inserted[std::min(index, m_inserted.size() - 1)].emplace_back(std::move(m), std::move(reason));
 }
 

@@ -206,12 +206,12 @@ std::int64_t estimateBlock(const Block &b)
 
 std::int64_t estimateMessage(const Message &m)
 {
-    if (m.tokenEstimate >= 0)
-        return m.tokenEstimate;
+    if (m.cache.tokenEstimate >= 0)
+        return m.cache.tokenEstimate;
     std::int64_t total = kRoleTokens + kStructureTokens;
     for (const auto &b : m.blocks)
         total += estimateBlock(b);
-    m.tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
+    m.cache.tokenEstimate = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
     return total;
 }
 

@@ -19,8 +19,8 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget *parent)
     m_view->setRootIsDecorated(false);
     m_view->setUniformRowHeights(true);
     m_view->setAlternatingRowColors(true);
-    m_view->header()->resizeSection(DiagnosticsModel::Severity, 80);
-    m_view->header()->resizeSection(DiagnosticsModel::Location, 220);
+    m_view->header()->resizeSection(DiagnosticsModel::SeverityColumn, 80);
+    m_view->header()->resizeSection(DiagnosticsModel::LocationColumn, 220);
     m_view->header()->setStretchLastSection(true);
     setWidget(m_view);
     connect(m_view, &QTreeView::doubleClicked, this, [this](const QModelIndex &idx) {

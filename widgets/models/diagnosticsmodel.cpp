@@ -36,7 +36,7 @@ int DiagnosticsModel::rowCount(const QModelIndex &parent) const
 
 int DiagnosticsModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : Count;
+    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QString DiagnosticsModel::severityName(Diagnostic::Severity s)
@@ -58,19 +58,19 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Severity: return severityName(d.severity);
-        case Location: {
+        case SeverityColumn: return severityName(d.severity);
+        case LocationColumn: {
             const QString name = QFileInfo(file).fileName();
             return d.line ? name + u':' + QString::number(d.line) : name;
         }
-        case Message: return QString::fromStdString(d.message);
+        case MessageColumn: return QString::fromStdString(d.message);
         }
         return {};
     case Qt::ToolTipRole: return QString::fromStdString(d.toString());
     case Qt::ForegroundRole:
-        if (index.column() == Severity && d.severity == Diagnostic::Severity::Error)
+        if (index.column() == SeverityColumn && d.severity == Diagnostic::Severity::Error)
             return QBrush(QColor(220, 50, 47));
-        if (index.column() == Severity && d.severity == Diagnostic::Severity::Warning)
+        if (index.column() == SeverityColumn && d.severity == Diagnostic::Severity::Warning)
             return QBrush(QColor(203, 130, 0));
         return {};
     case SourceLineRole: return int(d.line);
@@ -84,9 +84,9 @@ QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Severity: return tr("Severity");
-    case Location: return tr("Location");
-    case Message: return tr("Message");
+    case SeverityColumn: return tr("Severity");
+    case LocationColumn: return tr("Location");
+    case MessageColumn: return tr("Message");
     }
     return {};
 }

@@ -14,7 +14,7 @@ class DiagnosticsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Columns { Severity, Location, Message, Count };
+    enum Column { SeverityColumn, LocationColumn, MessageColumn, ColumnCount };
 
     explicit DiagnosticsModel(QObject *parent = nullptr);
 

@@ -21,7 +21,7 @@ class ResultModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum class Side { Original, Result };
-    enum Columns { IndexColumn, RoleColumn, PreviewColumn, TokensColumn, FateColumn, ColumnCount };
+    enum Column { IndexColumn, RoleColumn, PreviewColumn, TokensColumn, FateColumn, ColumnCount };
 
     explicit ResultModel(Side side, QObject *parent = nullptr);
 

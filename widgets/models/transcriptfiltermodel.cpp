@@ -89,7 +89,7 @@ void TranscriptFilterModel::setSourceModel(QAbstractItemModel *model)
 void TranscriptFilterModel::sort(int column, Qt::SortOrder order)
 {
     // Ascending by # is the source order: no sorting at all, so large files pay nothing for it.
-    QSortFilterProxyModel::sort(column == TranscriptModel::Index && order == Qt::AscendingOrder ? -1 : column, order);
+    QSortFilterProxyModel::sort(column == TranscriptModel::IndexColumn && order == Qt::AscendingOrder ? -1 : column, order);
 }
 
 bool TranscriptFilterModel::acceptsAnalysis(int message, int block) const
@@ -119,7 +119,7 @@ bool TranscriptFilterModel::lessThan(const QModelIndex &left, const QModelIndex 
         return left.parent().isValid() ? (ascending ? left.row() < right.row() : left.row() > right.row())
                                        : QSortFilterProxyModel::lessThan(left, right);
     const int column = left.column();
-    if (column == TranscriptModel::Role || column == TranscriptModel::Preview) {
+    if (column == TranscriptModel::RoleColumn || column == TranscriptModel::PreviewColumn) {
         const int c = QString::localeAwareCompare(left.data().toString(), right.data().toString());
         if (c != 0)
             return c < 0;

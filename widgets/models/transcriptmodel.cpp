@@ -44,7 +44,7 @@ void TranscriptModel::setTranscript(std::shared_ptr<const Transcript> transcript
 
 QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &parent) const
 {
-    if (!m_transcript || row < 0 || column < 0 || column >= Count)
+    if (!m_transcript || row < 0 || column < 0 || column >= ColumnCount)
         return {};
     if (!parent.isValid())
         return row < int(m_transcript->messages.size()) ? createIndex(row, column, kMessageRow) : QModelIndex();
@@ -76,30 +76,30 @@ int TranscriptModel::rowCount(const QModelIndex &parent) const
 
 int TranscriptModel::columnCount(const QModelIndex &) const
 {
-    return Count;
+    return ColumnCount;
 }
 
 QVariant TranscriptModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation == Qt::Horizontal && role == Qt::InitialSortOrderRole)
         // The first click on a score column shows the highest scores first; priority starts at sacred.
-        return section == Importance || section == Boundary || section == Critical || section == Tokens
+        return section == ImportanceColumn || section == BoundaryColumn || section == CriticalColumn || section == TokensColumn
             ? int(Qt::DescendingOrder) : int(Qt::AscendingOrder);
-    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= Priority)
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= PriorityColumn)
         return analysisHeaderToolTip(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Index: return tr("#");
-    case Time: return tr("Time");
-    case Role: return tr("Role / kind");
-    case Preview: return tr("Preview");
-    case Tokens: return tr("Tokens (est.)");
-    case Priority: return tr("Priority");
-    case Importance: return tr("Importance");
-    case Boundary: return tr("Boundary");
-    case Round: return tr("Round");
-    case Critical: return tr("Critical");
+    case IndexColumn: return tr("#");
+    case TimeColumn: return tr("Time");
+    case RoleColumn: return tr("Role / kind");
+    case PreviewColumn: return tr("Preview");
+    case TokensColumn: return tr("Tokens (est.)");
+    case PriorityColumn: return tr("Priority");
+    case ImportanceColumn: return tr("Importance");
+    case BoundaryColumn: return tr("Boundary");
+    case RoundColumn: return tr("Round");
+    case CriticalColumn: return tr("Critical");
     default: return {};
     }
 }
@@ -114,7 +114,7 @@ QVariant TranscriptModel::data(const QModelIndex &index, int role) const
     // Analysis roles on any column, and the analysis columns' own display roles; the rest (row
     // background, grey text, ids) is shared with the other columns.
     if (role >= PriorityRole
-        || (index.column() >= Priority
+        || (index.column() >= PriorityColumn
             && (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == Qt::FontRole
                 || role == Qt::ForegroundRole || role == Qt::TextAlignmentRole)))
         return analysisData(message, block, index.column(), role);
@@ -129,16 +129,16 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case Index: return row;
-        case Time: return text::timeLabel(m.timeMs);
-        case Role: return text::roleLabel(m);
-        case Preview: return text::messagePreview(m);
-        case Tokens: return qint64(tokens::estimateMessage(m));
+        case IndexColumn: return row;
+        case TimeColumn: return text::timeLabel(m.timeMs);
+        case RoleColumn: return text::roleLabel(m);
+        case PreviewColumn: return text::messagePreview(m);
+        case TokensColumn: return qint64(tokens::estimateMessage(m));
         }
         return {};
     case Qt::ToolTipRole: return text::messageToolTip(m);
     case Qt::TextAlignmentRole:
-        return column == Index || column == Tokens ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return column == IndexColumn || column == TokensColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ForegroundRole:
         if (text::isSecondary(m))
             return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
@@ -177,16 +177,16 @@ QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, in
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case Index: return QStringLiteral("%1.%2").arg(messageRow).arg(blockRow);
-        case Time: return QString();
-        case Role: return text::fromUtf8(blockTypeName(b.type));
-        case Preview: return text::blockPreview(b);
-        case Tokens: return qint64(tokens::estimateBlock(b));
+        case IndexColumn: return QStringLiteral("%1.%2").arg(messageRow).arg(blockRow);
+        case TimeColumn: return QString();
+        case RoleColumn: return text::fromUtf8(blockTypeName(b.type));
+        case PreviewColumn: return text::blockPreview(b);
+        case TokensColumn: return qint64(tokens::estimateBlock(b));
         }
         return {};
     case Qt::ToolTipRole: return text::blockToolTip(b);
     case Qt::TextAlignmentRole:
-        return column == Index || column == Tokens ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return column == IndexColumn || column == TokensColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ForegroundRole:
         if (b.isError)
             return QBrush(QColor(220, 50, 47));

@@ -157,14 +157,14 @@ std::optional<double> TranscriptModel::sortKey(int message, int column) const
         return std::nullopt;
     const Message &m = m_transcript->messages[std::size_t(message)];
     switch (column) {
-    case Index: return double(message);
-    case Time: return m.timeMs == kNoTime ? std::nullopt : std::optional<double>(double(m.timeMs));
-    case Tokens: return double(tokens::estimateMessage(m));
-    case Priority: {
+    case IndexColumn: return double(message);
+    case TimeColumn: return m.timeMs == kNoTime ? std::nullopt : std::optional<double>(double(m.timeMs));
+    case TokensColumn: return double(tokens::estimateMessage(m));
+    case PriorityColumn: {
         const int p = priorityClass(message);
         return p < 0 ? std::nullopt : std::optional<double>(p);
     }
-    case Importance: {
+    case ImportanceColumn: {
         const std::int32_t pos = positionOf(message);
         if (pos < 0 || std::size_t(pos) >= m_analysis->importance.size())
             return std::nullopt;
@@ -172,8 +172,8 @@ std::optional<double> TranscriptModel::sortKey(int message, int column) const
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
         return std::round(imp.score * 100) * 10000 + imp.points;
     }
-    case Boundary: return boundaryScore(message);
-    case Round: {
+    case BoundaryColumn: return boundaryScore(message);
+    case RoundColumn: {
         if (!m_analysis)
             return std::nullopt;
         const RoundPart part = m_rows.roundPart[std::size_t(message)];
@@ -182,7 +182,7 @@ std::optional<double> TranscriptModel::sortKey(int message, int column) const
             return std::nullopt;
         return double(r) * 4 + partOrder(part); // call before its results
     }
-    case Critical: {
+    case CriticalColumn: {
         if (!m_analysis || !m_rows.criticalRank[std::size_t(message)])
             return std::nullopt;
         return double(m_rows.criticalRank[std::size_t(message)]);
@@ -256,7 +256,7 @@ QVariant TranscriptModel::analysisData(int message, int block, int column, int r
         return s.isEmpty() ? QVariant() : QVariant(s);
     }
     case Qt::FontRole:
-        if (messageRow && ((column == Importance && isImportant(message)) || (column == Boundary && isChosenBoundary(message)))) {
+        if (messageRow && ((column == ImportanceColumn && isImportant(message)) || (column == BoundaryColumn && isChosenBoundary(message)))) {
             QFont f;
             f.setBold(true);
             return f;
@@ -264,11 +264,11 @@ QVariant TranscriptModel::analysisData(int message, int block, int column, int r
         return {};
     case Qt::ForegroundRole:
         // The red of error results (blockData), readable on light and dark bases.
-        if (column == Critical && hasCritical(message, block))
+        if (column == CriticalColumn && hasCritical(message, block))
             return QBrush(QColor(220, 50, 47));
         return {};
     case Qt::TextAlignmentRole:
-        return column == Importance || column == Boundary ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return column == ImportanceColumn || column == BoundaryColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case PriorityRole: {
         const int p = priorityClass(message, block);
         return p < 0 ? QVariant() : QVariant(p);
@@ -314,31 +314,31 @@ QString TranscriptModel::analysisText(int message, int block, int column) const
 {
     const bool messageRow = block < 0;
     switch (column) {
-    case Priority: {
+    case PriorityColumn: {
         const int p = priorityClass(message, block);
         return p < 0 ? QString() : sv(an::priorityName(an::Priority(p)));
     }
-    case Importance: {
+    case ImportanceColumn: {
         const std::int32_t pos = positionOf(message);
         if (!messageRow || pos < 0 || std::size_t(pos) >= m_analysis->importance.size())
             return {};
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
         return QStringLiteral("%1 · %2 pts").arg(QString::number(imp.score, 'f', 2)).arg(imp.points);
     }
-    case Boundary: {
+    case BoundaryColumn: {
         const auto s = messageRow ? boundaryScore(message) : std::nullopt;
         if (!s)
             return {};
         return isChosenBoundary(message) ? QStringLiteral("✂ %1").arg(score(*s)) : score(*s);
     }
-    case Round: {
+    case RoundColumn: {
         const QVariant v = roundCell(message, block);
         const RoundCell c = v.value<RoundCell>();
         if (!v.isValid() || c.round < 0 || c.part == RoundPart::Through)
             return {};
         return QString::number(c.round);
     }
-    case Critical: {
+    case CriticalColumn: {
         const QString cats = analysisData(message, block, column, CriticalRole).toString();
         if (cats.isEmpty())
             return {};
@@ -360,7 +360,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
     const std::int32_t pos = positionOf(message);
     QStringList lines;
     switch (column) {
-    case Priority: {
+    case PriorityColumn: {
         const an::PriorityInfo &info = m_analysis->priority[std::size_t(message)];
         if (priorityClass(message, block) < 0)
             return {};
@@ -375,7 +375,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
                 lines << tr("  block %1: %2").arg(b).arg(priorityLine(info.blocks[b], info.blockRules[b]));
         break;
     }
-    case Importance: {
+    case ImportanceColumn: {
         if (!messageRow || pos < 0 || std::size_t(pos) >= m_analysis->importance.size())
             return {};
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
@@ -388,7 +388,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
             lines << reasonLine(r, 0);
         break;
     }
-    case Boundary: {
+    case BoundaryColumn: {
         if (!messageRow || pos < 1 || std::size_t(pos) > m_analysis->boundaries.size())
             return {};
         const an::BoundaryScore &b = m_analysis->boundaries[std::size_t(pos) - 1];
@@ -399,7 +399,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
             lines << reasonLine(r, 0);
         break;
     }
-    case Round: {
+    case RoundColumn: {
         const std::int32_t r = m_rows.round[std::size_t(message)];
         const QVariant v = roundCell(message, block);
         if (!v.isValid())
@@ -424,7 +424,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         }
         break;
     }
-    case Critical: {
+    case CriticalColumn: {
         const std::uint32_t b = m_rows.markBegin[std::size_t(message)], e = m_rows.markBegin[std::size_t(message) + 1];
         for (std::uint32_t i = b; i < e; ++i) {
             const CriticalMark &mk = m_rows.marks[i];
@@ -443,11 +443,11 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
 QString TranscriptModel::analysisHeaderToolTip(int section)
 {
     switch (section) {
-    case Priority: return tr("Seed 003 priority class: sacred > critical > high > medium > low > lowest");
-    case Importance: return tr("Seed 004 importance score (0–1) · seed 001 points; bold = important");
-    case Boundary: return tr("Seed 001 score of cutting before this message; ✂ marks the chosen boundary");
-    case Round: return tr("Tool round: an assistant call and the messages holding its results; chained rounds are linked");
-    case Critical: return tr("Critical tool calls: file_modification, system_change, error_context");
+    case PriorityColumn: return tr("Seed 003 priority class: sacred > critical > high > medium > low > lowest");
+    case ImportanceColumn: return tr("Seed 004 importance score (0–1) · seed 001 points; bold = important");
+    case BoundaryColumn: return tr("Seed 001 score of cutting before this message; ✂ marks the chosen boundary");
+    case RoundColumn: return tr("Tool round: an assistant call and the messages holding its results; chained rounds are linked");
+    case CriticalColumn: return tr("Critical tool calls: file_modification, system_change, error_context");
     }
     return {};
 }

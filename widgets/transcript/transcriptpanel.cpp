@@ -42,26 +42,26 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     m_view->setAlternatingRowColors(true);
     m_view->setTextElideMode(Qt::ElideRight);
     m_view->setAllColumnsShowFocus(true);
-    m_view->setItemDelegateForColumn(TranscriptModel::Tokens, new TokenBarDelegate(TokensRole, MaxTokensRole, m_view));
-    m_view->setItemDelegateForColumn(TranscriptModel::Priority, new PriorityBadgeDelegate(m_view));
-    m_view->setItemDelegateForColumn(TranscriptModel::Boundary, new BoundaryBarDelegate(m_view));
-    m_view->setItemDelegateForColumn(TranscriptModel::Round, new RoundBracketDelegate(m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::TokensColumn, new TokenBarDelegate(TokensRole, MaxTokensRole, m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::PriorityColumn, new PriorityBadgeDelegate(m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::BoundaryColumn, new BoundaryBarDelegate(m_view));
+    m_view->setItemDelegateForColumn(TranscriptModel::RoundColumn, new RoundBracketDelegate(m_view));
     // Sorting starts at the file order (ascending #, which the proxy does not sort at all).
-    m_view->header()->setSortIndicator(TranscriptModel::Index, Qt::AscendingOrder);
+    m_view->header()->setSortIndicator(TranscriptModel::IndexColumn, Qt::AscendingOrder);
     m_view->setSortingEnabled(true);
     QHeaderView *header = m_view->header();
     header->setStretchLastSection(false);
-    header->setSectionResizeMode(TranscriptModel::Preview, QHeaderView::Stretch);
+    header->setSectionResizeMode(TranscriptModel::PreviewColumn, QHeaderView::Stretch);
     m_view->setIndentation(14); // the Index column holds the tree; keep "123.4" readable
-    header->resizeSection(TranscriptModel::Index, 86);
-    header->resizeSection(TranscriptModel::Time, 68);
-    header->resizeSection(TranscriptModel::Role, 160); // fits "microcompact_boundary" in bold
-    header->resizeSection(TranscriptModel::Tokens, 110);
-    header->resizeSection(TranscriptModel::Priority, 78);
-    header->resizeSection(TranscriptModel::Importance, 104);
-    header->resizeSection(TranscriptModel::Boundary, 80);
-    header->resizeSection(TranscriptModel::Round, 64);
-    header->resizeSection(TranscriptModel::Critical, 150);
+    header->resizeSection(TranscriptModel::IndexColumn, 86);
+    header->resizeSection(TranscriptModel::TimeColumn, 68);
+    header->resizeSection(TranscriptModel::RoleColumn, 160); // fits "microcompact_boundary" in bold
+    header->resizeSection(TranscriptModel::TokensColumn, 110);
+    header->resizeSection(TranscriptModel::PriorityColumn, 78);
+    header->resizeSection(TranscriptModel::ImportanceColumn, 104);
+    header->resizeSection(TranscriptModel::BoundaryColumn, 80);
+    header->resizeSection(TranscriptModel::RoundColumn, 64);
+    header->resizeSection(TranscriptModel::CriticalColumn, 150);
 
     m_priorityCombo->addItem(tr("Any priority"), -1);
     for (int p = int(cl::analysis::Priority::Sacred); p <= int(cl::analysis::Priority::Lowest); ++p)
