@@ -20,7 +20,8 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("contextlens"));
     QApplication::setApplicationDisplayName(QStringLiteral("ContextLens"));
     QApplication::setApplicationVersion(QStringLiteral(CONTEXTLENS_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("contextlens"));
+    // The installed desktop entry (cmake/Install.cmake), so that the shell matches window and icon.
+    QApplication::setDesktopFileName(QStringLiteral(CONTEXTLENS_APP_ID));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/contextlens/contextlens.svg")));
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
 

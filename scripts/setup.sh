@@ -26,8 +26,13 @@ fi
 mkdir -p "$build_dir"
 scripts/fetch-vocab.sh "$build_dir/vocab" || echo "warning: BPE vocabularies unavailable; exact token counts disabled" >&2
 
+# CI (CONTEXTLENS_CI set) builds with warnings as errors; CONTEXTLENS_WERROR=0 turns that off for a
+# leg whose compiler or instrumentation warns where the reference build does not.
+werror=()
+[[ -n ${CONTEXTLENS_CI:-} && ${CONTEXTLENS_WERROR:-1} != 0 ]] && werror=(-DCONTEXTLENS_WERROR=ON)
+
 echo "== configuring $build_dir"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$build_dir.configure.log" 2>&1 \
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${werror[@]}" "$@" >"$build_dir.configure.log" 2>&1 \
   || { cat "$build_dir.configure.log"; exit 1; }
 echo "== building $build_dir"
 cmake --build "$build_dir" -j2
