@@ -35,6 +35,7 @@ private Q_SLOTS:
         QFETCH(int, chunk);
         QFETCH(int, minItems);
         QFETCH(int, threads);
+        threads = std::min(threads, cl::util::defaultThreads()); // CONTEXTLENS_THREADS=1 keeps it on one
         std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
         std::mutex lock;
         std::set<std::thread::id> ids;

@@ -58,6 +58,7 @@
 #include "core/model/transcript.h"
 
 #include "core/util/smallvec.h"
+#include "core/util/parallel.h"
 
 #include <nlohmann/json.hpp>
 
@@ -329,6 +330,6 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o = {});
 // phrases, topic words) for options `o`, on up to two threads. The loader does this with the
 // default options right after the token estimate; analyze() falls back to scanning any message
 // whose index is missing, stale or made for other options, so calling this is never required.
-void indexText(Transcript &t, const AnalysisOptions &o = {}, int threads = 2);
+void indexText(Transcript &t, const AnalysisOptions &o = {}, int threads = util::defaultThreads());
 
 } // namespace cl::analysis

@@ -5,6 +5,7 @@
 // loaders see the options through their LoadContext).
 
 #include "core/model/transcript.h"
+#include "core/util/parallel.h"
 
 #include <atomic>
 #include <functional>
@@ -15,17 +16,17 @@
 namespace cl {
 
 struct LoadOptions {
-    std::optional<Format> format;            // explicit override; auto-detect when empty
-    bool loadSubagents = true;               // Claude Code: <session>/subagents/*.jsonl
-    int threads = 2;                         // parsing and token estimation
-    std::function<void(double)> progress;    // 0..1, may be called from worker threads
+    std::optional<Format> format;         // explicit override; auto-detect when empty
+    bool loadSubagents = true;            // Claude Code: <session>/subagents/*.jsonl
+    int threads = util::defaultThreads(); // parsing and token estimation
+    std::function<void(double)> progress; // 0..1, may be called from worker threads
     const std::atomic_bool *cancel = nullptr;
 };
 
 struct LoadResult {
-    std::shared_ptr<Transcript> transcript;  // null only on failure (unreadable file, cancelled)
+    std::shared_ptr<Transcript> transcript; // null only on failure (unreadable file, cancelled)
     bool cancelled = false;
-    std::string error;                       // why it failed
+    std::string error; // why it failed
     bool ok() const { return transcript != nullptr; }
 };
 

@@ -33,6 +33,7 @@
 
 #include "core/tokens/bpe.h"
 #include "core/model/transcript.h"
+#include "core/util/parallel.h"
 
 #include <atomic>
 #include <cstdint>
@@ -84,7 +85,7 @@ public:
     // Count of message i (exact with `tok`), computed if missing or stale.
     std::int64_t get(const bpe::Tokenizer &tok, const Transcript &t, std::size_t i, bool *approximate = nullptr);
     // Fills every missing/stale entry, on up to `threads` threads.
-    void fill(const bpe::Tokenizer &tok, const Transcript &t, int threads = 2);
+    void fill(const bpe::Tokenizer &tok, const Transcript &t, int threads = util::defaultThreads());
     std::size_t computed() const { return m_computed; } // how many counts were computed (tests)
 
 private:
@@ -105,7 +106,7 @@ struct CountOptions {
     std::shared_ptr<const bpe::Tokenizer> o200k;
     std::shared_ptr<const bpe::Tokenizer> cl100k;
     bool noVocab = false;             // force the estimator fallback (tests, --estimate)
-    int threads = 2;
+    int threads = util::defaultThreads();
     CountCache *cache = nullptr;      // optional, reused between calls
 };
 

@@ -9,6 +9,7 @@
 // lines falls back to 8-byte shingles sampled every 8 bytes. 0 = no repetition, 1 = all repeated.
 
 #include "core/model/transcript.h"
+#include "core/util/parallel.h"
 
 #include <cstdint>
 #include <string_view>
@@ -50,7 +51,7 @@ std::int64_t estimateBlock(const Block &b);
 // Cached in Message::tokenEstimate (the cache key is the message itself; edit clears it).
 std::int64_t estimateMessage(const Message &m);
 // Computes every message's estimate, in parallel on `threads` threads.
-void estimateAll(const Transcript &t, int threads = 2);
+void estimateAll(const Transcript &t, int threads = util::defaultThreads());
 std::int64_t totalEstimate(const Transcript &t); // conversation messages only
 
 // One point per assistant response that reported usage.

@@ -1,9 +1,32 @@
 // SPDX-License-Identifier: MIT
 #include "core/util/parallel.h"
 
+#include <algorithm>
+#include <charconv>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
+
+namespace cl::util {
+
+int defaultThreads()
+{
+    static const int threads = [] {
+        if (const char *env = std::getenv("CONTEXTLENS_THREADS")) {
+            int n = 0;
+            const char *end = env + std::strlen(env);
+            const auto [ptr, ec] = std::from_chars(env, end, n);
+            if (ec == std::errc() && ptr == end && n > 0)
+                return n;
+        }
+        return int(std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
+    }();
+    return threads;
+}
+
+} // namespace cl::util
 
 namespace cl::detail {
 

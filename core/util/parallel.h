@@ -3,8 +3,8 @@
 
 // The two-thread loop the strategy engine uses for work that is a pure function of each item
 // (estimates, per-block tables, digests): items are dealt out in interleaved chunks, because large
-// tool results cluster; below `minItems` it stays on the calling thread. An exception from either
-// thread is rethrown on the caller after both stopped.
+// tool results cluster; below `minItems` (or when util::defaultThreads() is 1) it stays on the
+// calling thread. An exception from either thread is rethrown on the caller after both stopped.
 
 #include <algorithm>
 #include <cstddef>
@@ -12,6 +12,14 @@
 #include <functional>
 
 namespace cl {
+
+namespace util {
+// The default number of worker threads of an operation (loading, compare, parallelFor): the
+// CONTEXTLENS_THREADS environment variable when it is a positive number, else two (what the
+// benchmarks were tuned for, on the two-core reference machine), or one on a one-core machine. Read
+// once per process.
+int defaultThreads();
+} // namespace util
 
 namespace detail {
 // Starts job on a second thread; the destructor waits for it to finish.
@@ -58,7 +66,7 @@ template <class F> void parallelFor(std::size_t n, std::size_t chunk, std::size_
             for (std::size_t j = start; j < std::min(n, start + chunk); ++j)
                 f(j);
     };
-    if (n < minItems || n <= chunk) {
+    if (n < minItems || n <= chunk || util::defaultThreads() < 2) {
         work(0, 1);
         return;
     }

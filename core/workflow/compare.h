@@ -4,6 +4,7 @@
 // Runs several strategies on one input (the GUI's compare view and `contextlens-cli compare`).
 
 #include "core/strategy/strategy.h"
+#include "core/util/parallel.h"
 
 #include <atomic>
 #include <functional>
@@ -23,7 +24,7 @@ struct CompareRow {
 struct CompareOptions {
     std::vector<std::string> names;                 // empty: every registered strategy
     nlohmann::json params = nlohmann::json::object(); // {strategyName: {param: value}} overrides
-    int threads = 2;
+    int threads = util::defaultThreads();
     RunOptions run;
     std::function<void(std::size_t done, std::size_t total)> progress; // called from worker threads
     const std::atomic<bool> *cancel = nullptr;      // set to stop; unfinished rows are left out

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/analysis/analysiscontroller.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent>
-
 namespace cl::gui {
 
 namespace {
@@ -16,7 +13,7 @@ AnalysisController::AnalysisController(QObject *parent)
 }
 
 // A running worker holds its own shared_ptr to the transcript, so it may finish after we are gone;
-// its watcher is our child and dies with us, so the result is simply discarded.
+// the job delivers nothing once we are, so the result is simply discarded.
 AnalysisController::~AnalysisController() = default;
 
 cl::analysis::AnalysisOptions AnalysisController::optionsFor(qint64 contextWindow)
@@ -28,33 +25,22 @@ cl::analysis::AnalysisOptions AnalysisController::optionsFor(qint64 contextWindo
 
 void AnalysisController::start(std::shared_ptr<const Transcript> transcript, qint64 contextWindow)
 {
-    const quint64 generation = ++m_generation;
     if (!transcript) {
         clear();
         return;
     }
-    m_running = true;
-    auto *watcher = new QFutureWatcher<AnalysisPtr>(this);
-    connect(watcher, &QFutureWatcher<AnalysisPtr>::finished, this, [this, watcher, generation, transcript] {
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return; // stale: a newer transcript or window was asked for
-        m_running = false;
-        const QFuture<AnalysisPtr> future = watcher->future();
-        if (future.resultCount() > 0)
-            deliver(transcript, future.result());
-    });
     const cl::analysis::AnalysisOptions options = optionsFor(contextWindow);
-    watcher->setFuture(QtConcurrent::run([transcript, options]() -> AnalysisPtr {
-        return std::make_shared<const cl::analysis::Analysis>(cl::analysis::analyze(*transcript, options));
-    }));
+    m_job.start( // a result for an older transcript or window is stale
+        [transcript, options](JobControl &) -> AnalysisPtr {
+            return std::make_shared<const cl::analysis::Analysis>(cl::analysis::analyze(*transcript, options));
+        },
+        [this, transcript](AnalysisPtr analysis) { deliver(transcript, std::move(analysis)); });
     Q_EMIT started();
 }
 
 AnalysisPtr AnalysisController::runNow(std::shared_ptr<const Transcript> transcript, qint64 contextWindow)
 {
-    ++m_generation;
-    m_running = false;
+    m_job.invalidate();
     if (!transcript) {
         clear();
         return nullptr;
@@ -66,8 +52,7 @@ AnalysisPtr AnalysisController::runNow(std::shared_ptr<const Transcript> transcr
 
 void AnalysisController::clear()
 {
-    ++m_generation;
-    m_running = false;
+    m_job.invalidate();
     deliver(nullptr, nullptr);
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/model/transcript.h"
+#include "widgets/jobs/backgroundjob.h"
 
 #include <QObject>
 
@@ -25,11 +26,11 @@ public:
     // The same analysis on the calling thread (openFileNow, screenshots); emits analysisReady too,
     // and makes any running background analysis stale.
     std::shared_ptr<const cl::analysis::Analysis> runNow(std::shared_ptr<const Transcript> transcript,
-                                                        qint64 contextWindow);
+                                                         qint64 contextWindow);
     // Drops whatever is running (a new transcript without analysis yet).
     void clear();
 
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; } // the one analysed
 
@@ -43,8 +44,8 @@ Q_SIGNALS:
 private:
     void deliver(std::shared_ptr<const Transcript> transcript, std::shared_ptr<const cl::analysis::Analysis> analysis);
 
-    quint64 m_generation = 0;
-    bool m_running = false;
+    // Every start, runNow and clear makes the running analysis stale.
+    BackgroundJob<std::shared_ptr<const cl::analysis::Analysis>> m_job{this};
     std::shared_ptr<const Transcript> m_transcript;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
 };

@@ -2,9 +2,7 @@
 #include "widgets/analysis/estimatorreport.h"
 
 #include <QDir>
-#include <QFutureWatcher>
 #include <QLocale>
-#include <QtConcurrent>
 
 #include <cmath>
 
@@ -12,30 +10,20 @@ namespace cl::gui {
 
 namespace tc = cl::tokencount;
 
-struct EstimatorReport::Outcome {
-    std::shared_ptr<const bpe::Tokenizer> tokenizer;
-    tc::ErrorTable table;
-    std::string error;      // non-empty: no table
-    bool cancelled = false; // no table either; nothing to show
-};
-
 EstimatorReport::EstimatorReport(QObject *parent)
     : QObject(parent)
 {
+    m_job.setStaleHandler([this](Outcome o) { keepTokenizer(o); });
 }
 
 // A running worker holds its own shared_ptrs to transcript and tokenizer, so it may finish after we
-// are gone; its watcher is our child and dies with us, so the result is simply discarded.
-EstimatorReport::~EstimatorReport()
-{
-    cancelRun();
-}
+// are gone; the job cancels it and delivers nothing once we are, so the result is simply discarded.
+EstimatorReport::~EstimatorReport() = default;
 
-void EstimatorReport::cancelRun()
+void EstimatorReport::keepTokenizer(const Outcome &o)
 {
-    if (m_cancel)
-        m_cancel->store(true);
-    m_cancel.reset();
+    if (o.tokenizer && o.vocabDir == m_vocabDir)
+        m_tokenizer = o.tokenizer;
 }
 
 void EstimatorReport::useCacheFor(const Transcript &transcript)
@@ -52,13 +40,13 @@ void EstimatorReport::setVocabDir(const QString &dir)
         return;
     m_vocabDir = dir;
     m_tokenizer.reset();
-    m_cache.reset();   // counts made with another vocabulary
+    m_cache.reset(); // counts made with another vocabulary
 }
 
 EstimatorReport::Outcome EstimatorReport::compute(std::shared_ptr<const Transcript> transcript,
                                                   std::shared_ptr<const bpe::Tokenizer> tokenizer,
                                                   const std::string &vocabDir, std::shared_ptr<tc::SampleCache> cache,
-                                                  std::shared_ptr<std::atomic<bool>> cancel)
+                                                  const std::atomic<bool> *cancel)
 {
     Outcome o;
     o.tokenizer = std::move(tokenizer);
@@ -69,7 +57,7 @@ EstimatorReport::Outcome EstimatorReport::compute(std::shared_ptr<const Transcri
         if (!o.tokenizer)
             return o;
     }
-    std::optional<tc::ErrorTable> table = tc::estimatorErrorTable(*transcript, *o.tokenizer, *cache, cancel.get());
+    std::optional<tc::ErrorTable> table = tc::estimatorErrorTable(*transcript, *o.tokenizer, *cache, cancel);
     if (table)
         o.table = std::move(*table);
     else
@@ -83,30 +71,24 @@ void EstimatorReport::start(std::shared_ptr<const Transcript> transcript)
         clear();
         return;
     }
-    const quint64 generation = ++m_generation;
-    cancelRun();
     useCacheFor(*transcript);
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_transcript = transcript;
     m_state = State::Computing;
     m_table = {};
     m_reason.clear();
     const QString dir = m_vocabDir;
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, dir] {
-        watcher->deleteLater();
-        const QFuture<Outcome> future = watcher->future();
-        if (future.resultCount() == 0)
-            return;
-        const Outcome o = future.result();
-        if (o.tokenizer && dir == m_vocabDir)
-            m_tokenizer = o.tokenizer; // even from a stale run: the vocabulary is what it loaded
-        if (generation != m_generation || o.cancelled)
-            return; // a newer transcript was asked for
-        deliver(o);
-    });
-    watcher->setFuture(QtConcurrent::run(&EstimatorReport::compute, std::move(transcript), m_tokenizer, dir.toStdString(),
-                                         m_cache, m_cancel));
+    m_job.start( // cancels the running count: its result is stale
+        [transcript = std::move(transcript), tokenizer = m_tokenizer, dir, cache = m_cache](JobControl &control) {
+            Outcome o = compute(transcript, tokenizer, dir.toStdString(), cache, control.cancelFlag());
+            o.vocabDir = dir;
+            return o;
+        },
+        [this](Outcome o) {
+            keepTokenizer(o);
+            if (o.cancelled)
+                return;
+            deliver(o);
+        });
     Q_EMIT started();
 }
 
@@ -116,8 +98,7 @@ void EstimatorReport::runNow(std::shared_ptr<const Transcript> transcript)
         clear();
         return;
     }
-    ++m_generation; // a background run still going is stale now
-    cancelRun();
+    m_job.cancel(); // a background run still going is stale now
     useCacheFor(*transcript);
     m_transcript = transcript;
     const Outcome o = compute(std::move(transcript), m_tokenizer, m_vocabDir.toStdString(), m_cache, nullptr);
@@ -128,8 +109,7 @@ void EstimatorReport::runNow(std::shared_ptr<const Transcript> transcript)
 
 void EstimatorReport::clear()
 {
-    ++m_generation;
-    cancelRun();
+    m_job.cancel();
     m_transcript.reset();
     m_state = State::Idle;
     m_table = {};

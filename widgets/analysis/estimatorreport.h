@@ -10,6 +10,7 @@
 #include "core/tokens/bpe.h"
 #include "core/tokens/counts.h"
 #include "core/model/transcript.h"
+#include "widgets/jobs/backgroundjob.h"
 
 #include <QColor>
 #include <QMetaType>
@@ -26,7 +27,12 @@ class EstimatorReport : public QObject
 {
     Q_OBJECT
 public:
-    enum class State { Idle, Computing, Ready, Unavailable };
+    enum class State {
+        Idle,
+        Computing,
+        Ready,
+        Unavailable
+    };
 
     explicit EstimatorReport(QObject *parent = nullptr);
     ~EstimatorReport() override;
@@ -58,16 +64,22 @@ Q_SIGNALS:
     void unavailable(const QString &reason);
 
 private:
-    struct Outcome;
+    struct Outcome {
+        std::shared_ptr<const bpe::Tokenizer> tokenizer;
+        cl::tokencount::ErrorTable table;
+        std::string error;      // non-empty: no table
+        bool cancelled = false; // no table either; nothing to show
+        QString vocabDir;       // the directory the tokenizer was looked for in
+    };
     static Outcome compute(std::shared_ptr<const Transcript> transcript, std::shared_ptr<const bpe::Tokenizer> tokenizer,
                            const std::string &vocabDir, std::shared_ptr<cl::tokencount::SampleCache> cache,
-                           std::shared_ptr<std::atomic<bool>> cancel);
-    // Stops a background run (its result is stale) and starts counting for `transcript`'s file.
-    void cancelRun();
+                           const std::atomic<bool> *cancel);
+    // Starts counting for `transcript`'s file.
     void useCacheFor(const Transcript &transcript);
+    // Keeps the tokenizer a run loaded (even a stale run: the vocabulary is what it loaded).
+    void keepTokenizer(const Outcome &outcome);
     void deliver(const Outcome &outcome);
 
-    quint64 m_generation = 0;
     State m_state = State::Idle;
     QString m_vocabDir;
     std::shared_ptr<const bpe::Tokenizer> m_tokenizer; // loaded once, for m_vocabDir
@@ -76,9 +88,10 @@ private:
     // changed blocks are counted again.
     std::shared_ptr<cl::tokencount::SampleCache> m_cache;
     std::string m_cachePath;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
     cl::tokencount::ErrorTable m_table;
     QString m_reason;
+    // Every start, runNow and clear cancels the running count (its result is stale).
+    BackgroundJob<Outcome> m_job{this};
 };
 
 // |error| above this many percent is drawn in the warning tone.

@@ -2,12 +2,11 @@
 #pragma once
 
 #include "core/io/loader.h"
+#include "widgets/jobs/backgroundjob.h"
 
 #include <QObject>
 #include <QString>
 
-#include <atomic>
-#include <memory>
 #include <optional>
 
 namespace cl::gui {
@@ -23,7 +22,7 @@ public:
 
     void start(const QString &path, std::optional<Format> format = std::nullopt);
     void cancel();
-    bool isLoading() const { return m_running; }
+    bool isLoading() const { return m_job.isRunning(); }
     // The same load, on the calling thread (used by --screenshot).
     static LoadResult loadNow(const QString &path, std::optional<Format> format = std::nullopt);
 
@@ -33,9 +32,7 @@ Q_SIGNALS:
     void finished(const QString &path, const cl::LoadResult &result);
 
 private:
-    quint64 m_generation = 0;
-    bool m_running = false;
-    std::shared_ptr<std::atomic_bool> m_cancel;
+    BackgroundJob<LoadResult> m_job{this};
 };
 
 } // namespace cl::gui

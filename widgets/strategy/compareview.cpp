@@ -19,7 +19,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace cl::gui {
 
@@ -89,7 +88,8 @@ CompareView::CompareView(QWidget *parent)
     connect(m_runAll, &QPushButton::clicked, this, &CompareView::runAll);
     connect(m_runChecked, &QPushButton::clicked, this, &CompareView::runChecked);
     connect(m_cancelButton, &QPushButton::clicked, this, &CompareView::cancel);
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, &CompareView::onFinished);
+    // A stale comparison (new input) has ended: the controls follow isRunning().
+    m_job.setStaleHandler([this](const std::vector<strategy::CompareRow> &) { updateControls(); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { syncSelectionToChart(); });
     connect(m_table, &QAbstractItemView::activated, this, [this](const QModelIndex &index) {
@@ -108,19 +108,16 @@ CompareView::CompareView(QWidget *parent)
 
 CompareView::~CompareView()
 {
-    // The worker reads the transcript and posts progress to this object: stop it before both go.
-    if (m_cancel)
-        m_cancel->store(true);
-    m_watcher.waitForFinished();
+    // The worker runs registered strategies on the transcript: stop it before the view goes.
+    m_job.cancel();
+    m_job.waitForWork();
 }
 
 void CompareView::setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options,
                            std::vector<std::size_t> pinned, std::vector<std::string> exemptTools,
                            std::shared_ptr<strategy::TranscriptTables> tables)
 {
-    if (isRunning() && m_cancel)
-        m_cancel->store(true); // its rows are for the old input: onFinished drops them (generation)
-    ++m_generation;
+    m_job.cancel(); // a running comparison's rows are for the old input: they are dropped
     if (tables)
         m_tables = std::move(tables);
     else if (!m_tables || transcript != m_transcript)
@@ -146,7 +143,7 @@ void CompareView::setParamOverrides(nlohmann::json overrides)
 
 bool CompareView::isRunning() const
 {
-    return m_watcher.isRunning();
+    return m_job.isBusy();
 }
 
 QString CompareView::selectedStrategy() const
@@ -184,14 +181,12 @@ void CompareView::run(const QStringList &names)
         return;
     }
     if (isRunning()) {
-        m_cancel->store(true);
-        m_watcher.waitForFinished();
+        m_job.cancel(); // its rows are dropped
+        m_job.waitForWork();
     }
     // Strategies may have registered since the view was built; the table lists every one.
     if (m_model->rowCount() != int(strategy::all().size()))
         m_model->resetFromRegistry();
-    const quint64 generation = ++m_generation;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_cancelled = false;
     const int total = names.isEmpty() ? int(strategy::all().size()) : int(names.size());
     m_progress->setRange(0, std::max(1, total));
@@ -211,59 +206,47 @@ void CompareView::run(const QStringList &names)
             for (const auto &spec : s->params())
                 if (spec.name == "force" && !overrides[std::string(s->name())].contains("force"))
                     overrides[std::string(s->name())]["force"] = true;
-    auto cancelFlag = m_cancel;
     auto tables = m_tables;
     const int threads = m_threads;
-    m_watcher.setFuture(QtConcurrent::run([=, this]() {
-        strategy::Input in(*transcript, options);
-        in.setTables(tables);
-        in.pinned = pinned;
-        in.exemptTools = exempt;
-        strategy::CompareOptions o;
-        o.names = list;
-        o.params = overrides;
-        o.threads = threads;
-        o.cancel = cancelFlag.get();
-        // Worker thread: the view outlives the run (its destructor waits), and a queued call to a
-        // deleted object is dropped, so posting to `this` is safe.
-        o.progress = [this, generation](std::size_t done, std::size_t all) {
-            QMetaObject::invokeMethod(
-                this, [this, generation, done, all] { onProgress(generation, int(done), int(all)); },
-                Qt::QueuedConnection);
-        };
-        auto rows = strategy::compare(in, o);
-        return Outcome{generation, std::move(rows)};
-    }));
+    m_job.start(
+        [=](JobControl &control) {
+            strategy::Input in(*transcript, options);
+            in.setTables(tables);
+            in.pinned = pinned;
+            in.exemptTools = exempt;
+            strategy::CompareOptions o;
+            o.names = list;
+            o.params = overrides;
+            o.threads = threads;
+            o.cancel = control.cancelFlag();
+            o.progress = [&control](std::size_t done, std::size_t all) { control.setProgress(qint64(done), qint64(all)); };
+            return strategy::compare(in, o);
+        },
+        [this](std::vector<strategy::CompareRow> rows) { onFinished(std::move(rows)); },
+        [this](JobProgress p) { onProgress(int(p.done), int(p.total)); });
     Q_EMIT started();
     updateControls();
 }
 
 void CompareView::cancel()
 {
-    if (!isRunning() || !m_cancel)
+    if (!isRunning())
         return;
-    m_cancel->store(true);
+    m_job.requestStop(); // the rows done so far are still shown
     m_cancelled = true;
     m_status->setText(tr("Cancelling\u2026"));
 }
 
-void CompareView::onProgress(quint64 generation, int done, int total)
+void CompareView::onProgress(int done, int total)
 {
-    if (generation != m_generation)
-        return;
     m_progress->setRange(0, std::max(1, total));
     m_progress->setValue(done);
     Q_EMIT progress(done, total);
 }
 
-void CompareView::onFinished()
+void CompareView::onFinished(std::vector<strategy::CompareRow> rows)
 {
-    Outcome outcome = m_watcher.future().result();
-    if (outcome.generation != m_generation) {
-        updateControls();
-        return;
-    }
-    m_rows = std::move(outcome.rows);
+    m_rows = std::move(rows);
     const QString keep = selectedStrategy();
     m_model->setRows(m_rows);
     updateChartRows();
@@ -278,8 +261,7 @@ void CompareView::onFinished()
     QString text = m_rows.size() == 1 ? tr("1 strategy ran") : tr("%1 strategies ran").arg(m_rows.size());
     if (m_cancelled)
         text = tr("Cancelled: %1").arg(text);
-    text += tr(" \u00b7 %1 changed the transcript \u00b7 %2 ms in strategies").arg(changed).arg(
-        QLocale().toString(millis, 'f', 1));
+    text += tr(" \u00b7 %1 changed the transcript \u00b7 %2 ms in strategies").arg(changed).arg(QLocale().toString(millis, 'f', 1));
     if (invalid > 0)
         text += tr(" \u00b7 %1 with problems").arg(invalid);
     m_status->setText(text);

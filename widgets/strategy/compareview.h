@@ -8,11 +8,11 @@
 #include "core/analysis/analysis.h"
 #include "core/workflow/compare.h"
 #include "core/model/transcript.h"
+#include "core/util/parallel.h"
+#include "widgets/jobs/backgroundjob.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -43,7 +43,7 @@ public:
     const std::shared_ptr<strategy::TranscriptTables> &tables() const { return m_tables; }
     // {strategyName: {param: value}} passed to compare() (e.g. the preview panel's edited params).
     void setParamOverrides(nlohmann::json overrides);
-    // Worker threads for compare() (default 2: the machine the app targets is small).
+    // Worker threads for compare() (default util::defaultThreads(): 2, the machine the app targets is small).
     void setThreads(int threads) { m_threads = threads; }
 
     const std::vector<strategy::CompareRow> &rows() const { return m_rows; }
@@ -59,7 +59,7 @@ public:
 public Q_SLOTS:
     void runAll();
     void runChecked();
-    void run(const QStringList &names);  // empty: every registered strategy
+    void run(const QStringList &names); // empty: every registered strategy
     void cancel();
     void selectStrategy(const QString &name);
     // Re-reads the registry (strategies registered after construction).
@@ -68,13 +68,13 @@ public Q_SLOTS:
 Q_SIGNALS:
     void started();
     void progress(int done, int total);
-    void finished();                               // rows() holds the (possibly partial) results
+    void finished(); // rows() holds the (possibly partial) results
     void previewRequested(const QString &strategyName);
     void strategySelected(const QString &strategyName);
 
 private:
-    void onFinished();
-    void onProgress(quint64 generation, int done, int total);
+    void onFinished(std::vector<strategy::CompareRow> rows);
+    void onProgress(int done, int total);
     void updateControls();
     void syncSelectionToChart();
     void resizeColumns();
@@ -88,18 +88,14 @@ private:
     std::vector<std::string> m_exempt;
     nlohmann::json m_overrides = nlohmann::json::object();
     QCheckBox *m_force = nullptr;
-    int m_threads = 2;
+    int m_threads = util::defaultThreads();
 
-    struct Outcome {
-        quint64 generation = 0;
-        std::vector<strategy::CompareRow> rows;
-    };
     std::vector<strategy::CompareRow> m_rows;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    quint64 m_generation = 0;           // bumped per run and per input: stale results are dropped
     bool m_cancelled = false;
-    QString m_selected;                 // last strategy announced by strategySelected
-    QFutureWatcher<Outcome> m_watcher;
+    QString m_selected; // last strategy announced by strategySelected
+    // The comparison; a new run or input makes the running one stale (its rows are dropped), Cancel
+    // stops it and keeps the rows done so far.
+    BackgroundJob<std::vector<strategy::CompareRow>> m_job{this};
 
     CompareModel *m_model = nullptr;
     QSortFilterProxyModel *m_proxy = nullptr;

@@ -21,7 +21,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace cl::gui {
 
@@ -59,7 +58,7 @@ SimulationView::SimulationView(QWidget *parent)
     m_window->setGroupSeparatorShown(true);
     m_window->setSuffix(tr(" tokens"));
     m_window->setToolTip(tr("Context window the turns are held against. By model: the main window's (the one the "
-                             "source records or the model's), else 200,000"));
+                            "source records or the model's), else 200,000"));
     m_stride = new QSpinBox(this);
     m_stride->setRange(0, 10000);
     m_stride->setSpecialValueText(tr("auto"));
@@ -134,7 +133,8 @@ SimulationView::SimulationView(QWidget *parent)
     connect(m_combo, &QComboBox::currentIndexChanged, this, &SimulationView::strategyChosen);
     connect(m_run, &QPushButton::clicked, this, &SimulationView::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &SimulationView::cancel);
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, &SimulationView::onFinished);
+    // A stale simulation (new input) has ended: the controls follow isRunning().
+    m_job.setStaleHandler([this](const std::shared_ptr<const sim::Simulation> &) { updateControls(); });
     connect(m_chart, &SimulationChart::turnClicked, this, [this](int turn) {
         selectTurn(turn);
         if (m_sim && turn >= 1 && std::size_t(turn) <= m_sim->turns.size())
@@ -156,10 +156,9 @@ SimulationView::SimulationView(QWidget *parent)
 
 SimulationView::~SimulationView()
 {
-    // The worker reads the transcript and posts progress to this object: stop it before both go.
-    if (m_cancel)
-        m_cancel->store(true);
-    m_watcher.waitForFinished();
+    // The worker runs a registered strategy on the transcript: stop it before the view goes.
+    m_job.cancel();
+    m_job.waitForWork();
 }
 
 void SimulationView::setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options)
@@ -182,9 +181,7 @@ void SimulationView::setGuards(std::vector<std::size_t> pinned, std::vector<std:
 
 void SimulationView::resetResult()
 {
-    if (isRunning() && m_cancel)
-        m_cancel->store(true); // its result is for the old input: onFinished drops it (generation)
-    ++m_generation;
+    m_job.cancel(); // a running simulation is for the old input: its result is dropped
     m_sim.reset();
     m_model->clear();
     m_chart->setSimulation(nullptr);
@@ -219,7 +216,7 @@ void SimulationView::strategyChosen()
 
 bool SimulationView::isRunning() const
 {
-    return m_watcher.isRunning();
+    return m_job.isBusy();
 }
 
 bool SimulationView::prepare(Job &job)
@@ -251,8 +248,8 @@ bool SimulationView::prepare(Job &job)
 void SimulationView::stopRun()
 {
     if (isRunning()) {
-        m_cancel->store(true);
-        m_watcher.waitForFinished();
+        m_job.requestStop(); // a new run or runNow makes its result stale
+        m_job.waitForWork();
     }
 }
 
@@ -262,20 +259,20 @@ void SimulationView::run()
     Job job;
     if (!prepare(job))
         return;
-    const quint64 generation = ++m_generation;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    auto cancelFlag = m_cancel;
-    job.options.progress = [this, generation, cancelFlag](std::size_t done, std::size_t total) {
-        // Worker thread: the view outlives the run (its destructor waits), and a queued call to a
-        // deleted object is dropped, so posting to `this` is safe.
-        QMetaObject::invokeMethod(
-            this, [this, generation, done, total] { onProgress(generation, int(done), int(total)); }, Qt::QueuedConnection);
-        return !cancelFlag->load();
-    };
-    m_watcher.setFuture(QtConcurrent::run([job = std::move(job), generation]() {
-        auto s = std::make_shared<sim::Simulation>(sim::simulate(*job.transcript, *job.strategy, job.params, job.options));
-        return Outcome{generation, std::move(s)};
-    }));
+    m_job.start(
+        [job = std::move(job)](JobControl &control) mutable {
+            job.options.progress = [&control](std::size_t done, std::size_t total) {
+                control.setProgress(qint64(done), qint64(total));
+                return !control.isCancelled();
+            };
+            return std::shared_ptr<const sim::Simulation>(
+                std::make_shared<sim::Simulation>(sim::simulate(*job.transcript, *job.strategy, job.params, job.options)));
+        },
+        [this](std::shared_ptr<const sim::Simulation> simulation) {
+            const bool cancelled = simulation && simulation->cancelled;
+            showResult(std::move(simulation), cancelled);
+        },
+        [this](JobProgress p) { onProgress(int(p.done), int(p.total)); });
     Q_EMIT started();
     updateControls();
 }
@@ -286,36 +283,24 @@ void SimulationView::runNow()
     Job job;
     if (!prepare(job))
         return;
-    ++m_generation;
+    m_job.invalidate();
     Q_EMIT started();
     showResult(std::make_shared<sim::Simulation>(sim::simulate(*job.transcript, *job.strategy, job.params, job.options)), false);
 }
 
 void SimulationView::cancel()
 {
-    if (!isRunning() || !m_cancel)
+    if (!isRunning())
         return;
-    m_cancel->store(true);
+    m_job.requestStop(); // the turns done so far are still shown
     m_status->setText(tr("Cancelling\u2026"));
 }
 
-void SimulationView::onProgress(quint64 generation, int done, int total)
+void SimulationView::onProgress(int done, int total)
 {
-    if (generation != m_generation)
-        return;
     m_progress->setRange(0, std::max(1, total));
     m_progress->setValue(done);
     Q_EMIT progress(done, total);
-}
-
-void SimulationView::onFinished()
-{
-    const Outcome outcome = m_watcher.future().result();
-    if (outcome.generation != m_generation) {
-        updateControls();
-        return;
-    }
-    showResult(outcome.simulation, outcome.simulation && outcome.simulation->cancelled);
 }
 
 void SimulationView::showResult(std::shared_ptr<const sim::Simulation> simulation, bool cancelled)

@@ -9,11 +9,10 @@
 #include "core/analysis/analysis.h"
 #include "core/strategy/simulation.h"
 #include "core/model/transcript.h"
+#include "widgets/jobs/backgroundjob.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -58,22 +57,22 @@ public:
     QTableView *table() const { return m_table; }
     QComboBox *strategyCombo() const { return m_combo; }
     ParamForm *paramForm() const { return m_form; }
-    QSpinBox *windowSpin() const { return m_window; }  // 0: by model
-    QSpinBox *strideSpin() const { return m_stride; }  // 0: auto
+    QSpinBox *windowSpin() const { return m_window; } // 0: by model
+    QSpinBox *strideSpin() const { return m_stride; } // 0: auto
     QPushButton *runButton() const { return m_run; }
     QPushButton *cancelButton() const { return m_cancelButton; }
     QLabel *statusLabel() const { return m_status; }
 
 public Q_SLOTS:
-    void run();     // in the background
-    void runNow();  // on this thread (screenshots, scripted use)
+    void run();    // in the background
+    void runNow(); // on this thread (screenshots, scripted use)
     void cancel();
     void selectTurn(int turn);
 
 Q_SIGNALS:
     void started();
     void progress(int done, int total);
-    void finished();              // simulation() holds the (possibly partial) result
+    void finished(); // simulation() holds the (possibly partial) result
     void messageActivated(int message);
 
 private:
@@ -83,15 +82,10 @@ private:
         nlohmann::json params;
         sim::SimulationOptions options;
     };
-    struct Outcome {
-        quint64 generation = 0;
-        std::shared_ptr<const sim::Simulation> simulation;
-    };
     bool prepare(Job &job);
-    void stopRun();   // cancels a background run and waits for it (a new run supersedes it)
+    void stopRun(); // cancels a background run and waits for it (a new run supersedes it)
     void strategyChosen();
-    void onFinished();
-    void onProgress(quint64 generation, int done, int total);
+    void onProgress(int done, int total);
     void showResult(std::shared_ptr<const sim::Simulation> simulation, bool cancelled);
     void updateControls();
 
@@ -101,10 +95,10 @@ private:
     std::vector<std::string> m_exempt;
     void resetResult();
     std::shared_ptr<const sim::Simulation> m_sim;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    quint64 m_generation = 0;
     std::size_t m_strideBudget = 200;
-    QFutureWatcher<Outcome> m_watcher;
+    // The simulation; a new run or input makes the running one stale (its result is dropped), Cancel
+    // stops it and keeps the turns done so far.
+    BackgroundJob<std::shared_ptr<const sim::Simulation>> m_job{this};
 
     QComboBox *m_combo = nullptr;
     ParamForm *m_form = nullptr;

@@ -7,7 +7,6 @@
 
 #include <QComboBox>
 #include <QFormLayout>
-#include <QFutureWatcher>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,7 +17,6 @@
 #include <QScrollArea>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -26,16 +24,10 @@ namespace cl::gui {
 
 namespace {
 
-
 QString qs(std::string_view s)
 {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
-
-struct Outcome {
-    std::shared_ptr<const strategy::Result> result;
-    std::shared_ptr<const analysis::Analysis> analysis;
-};
 
 // "3, 7-9" -> {3, 7, 8, 9}; anything unreadable is skipped.
 std::vector<std::size_t> parseIndices(const QString &text)
@@ -227,7 +219,7 @@ void StrategyPanel::setTranscript(std::shared_ptr<const Transcript> transcript, 
     m_transcript = std::move(transcript);
     m_analysis = std::move(analysis);
     m_tables = tables ? std::move(tables) : std::make_shared<strategy::TranscriptTables>();
-    ++m_generation; // a running preview was for the old transcript
+    m_job.invalidate(); // a running preview was for the old transcript
     setBusy(false);
     clearPreview();
 }
@@ -309,7 +301,6 @@ void StrategyPanel::runPreview()
     if (!s || !m_transcript)
         return;
     clearPreview();
-    const quint64 generation = ++m_generation;
     auto transcript = m_transcript;
     auto analysis = m_analysis;
     auto tables = m_tables;
@@ -321,30 +312,26 @@ void StrategyPanel::runPreview()
     const strategy::Summarizer *summarizer = m_summarizer;
     const nlohmann::json params = m_form->values();
 
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, transcript] {
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return; // cancelled, re-run or the transcript changed meanwhile
-        const Outcome out = watcher->result();
-        setBusy(false);
-        if (transcript == m_transcript)
-            m_analysis = out.analysis; // the next strategy on this transcript reuses it
-        m_preview = out.result;
-        m_previewBasis = transcript;
-        m_status->setText(out.result->changed ? qs(out.result->note) : tr("No change: %1").arg(qs(out.result->note)));
-        updateButtons();
-        Q_EMIT previewReady(out.result);
-    });
-    watcher->setFuture(QtConcurrent::run([s, transcript, analysis, tables, options, pinned, exempt, summarizer, params] {
-        strategy::Input in(*transcript, analysis, options);
-        in.setTables(tables);
-        in.pinned = pinned;
-        in.exemptTools = exempt;
-        in.summarizer = summarizer;
-        auto result = std::make_shared<const strategy::Result>(strategy::run(*s, in, params));
-        return Outcome{std::move(result), in.sharedAnalysis()};
-    }));
+    m_job.start( // a running preview is stale now
+        [s, transcript, analysis, tables, options, pinned, exempt, summarizer, params](JobControl &) {
+            strategy::Input in(*transcript, analysis, options);
+            in.setTables(tables);
+            in.pinned = pinned;
+            in.exemptTools = exempt;
+            in.summarizer = summarizer;
+            auto result = std::make_shared<const strategy::Result>(strategy::run(*s, in, params));
+            return Outcome{std::move(result), in.sharedAnalysis()};
+        },
+        [this, transcript](Outcome out) { // not cancelled, re-run, nor the transcript changed meanwhile
+            setBusy(false);
+            if (transcript == m_transcript)
+                m_analysis = out.analysis; // the next strategy on this transcript reuses it
+            m_preview = out.result;
+            m_previewBasis = transcript;
+            m_status->setText(out.result->changed ? qs(out.result->note) : tr("No change: %1").arg(qs(out.result->note)));
+            updateButtons();
+            Q_EMIT previewReady(out.result);
+        });
     setBusy(true);
     m_status->setText(tr("Computing %1…").arg(qs(s->title())));
     Q_EMIT previewStarted();
@@ -354,7 +341,7 @@ void StrategyPanel::cancelPreview()
 {
     if (!m_busy)
         return;
-    ++m_generation;
+    m_job.cancel();
     setBusy(false);
     m_status->setText(tr("Preview cancelled."));
 }

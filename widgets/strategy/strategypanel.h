@@ -9,6 +9,7 @@
 #include "core/analysis/analysis.h"
 #include "core/strategy/strategy.h"
 #include "core/model/transcript.h"
+#include "widgets/jobs/backgroundjob.h"
 
 #include <QWidget>
 
@@ -48,7 +49,7 @@ public:
     void setExemptTools(const QStringList &tools);
     QStringList exemptTools() const;
 
-    QString currentStrategy() const;                 // kebab-case name, "" when none
+    QString currentStrategy() const; // kebab-case name, "" when none
     bool setCurrentStrategy(const QString &name);
     ParamForm *paramForm() const { return m_form; }
 
@@ -59,18 +60,22 @@ public:
 
 public Q_SLOTS:
     void runPreview();
-    void cancelPreview();   // the running computation finishes in the background; its result is dropped
+    void cancelPreview(); // the running computation finishes in the background; its result is dropped
     void requestApply();
     void reloadStrategies(); // strategy::all() again (keeps the current choice when it still exists)
 
 Q_SIGNALS:
     void previewStarted();
     void previewReady(std::shared_ptr<const cl::strategy::Result> result);
-    void previewCleared();  // the shown preview no longer matches the transcript
+    void previewCleared(); // the shown preview no longer matches the transcript
     void busyChanged(bool busy);
     void applyRequested(std::shared_ptr<const cl::strategy::Result> result, const QString &label);
 
 private:
+    struct Outcome {
+        std::shared_ptr<const cl::strategy::Result> result;
+        std::shared_ptr<const cl::analysis::Analysis> analysis;
+    };
     void strategyChosen();
     void clearPreview();
     void updateButtons();
@@ -84,7 +89,8 @@ private:
     const cl::strategy::Summarizer *m_summarizer = nullptr;
     std::shared_ptr<const cl::strategy::Result> m_preview;
     std::shared_ptr<const Transcript> m_previewBasis;
-    quint64 m_generation = 0; // bumped by every run, cancel and transcript change: stale results are dropped
+    // Every run, cancel and transcript change makes the running preview stale: its result is dropped.
+    BackgroundJob<Outcome> m_job{this};
     bool m_busy = false;
 
     QComboBox *m_combo = nullptr;

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/jobs/backgroundjob.h"
+
+#include <QtGlobal>
+
+#include <algorithm>
+
+namespace cl::gui {
+
+namespace {
+constexpr qint64 kFractionSteps = 1000;
+}
+
+void detail::JobLink::post(std::function<void()> call)
+{
+    std::lock_guard lock(mutex);
+    if (owner)
+        QMetaObject::invokeMethod(owner, std::move(call), Qt::QueuedConnection);
+}
+
+void detail::JobLink::warn(const char *what)
+{
+    qWarning("background job failed: %s", what);
+}
+
+JobControl::JobControl(std::shared_ptr<detail::JobLink> link, quint64 generation,
+                       std::function<void(JobProgress)> onProgress)
+    : m_link(std::move(link))
+    , m_generation(generation)
+    , m_onProgress(std::move(onProgress))
+{
+}
+
+void JobControl::setProgress(double fraction)
+{
+    setProgress(qint64(std::clamp(fraction, 0.0, 1.0) * double(kFractionSteps)), kFractionSteps);
+}
+
+void JobControl::setProgress(qint64 done, qint64 total)
+{
+    if (!m_onProgress)
+        return; // nobody listens
+    {
+        std::lock_guard lock(m_progressMutex);
+        const bool ahead = done > m_progress.done || (total != m_progress.total && m_progress.total != 0);
+        if (!ahead)
+            return;
+        m_progress = {done, total};
+        if (m_flushPosted)
+            return; // the flush on its way reads the newest report
+        m_flushPosted = true;
+    }
+    m_link->post([self = shared_from_this()] { self->flushProgress(); });
+}
+
+void JobControl::flushProgress()
+{
+    JobProgress p;
+    {
+        std::lock_guard lock(m_progressMutex);
+        m_flushPosted = false;
+        p = m_progress;
+    }
+    if (m_link->alive && m_link->generation == m_generation)
+        m_onProgress(p);
+}
+
+} // namespace cl::gui
