@@ -69,12 +69,12 @@ int main(int argc, char **argv)
     std::printf("  summary     %8.2f ms\n", timeMs([&] { sink += analysis::detail::summarize(t, v, o).words.size(); }));
     std::printf("  rounds      %8.2f ms\n", timeMs([&] { sink += analysis::toolRounds(t, v).size(); }));
     std::printf("  rounds+critical+facts in one walk (analyze()'s second thread) %8.2f ms\n", timeMs([&] {
-        std::vector<analysis::ToolRound> r;
-        std::vector<analysis::CriticalTool> c;
-        analysis::Facts f;
-        analysis::detail::toolsAndFacts(t, v, o, r, c, f);
-        sink += r.size() + c.size() + f.commands.size();
-    }));
+                    std::vector<analysis::ToolRound> r;
+                    std::vector<analysis::CriticalTool> c;
+                    analysis::Facts f;
+                    analysis::detail::toolsAndFacts(t, v, o, r, c, f);
+                    sink += r.size() + c.size() + f.commands.size();
+                }));
     std::printf("  critical    %8.2f ms\n", timeMs([&] { sink += analysis::criticalTools(t, analysis::toolRounds(t, v), o).size(); }));
     std::printf("  boundaries  %8.2f ms\n", timeMs([&] { sink += analysis::scoreBoundaries(t, v, o).size(); }));
     std::printf("  priorities  %8.2f ms\n", timeMs([&] { sink += analysis::priorities(t, v, o).size(); }));

@@ -54,7 +54,7 @@ std::string code(std::size_t bytes, std::mt19937 &rng)
         out += "    // " + prose(60, rng) + "\n";
         out += "    for (std::size_t i = 0; i < values.size(); ++i) {\n";
         out += "        if (values[i] > limit && " + name + " != nullptr)\n            return values[i] * "
-            + std::to_string(rng() % 1000) + ";\n    }\n    return -1;\n}\n\n";
+               + std::to_string(rng() % 1000) + ";\n    }\n    return -1;\n}\n\n";
     }
     return out;
 }
@@ -65,7 +65,7 @@ std::string json(std::size_t bytes, std::mt19937 &rng)
     int n = 0;
     while (out.size() < bytes) {
         out += "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_" + std::to_string(rng()) + "\",\"id\":"
-            + std::to_string(n++) + ",\"content\":\"" + prose(80, rng) + "\",\"is_error\":false},\n";
+               + std::to_string(n++) + ",\"content\":\"" + prose(80, rng) + "\",\"is_error\":false},\n";
     }
     return out + "{}]";
 }

@@ -38,7 +38,7 @@ double cpuMs()
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0
-        + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0;
+           + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0;
 }
 
 struct Stage {
@@ -74,8 +74,7 @@ bool readFile(const std::string &path, std::string &bytes)
 
 int profile(const std::string &path, int runs, int threads)
 {
-    Stage st[] = {{"read file"}, {"split lines"}, {"parse+extract"}, {"assemble+branch"}, {"linkToolPairs"},
-                  {"estimateAll"}, {"loadFile (end to end)"}};
+    Stage st[] = {{"read file"}, {"split lines"}, {"parse+extract"}, {"assemble+branch"}, {"linkToolPairs"}, {"estimateAll"}, {"loadFile (end to end)"}};
     std::size_t messages = 0, size = 0;
     for (int r = 0; r < runs; ++r) {
         cl::LoadOptions opts;
@@ -151,9 +150,9 @@ std::size_t utf16Length(std::string_view s)
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         if ((c & 0xC0) != 0x80)
-            ++n;          // every lead or ASCII byte starts one code point
+            ++n; // every lead or ASCII byte starts one code point
         if (c >= 0xF0)
-            ++n;          // 4-byte sequences are surrogate pairs in UTF-16
+            ++n; // 4-byte sequences are surrogate pairs in UTF-16
     }
     return n;
 }
@@ -181,7 +180,7 @@ std::size_t countUrls(std::string_view s)
             ++n;
             q += 3;
             while (q < s.size() && !isSpace(s[q]))
-                ++q;        // the match consumes the URL, so "http" inside it is not counted again
+                ++q; // the match consumes the URL, so "http" inside it is not counted again
             p = q;
         } else {
             p += 4;
@@ -253,18 +252,18 @@ std::int64_t estimateText(std::string_view text)
 std::string describe(const cc::LineInfo &l)
 {
     std::string s = std::to_string(int(l.kind)) + "|" + std::to_string(l.sidechain) + std::to_string(l.isMeta)
-        + std::to_string(l.compactSummary) + std::to_string(l.toolResultsOnly) + std::to_string(l.hasParentKey) + "|"
-        + l.type + "|" + l.subtype + "|" + l.uuid + "|" + l.parentUuid + "|" + l.logicalParentUuid + "|" + l.agentId
-        + "|" + l.timestamp + "|" + l.apiId + "|" + l.model + "|meta=" + cl::json::dump(l.meta);
+                    + std::to_string(l.compactSummary) + std::to_string(l.toolResultsOnly) + std::to_string(l.hasParentKey) + "|"
+                    + l.type + "|" + l.subtype + "|" + l.uuid + "|" + l.parentUuid + "|" + l.logicalParentUuid + "|" + l.agentId
+                    + "|" + l.timestamp + "|" + l.apiId + "|" + l.model + "|meta=" + cl::json::dump(l.meta);
     if (l.usage)
         s += "|usage=" + std::to_string(l.usage->inputTokens) + "," + std::to_string(l.usage->outputTokens) + ","
-            + std::to_string(l.usage->cacheCreationTokens) + "," + std::to_string(l.usage->cacheReadTokens);
+             + std::to_string(l.usage->cacheCreationTokens) + "," + std::to_string(l.usage->cacheReadTokens);
     for (const auto &p : l.problems)
         s += "|problem " + std::to_string(int(p.severity)) + " " + p.text;
     for (const auto &b : l.blocks) {
         s += "|block " + std::string(cl::blockTypeName(b.type)) + " id=" + b.toolId + " name=" + b.toolName
-            + " media=" + b.mediaType + " size=" + std::to_string(b.dataSize) + " err=" + std::to_string(b.isError)
-            + " input=" + cl::json::dump(b.input) + " text=" + b.text;
+             + " media=" + b.mediaType + " size=" + std::to_string(b.dataSize) + " err=" + std::to_string(b.isError)
+             + " input=" + cl::json::dump(b.input) + " text=" + b.text;
         // nlohmann distinguishes signed / unsigned / float numbers: compare the types too.
         if (!b.input.is_null())
             s += " inputcbor=" + std::to_string(nlohmann::json::to_cbor(b.input).size());
@@ -287,7 +286,7 @@ std::vector<std::string> mutations(const std::string &line)
     out.push_back("{\"parentUuid\":5," + body + "}");
     out.push_back("{" + body + ",\"type\":\"weird\",\"big\":\"" + std::string(3000, 'x') + "\"}");
     out.push_back("{" + body + ",\"isMeta\":\"yes\",\"uuid\":[1],\"extra\":{\"a\":[1,2.5,-0,1e2,-3,18446744073709551615,"
-                  "\"x\\u0001\\ud83d\\ude00\\t\\\"/\"],\"a\":{\"z\":null,\"b\":true}}}");
+                               "\"x\\u0001\\ud83d\\ude00\\t\\\"/\"],\"a\":{\"z\":null,\"b\":true}}}");
     out.push_back("{" + body + ",\"n\":18446744073709551616}");
     out.push_back("{" + body + ",\"toolUseResult\":{\"x\":1}}");
     out.push_back(line.substr(0, line.size() / 2));
@@ -311,7 +310,6 @@ std::vector<std::string> mutations(const std::string &line)
     return out;
 }
 
-
 // Estimates of every text of the loaded files and of random texts must equal the old ones exactly.
 std::size_t checkTexts(const std::vector<std::string> &texts)
 {
@@ -331,8 +329,8 @@ std::vector<std::string> randomTexts()
 {
     std::mt19937 rng(7);
     const std::vector<std::string> pieces{"h", "t", "p", "s", ":", "/", " ", "\n", "\t", "x", "`", "```", "http://",
-        "https://", "\xC3\xA9", "\xE4\xBD\xA0", "\xF0\x9F\x98\x80", "\xF8", "\x80", "same line here\n", "abcdefgh",
-        "  padded line  \n", "\r\n"};
+                                          "https://", "\xC3\xA9", "\xE4\xBD\xA0", "\xF0\x9F\x98\x80", "\xF8", "\x80", "same line here\n", "abcdefgh",
+                                          "  padded line  \n", "\r\n"};
     std::vector<std::string> out;
     for (int i = 0; i < 20000; ++i) {
         std::string s;

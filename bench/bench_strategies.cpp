@@ -75,7 +75,10 @@ std::pair<double, double> memoryRates()
     const double fresh = rate(since(start));
     start = std::chrono::steady_clock::now();
     std::memset(p, 1, n);
-    asm volatile("" : : "r"(p) : "memory"); // the bytes count as used
+    asm volatile(""
+                 :
+                 : "r"(p)
+                 : "memory"); // the bytes count as used
     const double resident = rate(since(start));
     munmap(map, n);
     return {fresh, resident};
@@ -134,10 +137,12 @@ nlohmann::json dumpResult(const cl::Transcript &t, const cl::strategy::Result &r
     j["params"] = r.params.values;
     auto stats = json::object();
     const auto &s = r.stats;
+    // clang-format off
     stats = {{"messagesBefore", s.messagesBefore}, {"messagesAfter", s.messagesAfter}, {"originalKept", s.originalKept},
              {"inserted", s.inserted}, {"tokensBefore", s.tokensBefore}, {"tokensAfter", s.tokensAfter},
              {"reduction", s.reduction}, {"efficiency", s.efficiency}, {"factsTotal", s.factsTotal},
              {"factsKept", s.factsKept}, {"cachePrefixTokens", s.cachePrefixTokens}, {"fateCounts", s.fateCounts}};
+    // clang-format on
     j["stats"] = stats;
     j["violations"] = r.violations.size();
     auto fates = json::array();

@@ -46,8 +46,7 @@ ojson report(const Transcript &t, const Analysis &a)
     std::map<std::string, std::size_t> categories;
     for (const auto &c : a.critical)
         ++categories[c.category];
-    j["toolRounds"] = ojson{{"rounds", a.rounds.size()}, {"chains", chains}, {"calls", calls}, {"failedRounds", failed},
-        {"critical", categories}};
+    j["toolRounds"] = ojson{{"rounds", a.rounds.size()}, {"chains", chains}, {"calls", calls}, {"failedRounds", failed}, {"critical", categories}};
     // Top 5 candidates by score (first on ties), plus the chosen one.
     std::vector<const BoundaryScore *> order;
     for (const auto &b : a.boundaries)
@@ -56,8 +55,7 @@ ojson report(const Transcript &t, const Analysis &a)
     ojson top = ojson::array();
     for (std::size_t k = 0; k < std::min<std::size_t>(5, order.size()); ++k)
         top.push_back(candidateJson(*order[k], a.options));
-    j["boundary"] = ojson{{"candidates", a.boundaries.size()}, {"top", top},
-        {"chosen", a.boundary ? candidateJson(a.boundaries[*a.boundary - 1], a.options) : ojson(nullptr)}};
+    j["boundary"] = ojson{{"candidates", a.boundaries.size()}, {"top", top}, {"chosen", a.boundary ? candidateJson(a.boundaries[*a.boundary - 1], a.options) : ojson(nullptr)}};
     std::map<std::string, std::size_t> prio;
     for (const auto &p : a.priority)
         if (p.priority != Priority::Excluded)
@@ -78,26 +76,33 @@ ojson report(const Transcript &t, const Analysis &a)
             maxIndex = i.index;
         }
     }
+    // clang-format off
     j["importance"] = ojson{{"important", important}, {"total", a.importance.size()},
         {"meanScore", a.importance.empty() ? 0.0 : round3(sum / double(a.importance.size()))},
         {"maxPoints", maxPoints}, {"maxPointsIndex", maxIndex}};
+    // clang-format on
     const Features &f = a.features;
+    // clang-format off
     j["features"] = ojson{{"totalMessages", f.totalMessages}, {"totalTokens", f.totalTokens}, {"targetTokens", f.targetTokens},
         {"avgMessageLength", round3(f.avgMessageLength)}, {"compressionRatio", round3(f.compressionRatio)},
         {"recentTokens", f.recentTokens}, {"recentRatio", round3(f.recentRatio)}, {"hasLongMessages", f.hasLongMessages},
         {"hasSystem", f.hasSystem}, {"hasTool", f.hasTool}, {"severity", f.severity}};
+    // clang-format on
     const Recommendation &r = a.recommendation;
+    // clang-format off
     j["recommendation"] = ojson{{"model", r.model}, {"provider", r.provider}, {"providerStrategy", r.providerStrategy},
         {"strategy", r.strategy}, {"confidence", r.confidence}, {"rule", r.rule},
         {"adaptiveReason", r.adaptiveReason.empty() ? ojson(nullptr) : ojson(r.adaptiveReason)}, {"reasons", reasonsJson(r.reasons)}};
+    // clang-format on
     const Zones &z = a.zones;
+    // clang-format off
     j["zones"] = ojson{{"threshold", z.threshold}, {"systemMessages", z.system.size()}, {"systemTokens", z.systemTokens},
         {"compressibleMessages", z.compressible.size()}, {"compressibleTokens", z.compressibleTokens},
         {"recentMessages", z.recent.size()}, {"recentTokens", z.recentTokens}, {"totalTokens", z.totalTokens},
         {"oldTrigger", z.oldTrigger}, {"newTrigger", z.newTrigger}};
+    // clang-format on
     j["needsCompaction"] = ojson{{"needed", a.needs.needed}, {"reasons", reasonsJson(a.needs.reasons)}};
-    j["usage"] = ojson{{"tokens", a.usage.tokens}, {"window", a.usage.window}, {"windowSource", a.usage.windowSource},
-        {"ratio", round3(a.usage.ratio)}, {"band", a.usage.band}};
+    j["usage"] = ojson{{"tokens", a.usage.tokens}, {"window", a.usage.window}, {"windowSource", a.usage.windowSource}, {"ratio", round3(a.usage.ratio)}, {"band", a.usage.band}};
     const Facts &fa = a.facts;
     ojson req = ojson::array(), cmds = ojson::array(), errs = ojson::array();
     for (const auto &[i, s] : fa.userRequests)
@@ -106,10 +111,12 @@ ojson report(const Transcript &t, const Analysis &a)
         cmds.push_back(ojson{{"index", i}, {"command", s}});
     for (const auto &[i, s] : fa.errors)
         errs.push_back(ojson{{"index", i}, {"error", s}});
+    // clang-format off
     j["facts"] = ojson{{"userRequests", req}, {"filesRead", fa.filesRead}, {"filesModified", fa.filesModified},
         {"commands", cmds}, {"errors", errs},
         {"pendingTask", fa.pendingTaskIndex < 0 ? ojson(nullptr) : ojson{{"index", fa.pendingTaskIndex}, {"text", fa.pendingTask}}},
         {"currentWork", fa.currentWorkIndex < 0 ? ojson(nullptr) : ojson{{"index", fa.currentWorkIndex}, {"text", fa.currentWork}}}};
+    // clang-format on
     return j;
 }
 
@@ -134,11 +141,11 @@ std::string text(const ojson &j)
     row("conversation", j["conversationMessages"].dump() + " messages");
     const ojson &tr = j["toolRounds"];
     row("tool rounds", tr["rounds"].dump() + " (" + tr["chains"].dump() + " chains, " + tr["calls"].dump() + " calls, "
-        + tr["failedRounds"].dump() + " with failures)");
+                           + tr["failedRounds"].dump() + " with failures)");
     row("critical tools", tr["critical"].dump());
     const ojson &b = j["boundary"];
     row("boundary", b["chosen"].is_null() ? "none (too few messages)"
-        : "position " + b["chosen"]["position"].dump() + " (message " + b["chosen"]["index"].dump() + "), score " + b["chosen"]["score"].dump());
+                                          : "position " + b["chosen"]["position"].dump() + " (message " + b["chosen"]["index"].dump() + "), score " + b["chosen"]["score"].dump());
     if (!b["chosen"].is_null())
         reasons(b["chosen"]["reasons"], "    ");
     s += "top candidates\n";
@@ -149,23 +156,23 @@ std::string text(const ojson &j)
     row("priorities", j["priorities"].dump());
     const ojson &im = j["importance"];
     row("importance", im["important"].dump() + " of " + im["total"].dump() + " important (mean " + im["meanScore"].dump()
-        + "), max points " + im["maxPoints"].dump() + " at message " + im["maxPointsIndex"].dump());
+                          + "), max points " + im["maxPoints"].dump() + " at message " + im["maxPointsIndex"].dump());
     row("features", j["features"].dump());
     const ojson &r = j["recommendation"];
     row("recommendation", r["strategy"].get<std::string>() + " (rule " + r["rule"].get<std::string>() + ", confidence "
-        + r["confidence"].dump() + ", model \"" + r["model"].get<std::string>() + "\")");
+                              + r["confidence"].dump() + ", model \"" + r["model"].get<std::string>() + "\")");
     reasons(r["reasons"], "    ");
     const ojson &z = j["zones"];
     row("zones", "system " + z["systemTokens"].dump() + " / compressible " + z["compressibleTokens"].dump() + " / recent "
-        + z["recentTokens"].dump() + " tokens");
+                     + z["recentTokens"].dump() + " tokens");
     row("  old trigger", std::string(z["oldTrigger"].get<bool>() ? "yes" : "no") + " (total " + z["totalTokens"].dump()
-        + " vs " + z["threshold"].dump() + ")");
+                             + " vs " + z["threshold"].dump() + ")");
     row("  new trigger", std::string(z["newTrigger"].get<bool>() ? "yes" : "no") + " (compressible " + z["compressibleTokens"].dump()
-        + " vs " + z["threshold"].dump() + ")");
+                             + " vs " + z["threshold"].dump() + ")");
     row("needs compaction", j["needsCompaction"]["needed"].get<bool>() ? "yes" : "no");
     const ojson &u = j["usage"];
     row("usage", u["tokens"].dump() + " of " + u["window"].dump() + " (" + u["windowSource"].get<std::string>() + ") = "
-        + u["ratio"].dump() + " -> " + u["band"].get<std::string>());
+                     + u["ratio"].dump() + " -> " + u["band"].get<std::string>());
     const ojson &f = j["facts"];
     row("user requests", f["userRequests"].size() ? std::to_string(f["userRequests"].size()) : "0");
     row("files read", std::to_string(f["filesRead"].size()));

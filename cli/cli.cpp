@@ -114,7 +114,7 @@ std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optiona
             if (d.line == 0 && d.severity != Diagnostic::Severity::Info)
                 why += (why.empty() ? "" : "; ") + d.message;
         error = r.transcript->path + ": " + (why.empty() ? std::string("cannot detect the transcript format") : why)
-            + " (use --as FORMAT; one of: " + formatList() + ")";
+                + " (use --as FORMAT; one of: " + formatList() + ")";
         return nullptr;
     }
     return r.transcript;
@@ -156,8 +156,7 @@ ojson diagnosticsJson(const Transcript &t)
 {
     ojson list = ojson::array();
     forEachDiagnostic(t, [&list](const Diagnostic &d) {
-        list.push_back(ojson{{"file", d.file}, {"line", d.line}, {"severity", severityName(d.severity)},
-            {"message", d.message}, {"text", d.toString()}});
+        list.push_back(ojson{{"file", d.file}, {"line", d.line}, {"severity", severityName(d.severity)}, {"message", d.message}, {"text", d.toString()}});
     });
     return list;
 }
@@ -165,47 +164,48 @@ ojson diagnosticsJson(const Transcript &t)
 std::string helpText()
 {
     return "contextlens-cli " + std::string(kVersion) + ": inspect LLM agent transcripts\n"
-        "\n"
-        "Usage: contextlens-cli COMMAND [OPTIONS]\n"
-        "\n"
-        "Commands:\n"
-        "  info FILE [--as FORMAT] [--json]\n"
-        "      Format, size, line types, messages by role and kind, tool calls and rounds, estimated and\n"
-        "      measured tokens, subagents, compactions and diagnostics.\n"
-        "  validate FILE [--as FORMAT] [--json]\n"
-        "      Check the file against the rules of FORMAT (default: the detected format).\n"
-        "  convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
-        "      Write FILE in another format (OUT '-': standard output); never overwrites FILE or an\n"
-        "      existing OUT without --force. What was written is loaded back and validated.\n"
-        "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
-        "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
-        "  tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--json]\n"
-        "      Exact BPE token count of a text file or stdin; --report on a transcript adds the\n"
-        "      per-model-family count (exact / measured / estimated) and the estimator error table.\n"
-        "  analyze FILE [--as FORMAT] [--json]\n"
-        "      Tool rounds, boundary scores, priority classes, importance, features, recommendation,\n"
-        "      zones and trigger decisions, usage band and facts.\n"
-        "  strategies [--json]  Every compression strategy with its parameters, types, ranges and defaults.\n"
-        "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT]] [--json]\n"
-        "      Run one strategy: fates, tokens before/after, efficiency, fact retention, cache prefix,\n"
-        "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
-        "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
-        "      Run every strategy (or the listed ones) and print the comparison table.\n"
-        "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
-        "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
-        "      without it, the first turn over the window, compactions.\n"
-        "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
-        "  --version            Print the version.\n"
-        "\n"
-        "Formats: " + formatList() + "\n"
-        "Every command accepts --json for machine-readable output. FILE '-' reads standard input;\n"
-        "pipes and FIFOs are read to their end. UTF-16 files are decoded (with a warning).\n"
-        "Written files follow the umask when new and keep their mode when replaced (--force).\n"
-        "\n"
-        "Exit codes:\n"
-        "  0  success\n"
-        "  1  loaded or validated, but with diagnostics (warnings, errors) or violations\n"
-        "  2  failure: unreadable file, unknown format, bad usage, write error\n";
+                                                        "\n"
+                                                        "Usage: contextlens-cli COMMAND [OPTIONS]\n"
+                                                        "\n"
+                                                        "Commands:\n"
+                                                        "  info FILE [--as FORMAT] [--json]\n"
+                                                        "      Format, size, line types, messages by role and kind, tool calls and rounds, estimated and\n"
+                                                        "      measured tokens, subagents, compactions and diagnostics.\n"
+                                                        "  validate FILE [--as FORMAT] [--json]\n"
+                                                        "      Check the file against the rules of FORMAT (default: the detected format).\n"
+                                                        "  convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--json]\n"
+                                                        "      Write FILE in another format (OUT '-': standard output); never overwrites FILE or an\n"
+                                                        "      existing OUT without --force. What was written is loaded back and validated.\n"
+                                                        "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
+                                                        "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
+                                                        "  tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--json]\n"
+                                                        "      Exact BPE token count of a text file or stdin; --report on a transcript adds the\n"
+                                                        "      per-model-family count (exact / measured / estimated) and the estimator error table.\n"
+                                                        "  analyze FILE [--as FORMAT] [--json]\n"
+                                                        "      Tool rounds, boundary scores, priority classes, importance, features, recommendation,\n"
+                                                        "      zones and trigger decisions, usage band and facts.\n"
+                                                        "  strategies [--json]  Every compression strategy with its parameters, types, ranges and defaults.\n"
+                                                        "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT]] [--json]\n"
+                                                        "      Run one strategy: fates, tokens before/after, efficiency, fact retention, cache prefix,\n"
+                                                        "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
+                                                        "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
+                                                        "      Run every strategy (or the listed ones) and print the comparison table.\n"
+                                                        "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
+                                                        "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
+                                                        "      without it, the first turn over the window, compactions.\n"
+                                                        "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
+                                                        "  --version            Print the version.\n"
+                                                        "\n"
+                                                        "Formats: "
+           + formatList() + "\n"
+                            "Every command accepts --json for machine-readable output. FILE '-' reads standard input;\n"
+                            "pipes and FIFOs are read to their end. UTF-16 files are decoded (with a warning).\n"
+                            "Written files follow the umask when new and keep their mode when replaced (--force).\n"
+                            "\n"
+                            "Exit codes:\n"
+                            "  0  success\n"
+                            "  1  loaded or validated, but with diagnostics (warnings, errors) or violations\n"
+                            "  2  failure: unreadable file, unknown format, bad usage, write error\n";
 }
 
 std::string commandHelp(const std::string &command)
@@ -306,13 +306,14 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
                 topic = a;
         const std::string text = topic.empty() ? helpText() : commandHelp(topic);
         if (json) {
-            ojson codes{{"0", "success"}, {"1", "loaded or validated, but with diagnostics or violations"},
-                {"2", "failure: unreadable file, unknown format, bad usage, write error"}};
+            ojson codes{{"0", "success"}, {"1", "loaded or validated, but with diagnostics or violations"}, {"2", "failure: unreadable file, unknown format, bad usage, write error"}};
             ojson formats = ojson::array();
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
+            // clang-format off
             out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
+            // clang-format on
         } else {
             out += text;
         }

@@ -14,7 +14,11 @@ namespace cl::cli {
 
 constexpr const char *kVersion = "0.1.0";
 
-enum Exit : int { Success = 0, Issues = 1, Failure = 2 };
+enum Exit : int {
+    Success = 0,
+    Issues = 1,
+    Failure = 2
+};
 
 // args: everything after the program name. Output goes to out (results) and err (messages).
 int run(const std::vector<std::string> &args, std::string &out, std::string &err);
@@ -25,12 +29,12 @@ int info(const std::vector<std::string> &args, std::string &out, std::string &er
 int validate(const std::vector<std::string> &args, std::string &out, std::string &err);
 int convert(const std::vector<std::string> &args, std::string &out, std::string &err);
 int generate(const std::vector<std::string> &args, std::string &out, std::string &err);
-int analyze(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli/analyze.cpp
-int tokens(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/tokens.cpp
+int analyze(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/analyze.cpp
+int tokens(const std::vector<std::string> &args, std::string &out, std::string &err);     // cli/tokens.cpp
 int strategies(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/strategy.cpp
 int compact(const std::vector<std::string> &args, std::string &out, std::string &err);
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
-int simulate(const std::vector<std::string> &args, std::string &out, std::string &err);   // cli/simulate.cpp
+int simulate(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/simulate.cpp
 
 std::string helpText();
 

@@ -29,7 +29,7 @@ struct Args {
     std::vector<std::string> positional;
     std::map<std::string, std::string> values; // options that take a value, by their long name
     std::set<std::string> flags;
-    std::string error;                          // set on bad usage
+    std::string error; // set on bad usage
     bool has(const std::string &flag) const { return flags.count(flag) != 0; }
     std::optional<std::string> value(const std::string &name) const;
 };
@@ -62,7 +62,7 @@ std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optiona
 
 std::size_t countIssues(const Transcript &t); // diagnostics of severity warning or error
 ojson diagnosticsJson(const Transcript &t);
-std::string diagnosticsText(const Transcript &t);                          // "severity: file:line: message" lines
+std::string diagnosticsText(const Transcript &t); // "severity: file:line: message" lines
 ojson violationsJson(const std::vector<Violation> &violations);
 std::string violationText(const std::string &file, const Violation &v); // "file: message N: reason"
 std::string severityName(Diagnostic::Severity s);
@@ -81,9 +81,9 @@ std::string checkOutputPath(const std::string &output, const std::string &input,
 // `target` and validated with the rules `validate` uses. `release` runs between the two, so that the
 // input can be freed before its output is loaded (peak memory). cli/write.cpp.
 struct Written {
-    bool ok = false;                  // written
-    std::string error;                // why not
-    WriteResult write;                // notes and size
+    bool ok = false;                   // written
+    std::string error;                 // why not
+    WriteResult write;                 // notes and size
     std::vector<Violation> violations; // of the written bytes
 };
 Written writeChecked(const std::string &output, Format target, const std::function<WriteResult(ByteSink &)> &write,

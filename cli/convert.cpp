@@ -53,15 +53,16 @@ int validate(const std::vector<std::string> &args, std::string &out, std::string
     const auto violations = cl::validate(*t, rules);
     const std::size_t issues = countIssues(*t);
     if (o.json) {
+        // clang-format off
         o.print(ojson{{"path", path}, {"format", std::string(formatName(rules))}, {"messages", t->messages.size()},
             {"valid", violations.empty()}, {"violations", violationsJson(violations)}, {"diagnostics", diagnosticsJson(*t)}});
+        // clang-format on
     } else {
         out += diagnosticsText(*t);
         for (const auto &v : violations)
             out += violationText(path, v);
-        out += path + ": " + (violations.empty() ? "valid as " + std::string(formatName(rules))
-                                                 : std::to_string(violations.size()) + " violation(s) of " + std::string(formatName(rules)) + " rules")
-            + (issues ? " (" + std::to_string(issues) + " load diagnostic(s))" : std::string()) + "\n";
+        out += path + ": " + (violations.empty() ? "valid as " + std::string(formatName(rules)) : std::to_string(violations.size()) + " violation(s) of " + std::string(formatName(rules)) + " rules")
+               + (issues ? " (" + std::to_string(issues) + " load diagnostic(s))" : std::string()) + "\n";
     }
     return violations.empty() && !issues ? Exit::Success : Exit::Issues;
 }
@@ -113,26 +114,30 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
         ojson notes = ojson::array();
         for (const auto &n : w.write.notes)
             notes.push_back(n);
+        // clang-format off
         report += ojson{{"input", in}, {"output", *outPath}, {"from", std::string(formatName(from))},
             {"to", std::string(formatName(*to))}, {"bytes", w.write.size}, {"notes", notes}, {"validated", true},
             {"valid", w.violations.empty()}, {"violations", violationsJson(w.violations)},
             {"inputValid", inputViolations.empty()}, {"inputViolations", violationsJson(inputViolations)},
             {"diagnostics", diagnostics}}.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+        // clang-format on
     } else {
         report += diagnosticLines;
         for (const auto &v : inputViolations)
             report += violationText(in, v);
         if (!inputViolations.empty())
             report += in + ": not valid as " + std::string(formatName(from)) + " (" + std::to_string(inputViolations.size())
-                + " violation(s)); the conversion carries them over\n";
+                      + " violation(s)); the conversion carries them over\n";
         report += "wrote " + shownOut + " (" + std::string(formatName(*to)) + ", " + std::to_string(w.write.size) + " bytes) from "
-            + in + " (" + std::string(formatName(from)) + ")\n";
+                  + in + " (" + std::string(formatName(from)) + ")\n";
         for (const auto &n : w.write.notes)
             report += "note: " + n + "\n";
         for (const auto &v : w.violations)
             report += violationText(shownOut, v);
+        // clang-format off
         report += shownOut + ": " + (w.violations.empty() ? std::string("valid as ") + std::string(formatName(*to))
                                                           : std::to_string(w.violations.size()) + " violation(s) of " + std::string(formatName(*to)) + " rules") + "\n";
+        // clang-format on
     }
     return w.violations.empty() && inputViolations.empty() && !issues ? Exit::Success : Exit::Issues;
 }

@@ -23,8 +23,7 @@ bool parseUnsigned(const std::string &s, std::uint64_t &v)
 
 int generate(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const Args a = parseArgs(args, {{"--format", "", true}, {"--messages", "", true}, {"--size-mb", "", true},
-        {"--seed", "", true}, {"--max-read-lines", "", true}, {"--output", "-o", true}});
+    const Args a = parseArgs(args, {{"--format", "", true}, {"--messages", "", true}, {"--size-mb", "", true}, {"--seed", "", true}, {"--max-read-lines", "", true}, {"--output", "-o", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("generate");
@@ -75,16 +74,18 @@ int generate(const std::vector<std::string> &args, std::string &out, std::string
         out += bytes;
     else if (!writeFileAtomic(*outPath, bytes, &error))
         return o.fail(error);
+    // clang-format off
     const ojson report{{"output", *outPath}, {"format", std::string(formatName(opts.format))}, {"seed", opts.seed},
         {"bytes", bytes.size()}, {"messages", stats.messages}, {"userPrompts", stats.userPrompts},
         {"assistantResponses", stats.assistantResponses}, {"toolCalls", stats.toolCalls},
         {"failedToolCalls", stats.failedToolCalls}, {"toolRounds", stats.toolRounds},
         {"thinkingBlocks", stats.thinkingBlocks}, {"compactions", stats.compactions}, {"gaps", stats.gaps},
         {"lines", stats.lines}};
+    // clang-format on
     std::string summary = o.json ? report.dump(2) + "\n"
                                  : "wrote " + *outPath + " (" + std::string(formatName(opts.format)) + ", " + std::to_string(bytes.size())
-            + " bytes, " + std::to_string(stats.messages) + " messages, " + std::to_string(stats.toolCalls) + " tool calls, "
-            + std::to_string(stats.compactions) + " compactions, seed " + std::to_string(opts.seed) + ")\n";
+                                       + " bytes, " + std::to_string(stats.messages) + " messages, " + std::to_string(stats.toolCalls) + " tool calls, "
+                                       + std::to_string(stats.compactions) + " compactions, seed " + std::to_string(opts.seed) + ")\n";
     // With the session on stdout, the summary goes to stderr so the output stays a clean file.
     (toStdout ? err : out) += summary;
     return Exit::Success;

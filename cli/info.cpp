@@ -147,7 +147,7 @@ std::string text(const ojson &j)
     row("tokens estimated", num(tok["estimated"]));
     if (!tok["measured"].is_null())
         row("tokens measured", num(tok["measured"]) + " (last of " + num(tok["measuredPoints"]) + " responses; estimator error "
-            + num(tok["estimatorErrorPercent"]) + " %, bias " + num(tok["estimatorBiasPercent"]) + " %)");
+                                   + num(tok["estimatorErrorPercent"]) + " %, bias " + num(tok["estimatorBiasPercent"]) + " %)");
     else
         row("tokens measured", "- (no usage data)");
     row("sidechain messages", num(j["sidechainMessages"]));

@@ -28,9 +28,11 @@ bool parseCount(const Args &a, const std::string &name, std::size_t &value, std:
 
 ojson turnJson(const sim::TurnPoint &p)
 {
+    // clang-format off
     return ojson{{"turn", p.turn}, {"firstIndex", p.firstIndex}, {"lastIndex", p.lastIndex}, {"messages", p.messages},
         {"without", p.without}, {"beforeStrategy", p.beforeStrategy}, {"with", p.with},
         {"managedMessages", p.managedMessages}, {"changed", p.changed}, {"note", p.note}};
+    // clang-format on
 }
 
 ojson turnOrNull(std::int32_t turn)
@@ -58,9 +60,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     std::vector<std::string> rest;
     std::string perr;
     const bool paramsOk = collectParams(args, params, rest, perr);
-    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true},
-                              {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true},
-                              {"--exempt", "", true}});
+    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true}, {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true}, {"--exempt", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("simulate");
@@ -115,12 +115,14 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         ojson turns = ojson::array();
         for (const auto &p : r.turns)
             turns.push_back(turnJson(p));
+        // clang-format off
         o.print(ojson{{"path", path}, {"format", std::string(formatName(t->format))}, {"strategy", r.strategy},
             {"params", ojson::parse(resolved.values.dump())}, {"window", r.window}, {"stride", r.stride},
             {"totalTurns", r.totalTurns}, {"simulatedTurns", r.turns.size()}, {"exceedsWithout", turnOrNull(r.exceedsWithout)},
             {"exceedsWith", turnOrNull(r.exceedsWith)}, {"compactions", r.compactions}, {"kept", r.kept},
             {"finalWithout", r.turns.empty() ? 0 : r.turns.back().without},
             {"finalWith", r.turns.empty() ? 0 : r.turns.back().with}, {"turns", turns}});
+        // clang-format on
         return Exit::Success;
     }
     out += "simulate " + r.strategy + " on " + path + " (" + std::string(formatName(t->format)) + "): "

@@ -29,8 +29,7 @@ std::string percent(double v)
 
 ojson specJson(const ParamSpec &s)
 {
-    ojson j{{"name", s.name}, {"type", std::string(paramTypeName(s.type))},
-        {"default", ojson::parse(s.defaultValue.dump())}, {"help", s.help}};
+    ojson j{{"name", s.name}, {"type", std::string(paramTypeName(s.type))}, {"default", ojson::parse(s.defaultValue.dump())}, {"help", s.help}};
     if (s.min != s.max)
         j["range"] = ojson::array({s.min, s.max});
     if (!s.choices.empty())
@@ -44,11 +43,13 @@ ojson statsJson(const Stats &s)
     for (std::size_t f = 0; f < kFateCount; ++f)
         if (s.fateCounts[f])
             fates[std::string(fateName(static_cast<Fate>(f)))] = s.fateCounts[f];
+    // clang-format off
     return ojson{{"messagesBefore", s.messagesBefore}, {"messagesAfter", s.messagesAfter},
         {"tokensBefore", s.tokensBefore}, {"tokensAfter", s.tokensAfter}, {"reduction", round4(s.reduction)},
         {"efficiency", round4(s.efficiency)}, {"factsTotal", s.factsTotal}, {"factsKept", s.factsKept},
         {"factRetention", round4(s.factRetention)}, {"cachePrefixTokens", s.cachePrefixTokens},
         {"cachePrefixShare", round4(s.cachePrefixShare)}, {"millis", round4(s.millis)}, {"fates", fates}};
+    // clang-format on
 }
 
 ojson violationsJson(const Result &r)
@@ -58,7 +59,6 @@ ojson violationsJson(const Result &r)
         a.push_back(ojson{{"message", v.message}, {"reason", v.reason}});
     return a;
 }
-
 
 // "a,b,,c" -> {a, b, c}: --exempt, --pin and --only take comma-separated lists.
 std::vector<std::string> splitList(const std::string &s)
@@ -84,8 +84,7 @@ bool applyCommon(const Args &a, Input &in, std::string &error)
     return guardOptions(a, in.pinned, in.exemptTools, error);
 }
 
-const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true},
-    {"--pin", "", true}};
+const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true}, {"--pin", "", true}};
 
 } // namespace
 
@@ -160,8 +159,10 @@ int strategies(const std::vector<std::string> &args, std::string &out, std::stri
         ojson params = ojson::array();
         for (const auto &p : s->params())
             params.push_back(specJson(p));
+        // clang-format off
         list.push_back(ojson{{"name", std::string(s->name())}, {"title", std::string(s->title())},
             {"source", std::string(s->source())}, {"description", std::string(s->description())}, {"params", params}});
+        // clang-format on
     }
     if (o.json) {
         o.print(ojson{{"strategies", list}});
@@ -230,7 +231,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     // that the input, its analysis and the result are freed before the output is loaded back.
     Format target = Format::Unknown;
     ojson j;
-    std::string text;  // the report without the output part
+    std::string text; // the report without the output part
     bool resultValid = true;
     std::int64_t tokensBefore = 0; // what the strategy started from (the export's preTokens)
     std::unique_ptr<Transcript> m;
@@ -253,9 +254,11 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             return o.fail(error);
         resultValid = r.violations.empty();
         tokensBefore = r.stats.tokensBefore;
+        // clang-format off
         j = ojson{{"path", path}, {"strategy", r.strategy}, {"params", ojson::parse(r.params.values.dump())},
             {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
             {"valid", r.violations.empty()}, {"violations", violationsJson(r)}};
+        // clang-format on
         const Stats &st = r.stats;
         text += r.strategy + ": " + r.note + "\n";
         text += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
@@ -293,13 +296,12 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         j["resultViolations"] = j["violations"];
         j["valid"] = writtenViolations.empty();
         j["violations"] = violationsJson(writtenViolations);
-        j["output"] = ojson{{"path", *outPath}, {"format", std::string(formatName(target))}, {"bytes", w.write.size},
-            {"notes", w.write.notes}, {"valid", writtenViolations.empty()}};
+        j["output"] = ojson{{"path", *outPath}, {"format", std::string(formatName(target))}, {"bytes", w.write.size}, {"notes", w.write.notes}, {"valid", writtenViolations.empty()}};
         const std::string shown = toStdout ? std::string("standard output") : *outPath;
         text += "  written to " + shown + " as " + std::string(formatName(target)) + ": "
-            + (writtenViolations.empty() ? std::string("valid")
-                                         : "INVALID, " + std::to_string(writtenViolations.size()) + " violation(s)")
-            + "\n";
+                + (writtenViolations.empty() ? std::string("valid")
+                                             : "INVALID, " + std::to_string(writtenViolations.size()) + " violation(s)")
+                + "\n";
         for (const auto &v : writtenViolations)
             text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
         for (const auto &n : w.write.notes)
@@ -366,9 +368,11 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     ojson list = ojson::array();
     for (const auto &row : rows) {
         anyInvalid = anyInvalid || !row.result.violations.empty();
+        // clang-format off
         list.push_back(ojson{{"strategy", row.strategy}, {"title", row.title}, {"source", row.source},
             {"changed", row.result.changed}, {"note", row.result.note}, {"stats", statsJson(row.result.stats)},
             {"valid", row.result.violations.empty()}, {"violations", row.result.violations.size()}});
+        // clang-format on
     }
     if (o.json) {
         o.print(ojson{{"path", a.positional.front()}, {"format", std::string(formatName(t->format))}, {"rows", list}});

@@ -67,9 +67,11 @@ bool readInput(const std::string &path, std::string &bytes, std::string &error)
 ojson tableJson(const tokencount::ErrorTable &table)
 {
     auto row = [](const tokencount::ReportRow &r) {
+        // clang-format off
         return ojson{{"samples", r.samples}, {"exact", r.exact}, {"estimator", r.estimator},
             {"estimatorErrorPercent", round1(r.estimatorErrorPercent())}, {"charsDiv4", r.charsDiv4},
             {"charsDiv4ErrorPercent", round1(r.charsErrorPercent())}};
+        // clang-format on
     };
     ojson rows = ojson::array();
     for (const auto &r : table.rows) {
@@ -172,9 +174,9 @@ int tokens(const std::vector<std::string> &args, std::string &out, std::string &
             const ojson cj = countJson(t, count);
             j["transcript"] = cj;
             text += "transcript       " + cj["format"].get<std::string>() + ", family " + cj["family"].get<std::string>()
-                + ", " + std::to_string(t.messages.size()) + " messages\n";
+                    + ", " + std::to_string(t.messages.size()) + " messages\n";
             text += "context tokens   " + std::to_string(count.total.tokens) + " ("
-                + std::string(tokencount::sourceName(count.total.source)) + ": " + count.total.how + ")\n";
+                    + std::string(tokencount::sourceName(count.total.source)) + ": " + count.total.how + ")\n";
             if (!count.note.empty())
                 text += "note             " + count.note + "\n";
             if (o200k) {

@@ -86,13 +86,15 @@ Written writeChecked(const std::string &output, Format target, const std::functi
         }
     } else {
         std::string error;
-        const bool written = writeFileAtomic(output, [&](int fd, std::string &why) {
-            ByteSink sink(fd);
-            r.write = write(sink);
-            if (!r.write.ok)
-                why = r.write.error;
-            return r.write.ok;
-        }, &error);
+        const bool written = writeFileAtomic(
+            output, [&](int fd, std::string &why) {
+                ByteSink sink(fd);
+                r.write = write(sink);
+                if (!r.write.ok)
+                    why = r.write.error;
+                return r.write.ok;
+            },
+            &error);
         if (!written) {
             r.error = error;
             return r;

@@ -51,7 +51,9 @@ std::vector<std::string> corpus(const std::vector<std::string> &dirs)
 class Mutator
 {
 public:
-    explicit Mutator(std::uint64_t seed) : m_rng(seed) {}
+    explicit Mutator(std::uint64_t seed)
+        : m_rng(seed)
+    {}
     std::size_t pick(std::size_t n) { return n ? std::size_t(m_rng() % n) : 0; }
 
     std::string mutate(std::string s)

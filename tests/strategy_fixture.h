@@ -145,7 +145,6 @@ struct SeedScenario {
     }
 };
 
-
 } // namespace cl::test::tierfix
 
 namespace cl::test::peerfix {

@@ -44,13 +44,13 @@ inline bool vocabularyPresent()
 } // namespace cl::test
 
 // Skips the test outside CI when `condition` does not hold; fails it in CI.
-#define CL_REQUIRE(condition, what)                                                                        \
-    do {                                                                                                 \
-        if (!(condition)) {                                                                              \
-            if (cl::test::inCi())                                                                        \
-                QFAIL(qPrintable(QStringLiteral("missing in CI: ") + QString::fromUtf8(what)));          \
-            QSKIP(what);                                                                                 \
-        }                                                                                                \
+#define CL_REQUIRE(condition, what)                                                             \
+    do {                                                                                        \
+        if (!(condition)) {                                                                     \
+            if (cl::test::inCi())                                                               \
+                QFAIL(qPrintable(QStringLiteral("missing in CI: ") + QString::fromUtf8(what))); \
+            QSKIP(what);                                                                        \
+        }                                                                                       \
     } while (false)
 #define CL_REQUIRE_SAMPLES() CL_REQUIRE(cl::test::samplesPresent(), "the shared samples (../shared/samples)")
 #define CL_REQUIRE_VOCAB() CL_REQUIRE(cl::test::vocabularyPresent(), "the BPE vocabularies (scripts/fetch-vocab.sh)")

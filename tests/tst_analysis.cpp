@@ -85,7 +85,8 @@ Transcript zoneCase(std::int32_t system, const std::vector<std::int32_t> &histor
 
 } // namespace
 
-class TestAnalysis : public QObject {
+class TestAnalysis : public QObject
+{
     Q_OBJECT
 private Q_SLOTS:
     void seed002Zones()
@@ -131,12 +132,12 @@ private Q_SLOTS:
     {
         const std::int64_t T = 1'700'000'000'000;
         Builder b;
-        b.add(Role::User, "Please fix the parser bug in parser.cpp", T);                          // 0
-        b.use("Let me look", "a", "Read", {{"file_path", "/src/parser.cpp"}}, T + 1000);          // 1
-        b.result("a", "int parse();", false, T + 2000);                                           // 2
-        b.add(Role::Assistant, "The parser looks fine now.", T + 3000);                           // 3
-        b.add(Role::User, "new question: how do I bake bread?", T + 3000 + 600000);               // 4
-        b.add(Role::Assistant, "Mix flour water yeast", T + 3000 + 601000);                       // 5
+        b.add(Role::User, "Please fix the parser bug in parser.cpp", T);                 // 0
+        b.use("Let me look", "a", "Read", {{"file_path", "/src/parser.cpp"}}, T + 1000); // 1
+        b.result("a", "int parse();", false, T + 2000);                                  // 2
+        b.add(Role::Assistant, "The parser looks fine now.", T + 3000);                  // 3
+        b.add(Role::User, "new question: how do I bake bread?", T + 3000 + 600000);      // 4
+        b.add(Role::Assistant, "Mix flour water yeast", T + 3000 + 601000);              // 5
         Transcript &t = b.done();
         const AnalysisOptions o;
         const auto s = scoreBoundaries(t, conversationView(t), o);
@@ -187,14 +188,14 @@ private Q_SLOTS:
     void breaksAndSequences()
     {
         Builder b;
-        b.add(Role::User, "hi there friend");                       // 0
-        b.add(Role::User, "are you there?");                        // 1
-        b.add(Role::Assistant, "hello");                            // 2
-        b.add(Role::User, "Moving on, something else");            // 3
-        b.use("", "A", "Read", {{"file_path", "/a"}});              // 4
-        b.use("", "B", "Read", {{"file_path", "/b"}});              // 5
-        b.result("A", "a");                                         // 6
-        b.result("B", "b");                                         // 7
+        b.add(Role::User, "hi there friend");                               // 0
+        b.add(Role::User, "are you there?");                                // 1
+        b.add(Role::Assistant, "hello");                                    // 2
+        b.add(Role::User, "Moving on, something else");                     // 3
+        b.use("", "A", "Read", {{"file_path", "/a"}});                      // 4
+        b.use("", "B", "Read", {{"file_path", "/b"}});                      // 5
+        b.result("A", "a");                                                 // 6
+        b.result("B", "b");                                                 // 7
         b.use("Feeding call_7 into grep", "C", "Grep", {{"pattern", "x"}}); // 8
         Transcript &t = b.done();
         t.messages[7].blocks[0].toolId = "call_7"; // result 7 now answers nothing; its id is referenced by 8
@@ -205,19 +206,19 @@ private Q_SLOTS:
         QVERIFY(s[2].conversationBreak); // break phrase, case-insensitive
         QCOMPARE(s[2].breakRule, BreakRule::Phrase);
         {
-            const Reasons r = reasonsFor(s[2], o);   // base, after_assistant, the break, topic change
+            const Reasons r = reasonsFor(s[2], o); // base, after_assistant, the break, topic change
             const auto brk = std::find_if(r.begin(), r.end(), [](const Reason &x) { return x.rule == "conversation_break"; });
             QVERIFY(brk != r.end());
             QCOMPARE(brk->detail, std::string("moving on"));
             QCOMPARE(brk->text, std::string_view("conversation break: break phrase"));
         }
         QVERIFY(!s[1].conversationBreak);
-        QVERIFY(hasRule(reasonsFor(s[4], o), "pair_spans_cut"));           // cut 5: A (4) answered at 6
+        QVERIFY(hasRule(reasonsFor(s[4], o), "pair_spans_cut"));            // cut 5: A (4) answered at 6
         QVERIFY(hasRule(reasonsFor(s[5], o), "tool_sequence_call_result")); // cut 6
-        QCOMPARE(s[7].sequence, SequenceRule::Chained);               // cut 8
+        QCOMPARE(s[7].sequence, SequenceRule::Chained);                     // cut 8
         QCOMPARE(s[7].chainedId, std::string_view("call_7"));
         QVERIFY(hasRule(reasonsFor(s[7], o), "tool_sequence_chained"));
-        QVERIFY(!s[3].inToolSequence);                               // cut 4: before the calls
+        QVERIFY(!s[3].inToolSequence); // cut 4: before the calls
     }
 
     void boundarySearchWindowAndTies()
@@ -235,8 +236,8 @@ private Q_SLOTS:
         auto s = scores(30);
         s[12 - 1].score = 200;
         s[18 - 1].score = 200;
-        s[9 - 1].score = 500;   // outside
-        s[21 - 1].score = 500;  // outside
+        s[9 - 1].score = 500;  // outside
+        s[21 - 1].score = 500; // outside
         QCOMPARE(findCompactionBoundary(s, 30, o).value(), std::size_t(12));
         // All equal: the first of the range.
         QCOMPARE(findCompactionBoundary(scores(30), 30, o).value(), std::size_t(10));
@@ -252,31 +253,31 @@ private Q_SLOTS:
     void priorityClasses()
     {
         Builder b;
-        b.add(Role::System, "You are helpful");                           // 0 sacred
-        b.add(Role::User, "first request");                               // 1 medium old_user_request
-        b.use("", "r1", "Read", {{"file_path", "/big"}});                 // 2 low
-        b.result("r1", "big file").cache.tokenEstimate = 3007;                  // 3 lowest (3000 > 2000)
-        b.use("", "r2", "Bash", {{"command", "make"}});                   // 4 low
-        b.result("r2", "failed", true);                                   // 5 medium error_result
-        b.add(Role::User, "second request");                              // 6 critical
-        Message &m7 = b.use("", "r3", "Grep", {{"pattern", "x"}});        // 7 low
+        b.add(Role::System, "You are helpful");                    // 0 sacred
+        b.add(Role::User, "first request");                        // 1 medium old_user_request
+        b.use("", "r1", "Read", {{"file_path", "/big"}});          // 2 low
+        b.result("r1", "big file").cache.tokenEstimate = 3007;     // 3 lowest (3000 > 2000)
+        b.use("", "r2", "Bash", {{"command", "make"}});            // 4 low
+        b.result("r2", "failed", true);                            // 5 medium error_result
+        b.add(Role::User, "second request");                       // 6 critical
+        Message &m7 = b.use("", "r3", "Grep", {{"pattern", "x"}}); // 7 low
         Block extra = m7.blocks.back();
         extra.toolId = "r4";
         m7.blocks.push_back(extra);
-        b.result("r3", "hit");                                            // 8 high
-        b.result("r4", "hit");                                            // 9 high
-        b.use("", "r5", "Glob", {{"pattern", "*"}});                      // 10 low
-        b.result("r5", "files");                                          // 11 high
-        b.add(Role::Assistant, "done");                                   // 12 low
-        b.add(Role::User, "third");                                       // 13 critical
-        b.add(Role::User, "fourth");                                      // 14 critical
-        b.use("", "r6", "Read", {{"file_path", "/x"}});                   // 15 critical (last assistant)
-        b.result("r6", "x");                                              // 16 high
+        b.result("r3", "hit");                          // 8 high
+        b.result("r4", "hit");                          // 9 high
+        b.use("", "r5", "Glob", {{"pattern", "*"}});    // 10 low
+        b.result("r5", "files");                        // 11 high
+        b.add(Role::Assistant, "done");                 // 12 low
+        b.add(Role::User, "third");                     // 13 critical
+        b.add(Role::User, "fourth");                    // 14 critical
+        b.use("", "r6", "Read", {{"file_path", "/x"}}); // 15 critical (last assistant)
+        b.result("r6", "x");                            // 16 high
         Transcript &t = b.done();
         const auto p = priorities(t, conversationView(t), AnalysisOptions{});
         const Priority expected[] = {Priority::Sacred, Priority::Medium, Priority::Low, Priority::Lowest, Priority::Low,
-            Priority::Medium, Priority::Critical, Priority::Low, Priority::High, Priority::High, Priority::Low, Priority::High,
-            Priority::Low, Priority::Critical, Priority::Critical, Priority::Critical, Priority::High};
+                                     Priority::Medium, Priority::Critical, Priority::Low, Priority::High, Priority::High, Priority::Low, Priority::High,
+                                     Priority::Low, Priority::Critical, Priority::Critical, Priority::Critical, Priority::High};
         for (std::size_t i = 0; i < 17; ++i)
             QVERIFY2(p[i].priority == expected[i], (std::to_string(i) + ": " + std::string(priorityName(p[i].priority))).c_str());
         QCOMPARE(p[3].rule, std::string_view("large_read"));
@@ -290,10 +291,10 @@ private Q_SLOTS:
     {
         const std::int64_t T = 1'700'000'000'000;
         Builder b;
-        b.add(Role::User, "hi");                                                     // 0
-        b.add(Role::User, "Remember: always run the tests", T - 40 * 60000);         // 1
-        b.use("ok", "b1", "Bash", {{"command", "ls"}}, T - 25 * 60000);              // 2
-        b.result("b1", "command failed: boom", true, T);                             // 3
+        b.add(Role::User, "hi");                                             // 0
+        b.add(Role::User, "Remember: always run the tests", T - 40 * 60000); // 1
+        b.use("ok", "b1", "Bash", {{"command", "ls"}}, T - 25 * 60000);      // 2
+        b.result("b1", "command failed: boom", true, T);                     // 3
         Transcript &t = b.done();
         const auto im = importance(t, conversationView(t), AnalysisOptions{});
         // 0: 0.5 + 0.2 user - 0.1 short = 0.6; points 30 (no timestamp: no recency).
@@ -308,7 +309,7 @@ private Q_SLOTS:
         QCOMPARE(im[2].points, 65);
         QVERIFY(hasRule(pointReasonsFor(im[2]), "referenced_later"));
         {
-            const PointReasons pr = pointReasonsFor(im[2]);   // code 20, recency 30 - 25 = 5, referenced 40
+            const PointReasons pr = pointReasonsFor(im[2]); // code 20, recency 30 - 25 = 5, referenced 40
             QCOMPARE(pr.size(), std::size_t(3));
             QCOMPARE(pr[1].rule, std::string_view("recency"));
             QCOMPARE(pr[1].points, 5.0);
@@ -400,21 +401,21 @@ private Q_SLOTS:
     void factsAndCriticalTools()
     {
         Builder b;
-        b.add(Role::User, "Fix the build");                                                             // 0
-        b.use("", "1", "Read", {{"file_path", "/src/a.cpp"}});                                           // 1
-        b.result("1", "code");                                                                          // 2
-        b.use("", "2", "Edit", {{"file_path", "/src/a.cpp"}, {"old_string", "a"}, {"new_string", "b"}}); // 3
-        b.result("2", "ok");                                                                            // 4
-        b.use("", "3", "Bash", {{"command", "npm install && make"}});                                   // 5
-        b.result("3", "make: *** [all] Error 2\nmore", true);                                           // 6
-        b.use("", "4", "shell", {{"command", {"bash", "-lc", "git commit -m x"}}});                     // 7
-        b.result("4", "ok");                                                                            // 8
+        b.add(Role::User, "Fix the build");                                                                                         // 0
+        b.use("", "1", "Read", {{"file_path", "/src/a.cpp"}});                                                                      // 1
+        b.result("1", "code");                                                                                                      // 2
+        b.use("", "2", "Edit", {{"file_path", "/src/a.cpp"}, {"old_string", "a"}, {"new_string", "b"}});                            // 3
+        b.result("2", "ok");                                                                                                        // 4
+        b.use("", "3", "Bash", {{"command", "npm install && make"}});                                                               // 5
+        b.result("3", "make: *** [all] Error 2\nmore", true);                                                                       // 6
+        b.use("", "4", "shell", {{"command", {"bash", "-lc", "git commit -m x"}}});                                                 // 7
+        b.result("4", "ok");                                                                                                        // 8
         b.use("", "5", "apply_patch", "*** Begin Patch\n*** Update File: src/b.py\n@@\n*** Add File: src/c.py\n+x\n*** End Patch"); // 9
-        b.result("5", "ok");                                                                            // 10
-        b.use("", "6", "read_file", {{"absolute_path", "/x/y.md"}});                                    // 11
-        b.result("6", "text");                                                                          // 12
-        b.add(Role::User, "Now run tests");                                                             // 13
-        b.use("Running them now.", "7", "run_shell_command", {{"command", "ctest"}});                   // 14
+        b.result("5", "ok");                                                                                                        // 10
+        b.use("", "6", "read_file", {{"absolute_path", "/x/y.md"}});                                                                // 11
+        b.result("6", "text");                                                                                                      // 12
+        b.add(Role::User, "Now run tests");                                                                                         // 13
+        b.use("Running them now.", "7", "run_shell_command", {{"command", "ctest"}});                                               // 14
         Transcript &t = b.done();
         const auto v = conversationView(t);
         const Facts f = facts(t, v);
@@ -444,7 +445,7 @@ private Q_SLOTS:
         for (const auto &x : c)
             cats.push_back(x.toolName + ":" + x.category);
         QCOMPARE(cats, (std::vector<std::string>{"Edit:file_modification", "Bash:system_change", "Bash:error_context",
-            "shell:system_change", "apply_patch:file_modification"}));
+                                                 "shell:system_change", "apply_patch:file_modification"}));
     }
 
     void sampleFile()
@@ -481,7 +482,7 @@ private Q_SLOTS:
         QVERIFY2(rc == 0 || rc == 1, err.c_str());
         const auto j = nlohmann::json::parse(out);
         for (const char *k : {"toolRounds", "boundary", "priorities", "importance", "features", "recommendation", "zones",
-                 "needsCompaction", "usage", "facts"})
+                              "needsCompaction", "usage", "facts"})
             QVERIFY2(j.contains(k), k);
         QCOMPARE(j["usage"]["window"].get<std::int64_t>(), std::int64_t(100000));
         QVERIFY(j["boundary"]["top"].size() <= 5);

@@ -127,7 +127,7 @@ private Q_SLOTS:
         QVERIFY(g.segments.size() >= 15);
         for (std::size_t p = 1; p < g.segments.size(); ++p)
             QVERIFY(g.segments[p].message > g.segments[p - 1].message);
-        QVERIFY(!g.merged);                                     // 25 messages fit with their minimum width
+        QVERIFY(!g.merged); // 25 messages fit with their minimum width
         QVERIFY(std::abs(g.segments.back().x + g.segments.back().width - w.contextMap()->stripRect().right()) < 1e-6);
 
         // Clicking the map at the chosen boundary selects that row in the transcript view.

@@ -59,7 +59,8 @@ std::size_t indexed(const Transcript &t)
 
 } // namespace
 
-class TestAnalysisIndex : public QObject {
+class TestAnalysisIndex : public QObject
+{
     Q_OBJECT
 private Q_SLOTS:
     void sameResultWithAndWithoutIndex_data()

@@ -42,7 +42,8 @@ bool sameRound(const ToolRound &a, const ToolRound &b)
 
 } // namespace
 
-class TestAnalysisParallel : public QObject {
+class TestAnalysisParallel : public QObject
+{
     Q_OBJECT
 
 private Q_SLOTS:
@@ -56,7 +57,7 @@ private Q_SLOTS:
         QTest::newRow("anthropic") << int(Format::Anthropic) << 9000 << false;
         QTest::newRow("codex") << int(Format::Codex) << 5000 << false;
         QTest::newRow("gemini-cli") << int(Format::GeminiCli) << 5000 << true;
-        QTest::newRow("openai-chat small") << int(Format::OpenAIChat) << 600 << true;   // one thread
+        QTest::newRow("openai-chat small") << int(Format::OpenAIChat) << 600 << true; // one thread
     }
     void partsEqualStandaloneFunctions()
     {
@@ -65,7 +66,7 @@ private Q_SLOTS:
         QFETCH(bool, smallOptions);
         const Transcript t = generated(Format(format), std::size_t(messages), 11);
         AnalysisOptions o;
-        if (smallOptions) {   // other recent sets than the defaults, so the plan really varies
+        if (smallOptions) { // other recent sets than the defaults, so the plan really varies
             o.criticalUserMessages = 40;
             o.highToolResults = 0;
             o.largeReadTokens = 50;
@@ -81,7 +82,7 @@ private Q_SLOTS:
             QVERIFY2(samePriority(a.priority[i], p[i]), qPrintable(QStringLiteral("message %1").arg(i)));
             excluded += a.priority[i].priority == Priority::Excluded;
         }
-        QVERIFY(excluded < p.size() / 2);   // the chunks really assigned classes
+        QVERIFY(excluded < p.size() / 2); // the chunks really assigned classes
 
         const std::vector<ToolRound> rounds = toolRounds(t, v);
         QCOMPARE(a.rounds.size(), rounds.size());

@@ -29,7 +29,7 @@ std::string base64(std::string_view bytes)
     std::size_t i = 0;
     for (; i + 2 < bytes.size(); i += 3) {
         const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8)
-            | static_cast<unsigned char>(bytes[i + 2]);
+                           | static_cast<unsigned char>(bytes[i + 2]);
         out += {abc[v >> 18], abc[(v >> 12) & 63], abc[(v >> 6) & 63], abc[v & 63]};
     }
     if (i + 1 == bytes.size()) {
@@ -123,7 +123,7 @@ private Q_SLOTS:
         QVERIFY2(error.find("line 257") != std::string::npos, error.c_str());
         QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YWI=\n", &error)); // no rank
         QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YWI= 12x\n", &error));
-        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YWI= 5\n", &error)); // rank 5 twice
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YWI= 5\n", &error));   // rank 5 twice
         QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YQ== 300\n", &error)); // "a" twice
         // Without byte 'z' some pieces could not be encoded at all.
         std::string noZ;
@@ -345,9 +345,12 @@ private Q_SLOTS:
                 out.insert(out.end(), p.begin(), p.end());
             return out;
         };
-        QCOMPARE(tok->encode("abc\xff" "def"),
+        QCOMPARE(tok->encode("abc\xff"
+                             "def"),
                  concat({tok->encode("abc"), tok->mergeSimple("\xff"), tok->encode("def")}));
-        const std::string bad[] = {"\xff\xfe", "\xe2\x82", "abc\xed\xa0\x80" "def", "\xc0\xaf", "x\xf4\x90\x80\x80",
+        const std::string bad[] = {"\xff\xfe", "\xe2\x82", "abc\xed\xa0\x80"
+                                                           "def",
+                                   "\xc0\xaf", "x\xf4\x90\x80\x80",
                                    "\n\xff", "  \xc3", std::string("a\0b", 3)};
         for (const std::string &s : bad) {
             const auto enc = tok->encode(s);

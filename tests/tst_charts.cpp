@@ -250,7 +250,8 @@ private Q_SLOTS:
         const int wy = int(g.yToPixel(120000));
         const int left = int(g.plot.left()) + 5, w = int(g.plot.width()) / 2;
         QVERIFY(countPixels(img, {left, wy}, {1, 0}, w, red) + countPixels(img, {left, wy - 1}, {1, 0}, w, red)
-                + countPixels(img, {left, wy + 1}, {1, 0}, w, red) > w / 3);
+                    + countPixels(img, {left, wy + 1}, {1, 0}, w, red)
+                > w / 3);
 
         // Hover follows the nearest point (the tooltip shows its numbers).
         QTest::mouseMove(&chart, g.map(1.3, 0).toPoint());

@@ -81,15 +81,15 @@ int count(const Transcript &t, Role role, MessageKind kind = MessageKind::Conver
 std::string userLine(const std::string &uuid, const std::string &parent, const std::string &content)
 {
     return R"({"parentUuid":)" + (parent.empty() ? std::string("null") : '"' + parent + '"')
-        + R"(,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":)" + content
-        + R"(},"uuid":")" + uuid + R"(","timestamp":"2026-01-01T00:00:00.000Z"})" + "\n";
+           + R"(,"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":)" + content
+           + R"(},"uuid":")" + uuid + R"(","timestamp":"2026-01-01T00:00:00.000Z"})" + "\n";
 }
 
 std::string assistantLine(const std::string &uuid, const std::string &parent, const std::string &text)
 {
     return R"({"parentUuid":")" + parent + R"(","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_)"
-        + uuid + R"(","role":"assistant","content":[{"type":"text","text":")" + text + R"("}]},"uuid":")" + uuid
-        + R"(","timestamp":"2026-01-01T00:00:01.000Z"})" + "\n";
+           + uuid + R"(","role":"assistant","content":[{"type":"text","text":")" + text + R"("}]},"uuid":")" + uuid
+           + R"(","timestamp":"2026-01-01T00:00:01.000Z"})" + "\n";
 }
 
 std::shared_ptr<Transcript> reload(const WriteResult &w) { return loadText(w.bytes); }
@@ -282,7 +282,7 @@ void TestClaudeCode::rewindAndCompaction()
             texts.push_back(m.plainText());
     // "first try" / "abandoned answer" were rewound; the walk crosses the boundary via logicalParentUuid.
     const std::vector<std::string> expected{"hello", "hi", "second try", "kept answer", "Conversation compacted",
-        "This session is being continued from a previous conversation. Summary: greeted twice.", "and now?", "continuing"};
+                                            "This session is being continued from a previous conversation. Summary: greeted twice.", "and now?", "continuing"};
     QCOMPARE(texts, expected);
     QCOMPARE(t->offBranchMessages, std::size_t(2));
     QCOMPARE(t->records[2].message, -1);
@@ -323,12 +323,14 @@ void TestClaudeCode::subagents()
     write(root + "/sess1.jsonl", main);
     QVERIFY(QDir().mkpath(QString::fromStdString(root + "/sess1/subagents")));
     write(root + "/sess1/subagents/agent-abc123.jsonl",
-          R"({"parentUuid":null,"isSidechain":true,"agentId":"abc123","sessionId":"s","type":"user","message":{"role":"user","content":"sub task"},"uuid":"x1","timestamp":"2026-01-01T00:00:00.000Z"})" "\n");
+          R"({"parentUuid":null,"isSidechain":true,"agentId":"abc123","sessionId":"s","type":"user","message":{"role":"user","content":"sub task"},"uuid":"x1","timestamp":"2026-01-01T00:00:00.000Z"})"
+          "\n");
     write(root + "/sess1/subagents/agent-abc123.meta.json", "{}");
     // Older layout: beside the session, kept only when its lines carry the same sessionId ("s").
     write(root + "/agent-old1.jsonl", userLine("y1", "", R"("old sub")"));
     write(root + "/agent-other.jsonl",
-          R"({"parentUuid":null,"sessionId":"someone-else","type":"user","message":{"role":"user","content":"x"},"uuid":"z1"})" "\n");
+          R"({"parentUuid":null,"sessionId":"someone-else","type":"user","message":{"role":"user","content":"x"},"uuid":"z1"})"
+          "\n");
     auto t = loadPath(root + "/sess1.jsonl", true);
     QCOMPARE(t->subagents.size(), std::size_t(2));
     const Transcript &sub = *t->subagents[0];
@@ -339,19 +341,21 @@ void TestClaudeCode::subagents()
     QCOMPARE(t->subagents[1]->messages[0].plainText(), std::string("old sub"));
     QCOMPARE(loadPath(root + "/sess1.jsonl", false)->subagents.size(), std::size_t(0));
     // A session without any subagent folder is fine.
-    write(root + "/lonely.jsonl", R"({"parentUuid":null,"sessionId":"q","type":"user","message":{"role":"user","content":"x"},"uuid":"q1"})" "\n");
+    write(root + "/lonely.jsonl", R"({"parentUuid":null,"sessionId":"q","type":"user","message":{"role":"user","content":"x"},"uuid":"q1"})"
+                                  "\n");
     QCOMPARE(loadPath(root + "/lonely.jsonl", true)->subagents.size(), std::size_t(0));
 }
 
 void TestClaudeCode::badLines()
 {
     std::string text = userLine("u1", "", R"("ok")");
-    text += "{\"type\":\"user\", this is not json}\n";                          // 2
-    text += "\n";                                                                // 3
-    text += userLine("u2", "u1", "42");                                         // 4: content a number
+    text += "{\"type\":\"user\", this is not json}\n";                                   // 2
+    text += "\n";                                                                        // 3
+    text += userLine("u2", "u1", "42");                                                  // 4: content a number
     text += userLine("u3", "u2", R"(["just a string", {"type":"text","text":"fine"}])"); // 5: block not an object
-    text += userLine("u4", "u3", "\"bad \xC3\x28 utf8\"");                      // 6: invalid UTF-8
-    text += R"({"parentUuid":"u4","type":"assistant","message":"not an object","uuid":"a5"})" "\n"; // 7
+    text += userLine("u4", "u3", "\"bad \xC3\x28 utf8\"");                               // 6: invalid UTF-8
+    text += R"({"parentUuid":"u4","type":"assistant","message":"not an object","uuid":"a5"})"
+            "\n";                                                                // 7
     text += R"({"parentUuid":"u4","type":"user","message":{"role":"user","con)"; // 8: truncated
     auto t = loadText(text);
     QVERIFY(t);
@@ -406,8 +410,8 @@ void TestClaudeCode::uuidProblems()
 {
     // Duplicate uuid, a two-line cycle (forward reference), a self-parent and a dangling parent.
     std::string text = userLine("u1", "", R"("a")") + assistantLine("a1", "u1", "b") + assistantLine("a1", "a1", "dup")
-        + userLine("c1", "c2", R"("cycle one")") + userLine("c2", "c1", R"("cycle two")")
-        + userLine("self", "self", R"("me")") + userLine("d1", "nowhere", R"("dangling")");
+                       + userLine("c1", "c2", R"("cycle one")") + userLine("c2", "c1", R"("cycle two")")
+                       + userLine("self", "self", R"("me")") + userLine("d1", "nowhere", R"("dangling")");
     auto t = loadText(text);
     QVERIFY(hasDiag(*t, 3, "duplicate uuid a1"));
     QVERIFY(hasDiag(*t, 0, "cycle"));
@@ -471,8 +475,8 @@ void TestClaudeCode::editedMessageWrite()
 void TestClaudeCode::deleteAndInsertWrite()
 {
     const std::string text = userLine("u1", "", R"("one")") + assistantLine("a1", "u1", "two")
-        + userLine("u2", "a1", R"("three")") + assistantLine("a2", "u2", "four") + userLine("u3", "a2", R"("five")")
-        + assistantLine("a3", "u3", "six");
+                             + userLine("u2", "a1", R"("three")") + assistantLine("a2", "u2", "four") + userLine("u3", "a2", R"("five")")
+                             + assistantLine("a3", "u3", "six");
     auto t = loadText(text);
     Transcript e = *t;
     e.messages.erase(e.messages.begin() + 2, e.messages.begin() + 4); // drop "three", "four"
@@ -532,7 +536,7 @@ void TestClaudeCode::conversionReloads()
 
     const WriteResult w = writeTranscript(t, Format::ClaudeCode);
     QVERIFY(w.ok);
-    QVERIFY(!w.notes.empty()); // the system prompt was skipped
+    QVERIFY(!w.notes.empty());                                               // the system prompt was skipped
     QCOMPARE(formats::inMemory(formats::writeClaudeCode, t).bytes, w.bytes); // deterministic uuids and session id
     QCOMPARE(detectFormat(w.bytes), Format::ClaudeCode);
     auto back = reload(w);

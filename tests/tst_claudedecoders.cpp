@@ -24,16 +24,16 @@ namespace {
 std::string describe(const LineInfo &l)
 {
     std::string s = std::to_string(int(l.kind)) + (l.sidechain ? " side" : "") + (l.isMeta ? " meta" : "")
-        + (l.compactSummary ? " summary" : "") + (l.toolResultsOnly ? " results" : "") + (l.hasParentKey ? " parentKey" : "")
-        + "|" + l.type + "|" + l.subtype + "|" + l.uuid + "|" + l.parentUuid + "|" + l.logicalParentUuid + "|" + l.agentId
-        + "|" + l.timestamp + "|" + l.apiId + "|" + l.model + "|" + json::dump(l.meta);
+                    + (l.compactSummary ? " summary" : "") + (l.toolResultsOnly ? " results" : "") + (l.hasParentKey ? " parentKey" : "")
+                    + "|" + l.type + "|" + l.subtype + "|" + l.uuid + "|" + l.parentUuid + "|" + l.logicalParentUuid + "|" + l.agentId
+                    + "|" + l.timestamp + "|" + l.apiId + "|" + l.model + "|" + json::dump(l.meta);
     for (const auto &b : l.blocks)
         s += "\n  block " + std::string(blockTypeName(b.type)) + "|" + b.text + "|" + b.toolId + "|" + b.toolName + "|"
-            + json::dump(b.input) + "|" + b.mediaType + "|" + std::to_string(b.dataSize) + (b.isError ? "|error" : "");
+             + json::dump(b.input) + "|" + b.mediaType + "|" + std::to_string(b.dataSize) + (b.isError ? "|error" : "");
     if (l.usage)
         s += "\n  usage " + std::to_string(l.usage->inputTokens) + " " + std::to_string(l.usage->outputTokens) + " "
-            + std::to_string(l.usage->cacheCreationTokens) + " " + std::to_string(l.usage->cacheReadTokens) + " "
-            + std::to_string(l.usage->reasoningTokens) + " " + std::to_string(l.usage->contextWindow);
+             + std::to_string(l.usage->cacheCreationTokens) + " " + std::to_string(l.usage->cacheReadTokens) + " "
+             + std::to_string(l.usage->reasoningTokens) + " " + std::to_string(l.usage->contextWindow);
     for (const auto &p : l.problems)
         s += "\n  problem " + std::to_string(int(p.severity)) + " " + p.text;
     return s;
@@ -107,12 +107,14 @@ private Q_SLOTS:
         for (const auto &line : c.lines) {
             // Every key of the line given a value of every other type (lines up to 16 KB).
             if (line.size() <= 16384)
-                test::forEachTypeMutant(line + "\n", [&](const test::TypeMutant &m) {
-                    const std::string mutated = m.bytes.substr(0, m.bytes.size() - 1);
-                    const std::string d = disagreement(mutated, fast);
-                    ++tried;
-                    QVERIFY2(d.empty(), (m.label + "\n" + mutated.substr(0, 300) + "\n" + d).c_str());
-                }, 7);
+                test::forEachTypeMutant(
+                    line + "\n", [&](const test::TypeMutant &m) {
+                        const std::string mutated = m.bytes.substr(0, m.bytes.size() - 1);
+                        const std::string d = disagreement(mutated, fast);
+                        ++tried;
+                        QVERIFY2(d.empty(), (m.label + "\n" + mutated.substr(0, 300) + "\n" + d).c_str());
+                    },
+                    7);
             // Bytes flipped and the line cut.
             for (int k = 0; k < 4 && !line.empty(); ++k) {
                 std::string mutated = line;

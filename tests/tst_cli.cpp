@@ -33,7 +33,7 @@ class TestCli : public QObject
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::string m_session;   // a generated claude-code session
+    std::string m_session; // a generated claude-code session
     cl::gen::Stats m_stats;
 
     std::string path(const char *name) const { return m_dir.filePath(QString::fromUtf8(name)).toStdString(); }
@@ -239,7 +239,7 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         const double size = double(readFile(b).size());
         QVERIFY(size > 0.9 * 512 * 1024 && size < 1.1 * 512 * 1024);
-        QCOMPARE(cli({"generate", "--format", "claude-code", "--messages", "5"}).code, 2);               // no -o
+        QCOMPARE(cli({"generate", "--format", "claude-code", "--messages", "5"}).code, 2); // no -o
         QCOMPARE(cli({"generate", "--format", "claude-code", "--messages", "5", "--size-mb", "1", "-o", b}).code, 2);
         QCOMPARE(cli({"generate", "--format", "nope", "--messages", "5", "-o", b}).code, 2);
         QCOMPARE(cli({"generate", "--format", "claude-code", "--messages", "x", "-o", b}).code, 2);

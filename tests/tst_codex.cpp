@@ -127,9 +127,9 @@ void TestCodex::handWrittenRollout()
         tool += m.role == Role::Tool;
     }
     QCOMPARE(conv, 11);
-    QCOMPARE(sys, 1);   // developer message
+    QCOMPARE(sys, 1); // developer message
     QCOMPARE(user, 2);
-    QCOMPARE(asst, 5);  // reasoning, function_call A, local_shell_call, function_call C, final message
+    QCOMPARE(asst, 5); // reasoning, function_call A, local_shell_call, function_call C, final message
     QCOMPARE(tool, 3);
     QCOMPARE(events, 5); // user_message, 2 token_count, agent_message, context_compacted
     QCOMPARE(meta, 2);
@@ -151,7 +151,7 @@ void TestCodex::handWrittenRollout()
     QCOMPARE(m[8].blocks[0].pairMessage, 6);
     QCOMPARE(m[9].blocks.at(0).toolName, std::string("local_shell"));
     QCOMPARE(json::dump(m[9].blocks[0].input), std::string(R"({"command":["cat","log.txt"],"timeout_ms":1000})"));
-    QVERIFY(!m[10].blocks.at(0).isError); // "Exit code: 0"
+    QVERIFY(!m[10].blocks.at(0).isError);                           // "Exit code: 0"
     QCOMPARE(m[10].blocks[0].toolName, std::string("local_shell")); // copied by pairing
     // arguments that are not JSON stay a string, with an Info diagnostic on line 12.
     QVERIFY(m[11].blocks.at(0).input.is_string());
@@ -273,23 +273,28 @@ void TestCodex::sampleFixture()
 void TestCodex::badInput()
 {
     const std::string bytes =
-        R"({"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"b"}})" "\n"
+        R"({"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"b"}})"
+        "\n"
         "{not json at all\n"
-        R"({"timestamp":"2025-01-01T00:00:01Z","type":"response_item","payload":"oops"})" "\n"
-        R"({"timestamp":"2025-01-01T00:00:02Z","type":"response_item","payload":{"type":"function_call","name":7,"arguments":42,"call_id":"c1"}})" "\n"
-        R"({"timestamp":"2025-01-01T00:00:03Z","type":"response_item","payload":{"type":"message","role":"user","content":5}})" "\n"
+        R"({"timestamp":"2025-01-01T00:00:01Z","type":"response_item","payload":"oops"})"
+        "\n"
+        R"({"timestamp":"2025-01-01T00:00:02Z","type":"response_item","payload":{"type":"function_call","name":7,"arguments":42,"call_id":"c1"}})"
+        "\n"
+        R"({"timestamp":"2025-01-01T00:00:03Z","type":"response_item","payload":{"type":"message","role":"user","content":5}})"
+        "\n"
         "[1,2]\r\n"
         "\n"
-        R"({"timestamp":"2025-01-01T00:00:04Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"still here"}]}})" "\n"
+        R"({"timestamp":"2025-01-01T00:00:04Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"still here"}]}})"
+        "\n"
         R"({"timestamp":"2025-01-01T00:00:05Z","type":"response_item","payl)";
     auto t = load(bytes);
     QVERIFY(t);
     QCOMPARE(t->records.size(), std::size_t(9));
     QVERIFY(!t->records[1].parsed);
     QVERIFY(hasDiagOnLine(*t, 2));
-    QVERIFY(hasDiagOnLine(*t, 3)); // payload not an object
-    QVERIFY(hasDiagOnLine(*t, 5)); // content of a wrong type
-    QVERIFY(hasDiagOnLine(*t, 6)); // not an object
+    QVERIFY(hasDiagOnLine(*t, 3));  // payload not an object
+    QVERIFY(hasDiagOnLine(*t, 5));  // content of a wrong type
+    QVERIFY(hasDiagOnLine(*t, 6));  // not an object
     QVERIFY(!hasDiagOnLine(*t, 7)); // blank line: nothing to report
     QVERIFY(!t->records[8].parsed);
     bool truncated = false;

@@ -127,7 +127,7 @@ private Q_SLOTS:
         QCOMPARE(g.positionAt(4.9), -1);
         QCOMPARE(g.positionAt(5), 0);
         QCOMPARE(g.positionAt(5 + 9.9), 0);
-        QCOMPARE(g.positionAt(5 + 10), 1);   // position 1 spans [15, 35)
+        QCOMPARE(g.positionAt(5 + 10), 1); // position 1 spans [15, 35)
         QCOMPARE(g.positionAt(5 + 29.9), 1);
         QCOMPARE(g.positionAt(5 + 30), 2);
         QCOMPARE(g.positionAt(5 + 2309.9), 20);

@@ -278,7 +278,8 @@ private Q_SLOTS:
             for (Format to : kApi) {
                 const auto v = validateConverted(*r.transcript, to);
                 QVERIFY2(v.empty(), (entry.path().filename().string() + " -> " + std::string(formatName(to)) + ": "
-                                     + describe(v)).c_str());
+                                     + describe(v))
+                                        .c_str());
                 const WriteResult w = writeTranscript(*r.transcript, to);
                 const auto out = reload(w.bytes, to);
                 expectCallsKept(*r.transcript, *out, !hasNote(w, "duplicate id") && !hasNote(w, "rewritten"));

@@ -27,7 +27,7 @@ private Q_SLOTS:
         QCOMPARE(lines[1].contentLength, 2u); // "bb"
         QCOMPARE(lines[2].contentLength, 0u);
         QCOMPARE(lines[3].line, 4u);
-        QCOMPARE(lines[3].length, 3u);        // no terminator on the last line
+        QCOMPARE(lines[3].length, 3u); // no terminator on the last line
         std::string joined;
         for (const auto &l : lines)
             joined += buf.substr(l.offset, l.length);
@@ -39,9 +39,12 @@ private Q_SLOTS:
         QVERIFY(json::isValidUtf8("plain ascii text that is long enough for the fast path"));
         QVERIFY(json::isValidUtf8("\xE4\xBD\xA0\xE5\xA5\xBD \xF0\x9F\x98\x80"));
         QVERIFY(!json::isValidUtf8("bad \xC3("));
-        QVERIFY(!json::isValidUtf8("\xED\xA0\x80"));  // UTF-16 surrogate encoded in UTF-8
-        QVERIFY(!json::isValidUtf8("\xC0\xAF"));      // overlong
-        QCOMPARE(json::sanitizeUtf8("a\xFF" "b"), std::string("a\xEF\xBF\xBD" "b"));
+        QVERIFY(!json::isValidUtf8("\xED\xA0\x80")); // UTF-16 surrogate encoded in UTF-8
+        QVERIFY(!json::isValidUtf8("\xC0\xAF"));     // overlong
+        QCOMPARE(json::sanitizeUtf8("a\xFF"
+                                    "b"),
+                 std::string("a\xEF\xBF\xBD"
+                             "b"));
     }
 
     void parseSurvivesBadInput()
@@ -70,7 +73,8 @@ private Q_SLOTS:
         for (int i = 0; huge.size() < (std::size_t(5) << 20); ++i)
             huge += "line " + std::to_string(i) + (i % 5000 ? "" : " \\\"quoted\\\"") + " \\u00e9t\\u00e9 \\n\\t tab, caf\xC3\xA9 \xF0\x9F\x98\x80 ";
         const std::string doc = "{\"b\": [1, -2, 3.25, 1e300, 18446744073709551615, true, null, {\"k\": \"v\", \"k\": \"w\"}],"
-                                " \"a\": \"" + huge + "\", \"nested\": {\"x\": [[], {}]}}";
+                                " \"a\": \""
+                                + huge + "\", \"nested\": {\"x\": [[], {}]}}";
         std::string padded = doc;
         padBuffer(padded);
         json::json fast, plain;
@@ -95,7 +99,8 @@ private Q_SLOTS:
         // A Claude Code session is not touched by this (its own decoder); a Codex line is.
         std::string codex = "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"s\"}}\n"
                             "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"response_item\",\"payload\":{\"type\":"
-                            "\"function_call_output\",\"call_id\":\"c1\",\"output\":\"" + huge + "\"}}\n";
+                            "\"function_call_output\",\"call_id\":\"c1\",\"output\":\""
+                            + huge + "\"}}\n";
         const LoadResult r = loadBytes(codex, "rollout.jsonl");
         QCOMPARE(r.transcript->format, Format::Codex);
         QCOMPARE(json::inPlaceParses(), before + 2); // the big line
@@ -225,7 +230,7 @@ private Q_SLOTS:
         add(Role::User, MessageKind::Conversation, 0);
         add(Role::System, MessageKind::CompactBoundary, 0);
         add(Role::User, MessageKind::CompactSummary, 0);
-        add(Role::Assistant, MessageKind::Conversation, 90);  // sees only the summary: 100
+        add(Role::Assistant, MessageKind::Conversation, 90); // sees only the summary: 100
         const auto pts = tokens::measuredContext(t);
         QCOMPARE(pts.size(), std::size_t(2));
         QCOMPARE(pts[0].estimated, std::int64_t(100));
@@ -275,7 +280,7 @@ private Q_SLOTS:
                                           << "anthropic";
         QTest::newRow("openai-chat from a claude source") << QStringLiteral(
             R"({"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"}]})")
-                                                         << "openai-chat";
+                                                          << "openai-chat";
         QTest::newRow("gemini") << QStringLiteral(R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}]})") << "gemini";
         QTest::newRow("garbage") << QStringLiteral("hello, world\nnot json") << "unknown";
     }
@@ -308,7 +313,10 @@ private Q_SLOTS:
         QCOMPARE(empty.transcript->diagnostics.size(), std::size_t(1));
         QCOMPARE(empty.transcript->diagnostics[0].toString(), std::string("empty.jsonl: file is empty"));
 
-        auto binary = loadBytes(std::string("\x7f" "ELF\0\0\x01\x02", 8), "a.out");
+        auto binary = loadBytes(std::string("\x7f"
+                                            "ELF\0\0\x01\x02",
+                                            8),
+                                "a.out");
         QVERIFY(binary.ok());
         QCOMPARE(binary.transcript->diagnostics.at(0).severity, Diagnostic::Severity::Error);
 

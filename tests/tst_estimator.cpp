@@ -81,7 +81,8 @@ std::string generate(std::mt19937 &rng)
         // Blank runs longer than a chunk (trimming across chunk ends), lines of 7 and 8 characters.
         std::string(40, ' '), " \t \r \f \v  \t\t  \t    \t\t\t  \t   \t\t \n", "abcdefg\n", "abcdefgh\n"};
     static const std::vector<std::string> repeats = {"the same line again\n", "duplicate entry: 42\n", "  padded line  \n",
-                                                     "\f\vform-fed line\v\n", "form-fed line\n", "\x1f" "control line\n"};
+                                                     "\f\vform-fed line\v\n", "form-fed line\n", "\x1f"
+                                                                                                 "control line\n"};
     std::string s;
     const int shape = int(rng() % 4);
     const std::size_t length = rng() % 6000;
@@ -200,8 +201,8 @@ private Q_SLOTS:
             std::string marker;
             switch (rng() % 5) {
             case 0: marker = "\n\n[... " + std::to_string(tail - head) + " characters snipped ...]\n\n"; break;
-            case 1: marker = lines[rng() % lines.size()]; break;                            // on the head's and tail's lines
-            case 2: marker = "\n" + lines[rng() % lines.size()] + "\n"; break;             // a copy of a whole line
+            case 1: marker = lines[rng() % lines.size()]; break;                             // on the head's and tail's lines
+            case 2: marker = "\n" + lines[rng() % lines.size()] + "\n"; break;               // a copy of a whole line
             case 3: marker = "\n" + words[rng() % 4] + " " + words[rng() % 4] + "\n"; break; // often a line's part
             default:
                 for (int n = 0; n < 20; ++n) // more lines than the zone walk takes: the plain estimate

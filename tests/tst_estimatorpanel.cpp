@@ -256,7 +256,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
         const std::size_t counted = report->countedSamples();
         QVERIFY(counted > 100);
-        panel.setAnalysis(edited, nullptr);   // "apply"
+        panel.setAnalysis(edited, nullptr); // "apply"
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 60000);
         QCOMPARE(report->countedSamples(), counted + 3);
         checkPanelTable(panel, tc::estimatorErrorTable(*edited, *tok), theme::isDark(panel.palette()));

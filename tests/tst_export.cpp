@@ -177,8 +177,7 @@ struct StrategyCase {
     const char *name;
     bool summary; // inserts a summary
 };
-constexpr StrategyCase kStrategies[] = {{"claude-code-compact", true}, {"microcompaction", true}, {"auto-compact", true},
-                                        {"trim-tools", false}, {"snip", false}, {"claude-code-microcompact", false}};
+constexpr StrategyCase kStrategies[] = {{"claude-code-compact", true}, {"microcompaction", true}, {"auto-compact", true}, {"trim-tools", false}, {"snip", false}, {"claude-code-microcompact", false}};
 
 json paramsFor(const Strategy &s, const std::string &name)
 {

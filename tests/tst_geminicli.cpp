@@ -222,11 +222,16 @@ void TestGeminiCli::setAndRewind()
 
 void TestGeminiCli::rewindToUnknownId()
 {
-    const std::string bytes = R"({"sessionId":"s","projectHash":"p"})" "\n"
-                              R"({"id":"x1","type":"user","content":"a"})" "\n"
-                              R"({"id":"x2","type":"gemini","content":"b"})" "\n"
-                              R"({"$rewindTo":"nope"})" "\n"
-                              R"({"id":"x3","type":"user","content":"c"})" "\n";
+    const std::string bytes = R"({"sessionId":"s","projectHash":"p"})"
+                              "\n"
+                              R"({"id":"x1","type":"user","content":"a"})"
+                              "\n"
+                              R"({"id":"x2","type":"gemini","content":"b"})"
+                              "\n"
+                              R"({"$rewindTo":"nope"})"
+                              "\n"
+                              R"({"id":"x3","type":"user","content":"c"})"
+                              "\n";
     auto t = load(bytes);
     QCOMPARE(t->offBranchMessages, std::size_t(2)); // Gemini CLI clears everything when the id is unknown
     QVERIFY(!byId(*t, "x1") && !byId(*t, "x2"));
@@ -312,13 +317,19 @@ void TestGeminiCli::jsonlEditAndRemoval()
 void TestGeminiCli::badInput()
 {
     const std::string bytes =
-        R"({"sessionId":"s","projectHash":"p","startTime":"2026-01-01T00:00:00Z"})" "\n"
-        R"({"id":"u1","type":"user","content":"hello"})" "\n"
+        R"({"sessionId":"s","projectHash":"p","startTime":"2026-01-01T00:00:00Z"})"
+        "\n"
+        R"({"id":"u1","type":"user","content":"hello"})"
+        "\n"
         "{this is not json\n"
-        R"({"id":"g1","type":"gemini","content":5,"toolCalls":"x","tokens":5,"thoughts":{"a":1}})" "\n"
-        R"({"id":"g2","type":"gemini","content":"ok","toolCalls":[{"id":"c","name":"n","args":"str","result":[{"text":"r"}],"status":"cancelled"}]})" "\n"
-        R"({"$set":[1]})" "\n"
-        R"({"id":"u2","type":"user","content":[{"text":"after the bad lines"}]})" "\n"
+        R"({"id":"g1","type":"gemini","content":5,"toolCalls":"x","tokens":5,"thoughts":{"a":1}})"
+        "\n"
+        R"({"id":"g2","type":"gemini","content":"ok","toolCalls":[{"id":"c","name":"n","args":"str","result":[{"text":"r"}],"status":"cancelled"}]})"
+        "\n"
+        R"({"$set":[1]})"
+        "\n"
+        R"({"id":"u2","type":"user","content":[{"text":"after the bad lines"}]})"
+        "\n"
         R"({"id":"u3","type":"user","cont)";
     auto t = load(bytes);
     QVERIFY(t);

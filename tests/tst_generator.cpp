@@ -92,8 +92,8 @@ private Q_SLOTS:
 
         std::string lastUuid;
         std::string lastTime;
-        std::map<std::string, std::string> requestOf;      // message.id -> requestId
-        std::map<std::string, std::size_t> linesOf;        // message.id -> lines
+        std::map<std::string, std::string> requestOf; // message.id -> requestId
+        std::map<std::string, std::size_t> linesOf;   // message.id -> lines
         std::size_t toolUses = 0, errors = 0, boundaries = 0, summaries = 0, snapshots = 0, prompts = 0;
         bool chinese = false, bigGap = false;
         std::int64_t prevMs = 0;

@@ -346,12 +346,12 @@ private Q_SLOTS:
         const TokenBarGeometry g;
         QCOMPARE(g.barWidth(50, 100, 200), 100);
         QCOMPARE(g.barWidth(100, 100, 200), 200);
-        QCOMPARE(g.barWidth(1, 3, 100), 33);       // 33.3 rounds down
-        QCOMPARE(g.barWidth(2, 3, 100), 67);       // 66.7 rounds up
-        QCOMPARE(g.barWidth(1, 1000000, 200), 1);  // tiny but non-zero stays visible
+        QCOMPARE(g.barWidth(1, 3, 100), 33);      // 33.3 rounds down
+        QCOMPARE(g.barWidth(2, 3, 100), 67);      // 66.7 rounds up
+        QCOMPARE(g.barWidth(1, 1000000, 200), 1); // tiny but non-zero stays visible
         QCOMPARE(g.barWidth(0, 100, 200), 0);
-        QCOMPARE(g.barWidth(500, 100, 200), 200);  // clamped to the cell
-        QCOMPARE(g.barWidth(10, 0, 200), 0);       // no scale, no bar
+        QCOMPARE(g.barWidth(500, 100, 200), 200);                     // clamped to the cell
+        QCOMPARE(g.barWidth(10, 0, 200), 0);                          // no scale, no bar
         QCOMPARE(g.barWidth(5000000000LL, 10000000000LL, 1000), 500); // no overflow
         QCOMPARE(g.barRect(QRect(10, 20, 104, 20), 50, 100), QRect(12, 22, 50, 16));
         QVERIFY(g.barRect(QRect(0, 0, 3, 20), 50, 100).isEmpty());

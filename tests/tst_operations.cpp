@@ -105,7 +105,7 @@ private Q_SLOTS:
         QCOMPARE(c.importanceThreshold, 0.3);
         QVERIFY(c.strategy.empty());
         const std::string expected = strategy::find("sliding-window") ? std::string("sliding-window")
-                                                                       : std::string(strategy::all().front()->name());
+                                                                      : std::string(strategy::all().front()->name());
         QCOMPARE(ops::effectiveStrategy(c), expected);
         std::vector<ops::SummaryRecord> list;
         QVERIFY(store.summaries(5, list, &error));

@@ -13,7 +13,8 @@
 #include <thread>
 #include <vector>
 
-class TestParallel : public QObject {
+class TestParallel : public QObject
+{
     Q_OBJECT
 
 private Q_SLOTS:

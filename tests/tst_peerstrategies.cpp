@@ -338,9 +338,9 @@ void TestPeerStrategies::sweAgent()
     QCOMPARE(out.messages[4].blocks[0].text, std::string("Old environment output: (2 lines omitted)"));
     QCOMPARE(out.messages[6].blocks[0].text, std::string("Old environment output: (3 lines omitted)"));
     Result tag = runNamed("swe-agent", in, {{"keepOutputTools", "keepme"}, {"removeOutputTools", "nothing,bash"}});
-    QCOMPARE(tag.fates[6].fate, Fate::Kept);    // keep_output
+    QCOMPARE(tag.fates[6].fate, Fate::Kept);     // keep_output
     QCOMPARE(tag.fates[16].fate, Fate::Cleared); // remove_output even when recent
-    QCOMPARE(tag.fates[2].fate, Fate::Kept);    // the first observation always stays
+    QCOMPARE(tag.fates[2].fate, Fate::Kept);     // the first observation always stays
 }
 
 void TestPeerStrategies::summaryStyles()

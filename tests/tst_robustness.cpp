@@ -102,11 +102,14 @@ private Q_SLOTS:
                 std::string m = in.bytes;
                 const auto pick = [&](std::size_t n) { return n ? std::size_t(rng() % n) : 0; };
                 switch (round % 6) {
-                case 0: m.resize(pick(m.size())); break;                       // truncated anywhere
-                case 1: for (int k = 0; k < 8; ++k) if (!m.empty()) m[pick(m.size())] = char(rng()); break; // flips
+                case 0: m.resize(pick(m.size())); break; // truncated anywhere
+                case 1:
+                    for (int k = 0; k < 8; ++k)
+                        if (!m.empty()) m[pick(m.size())] = char(rng());
+                    break; // flips
                 case 2: m.insert(pick(m.size()), "\n\x7bnot json at all\n"); break;
-                case 3: m.insert(pick(m.size()), "\xFF\xFE\xC3("); break;      // invalid UTF-8
-                case 4: {                                                       // a line duplicated
+                case 3: m.insert(pick(m.size()), "\xFF\xFE\xC3("); break; // invalid UTF-8
+                case 4: {                                                 // a line duplicated
                     const auto lines = json::splitLines(m);
                     if (!lines.empty()) {
                         const auto &l = lines[pick(lines.size())];
@@ -114,7 +117,7 @@ private Q_SLOTS:
                     }
                     break;
                 }
-                case 5: {                                                       // a line dropped
+                case 5: { // a line dropped
                     const auto lines = json::splitLines(m);
                     if (!lines.empty()) {
                         const auto &l = lines[pick(lines.size())];

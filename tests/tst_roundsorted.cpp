@@ -252,7 +252,7 @@ private Q_SLOTS:
         QCOMPARE(RoundBracketDelegate::neighbourMessage(r3, 1), 4);
         QCOMPARE(RoundBracketDelegate::neighbourMessage(proxy.index(0, 0), -1), -1);
         QVERIFY(RoundBracketDelegate::joins(r3, 2, 3, -1));
-        QVERIFY(!RoundBracketDelegate::joins(r3, 2, 3, 1)); // 4 is past the span's end
+        QVERIFY(!RoundBracketDelegate::joins(r3, 2, 3, 1));  // 4 is past the span's end
         QVERIFY(!RoundBracketDelegate::joins(r3, 3, 5, -1)); // 2 is before the span
         QVERIFY(RoundBracketDelegate::joins(r3, 3, 5, 1));
         proxy.sort(TranscriptModel::IndexColumn, Qt::DescendingOrder);

@@ -448,18 +448,18 @@ private Q_SLOTS:
     void slidingWindow()
     {
         Builder b;
-        b.add(Role::User, "Set up the build for the project please");        // 0 turn 1
-        b.add(Role::Assistant, "The build is configured with cmake and ninja."); // 1
-        b.add(Role::User, "Remember: the API key goes in the vault only");   // 2 turn 2
-        b.add(Role::Assistant, "Understood, I will keep it in the vault.");  // 3
-        b.add(Role::User, "Open the parser source file now");                // 4 turn 3
-        b.use("Opening the parser.", "p1", "Read", {{"file_path", "/src/parser.ts"}}); // 5
+        b.add(Role::User, "Set up the build for the project please");                        // 0 turn 1
+        b.add(Role::Assistant, "The build is configured with cmake and ninja.");             // 1
+        b.add(Role::User, "Remember: the API key goes in the vault only");                   // 2 turn 2
+        b.add(Role::Assistant, "Understood, I will keep it in the vault.");                  // 3
+        b.add(Role::User, "Open the parser source file now");                                // 4 turn 3
+        b.use("Opening the parser.", "p1", "Read", {{"file_path", "/src/parser.ts"}});       // 5
         b.result("p1", "export function parse(input: string) { return input.split(','); }"); // 6
-        b.add(Role::User, "Run the unit tests for the parser");              // 7 turn 4
-        b.use("Running the tests.", "t1", "Bash", {{"command", "ctest -R parser"}}); // 8
-        b.result("t1", noise(1000, 5));                                      // 9
-        b.add(Role::User, "Thanks, please summarise the results for me");    // 10 turn 5
-        b.add(Role::Assistant, "All parser tests pass now after the change."); // 11
+        b.add(Role::User, "Run the unit tests for the parser");                              // 7 turn 4
+        b.use("Running the tests.", "t1", "Bash", {{"command", "ctest -R parser"}});         // 8
+        b.result("t1", noise(1000, 5));                                                      // 9
+        b.add(Role::User, "Thanks, please summarise the results for me");                    // 10 turn 5
+        b.add(Role::Assistant, "All parser tests pass now after the change.");               // 11
         const Transcript &t = b.done();
         Input in(t);
         const nlohmann::json params = {{"keepRecent", 2}, {"importanceThreshold", 0.75}, {"maxToolOutput", 100}};

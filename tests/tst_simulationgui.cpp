@@ -82,9 +82,11 @@ std::string chatSession(int requests, int resultChars)
     for (int k = 1; k <= requests; ++k) {
         const std::string id = "call_" + std::to_string(k);
         messages.push_back({{"role", "user"}, {"content", "Request " + std::to_string(k)}});
+        // clang-format off
         messages.push_back({{"role", "assistant"}, {"content", nullptr},
             {"tool_calls", json::array({{{"id", id}, {"type", "function"},
                 {"function", {{"name", "read_file"}, {"arguments", "{}"}}}}})}});
+        // clang-format on
         std::string body;
         for (int line = 0; int(body.size()) < resultChars; ++line)
             body += "line " + std::to_string(line) + " of file " + std::to_string(k) + "\n";

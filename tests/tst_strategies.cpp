@@ -359,8 +359,7 @@ void TestStrategies::everyStrategyOverEveryFormat()
             for (std::size_t i = 0; i < t->messages.size(); ++i)
                 for (const auto &b : t->messages[i].blocks)
                     if (!in.exemptTools.empty() && b.toolName == in.exemptTools.front()
-                        && (b.type == BlockType::ToolUse || b.type == BlockType::ToolResult))
-                    {
+                        && (b.type == BlockType::ToolUse || b.type == BlockType::ToolResult)) {
                         QVERIFY2(r.fates[i].slot >= 0, (where + "exempt tool message " + std::to_string(i) + " removed").c_str());
                         const Message &now = r.message(*t, std::size_t(r.fates[i].slot));
                         bool same = false;

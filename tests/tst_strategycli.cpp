@@ -170,8 +170,8 @@ private Q_SLOTS:
         QVERIFY2(mentions(r, "no-such-strategy"), r.err.c_str());
         r = runCli({"compact", m_session, "--strategy", "trim-tools", "--param", "keepLastToolRounds"});
         QCOMPARE(r.code, 2);
-        QCOMPARE(runCli({"compact", m_session}).code, 2);                                  // no --strategy
-        QCOMPARE(runCli({"compact", "--strategy", "trim-tools"}).code, 2);                 // no FILE
+        QCOMPARE(runCli({"compact", m_session}).code, 2);                  // no --strategy
+        QCOMPARE(runCli({"compact", "--strategy", "trim-tools"}).code, 2); // no FILE
         QCOMPARE(runCli({"compact", path("missing.jsonl"), "--strategy", "trim-tools"}).code, 2);
         QCOMPARE(runCli({"compare", m_session, "--sort", "sideways"}).code, 2);
         r = runCli({"compare", m_session, "--only", "trim-tools,no-such-strategy"});
@@ -242,10 +242,12 @@ private Q_SLOTS:
                 lastUuid = t->messages[i].sidechain ? std::string() : t->messages[i].id;
         }
         QVERIFY(!lastUuid.empty());
+        // clang-format off
         json line = {{"parentUuid", lastUuid}, {"isSidechain", false}, {"type", "user"},
                      {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"},
                          {"tool_use_id", "toolu_answering_nothing"}, {"content", "late output"}}})}}},
                      {"uuid", "0e0e0e0e-0000-4000-8000-000000000001"}, {"timestamp", "2031-01-01T00:00:00.000Z"}};
+        // clang-format on
         bytes += line.dump() + "\n";
         const std::string bad = path("orphan.jsonl");
         writeFile(bad, bytes);

@@ -110,8 +110,7 @@ private Q_SLOTS:
         };
         ParamForm form;
         form.setSpecs(specs);
-        const nlohmann::json defaults{{"count", 5}, {"free", -7}, {"share", 0.5}, {"force", false}, {"prompt", "hello"},
-                                      {"tools", {"Read", "Bash"}}, {"style", "brief"}};
+        const nlohmann::json defaults{{"count", 5}, {"free", -7}, {"share", 0.5}, {"force", false}, {"prompt", "hello"}, {"tools", {"Read", "Bash"}}, {"style", "brief"}};
         QCOMPARE(form.values(), defaults);
         QVERIFY(qobject_cast<QSpinBox *>(form.editor(QStringLiteral("count"))));
         QCOMPARE(qobject_cast<QSpinBox *>(form.editor(QStringLiteral("count")))->maximum(), 100);
@@ -121,8 +120,7 @@ private Q_SLOTS:
         QCOMPARE(qobject_cast<QComboBox *>(form.editor(QStringLiteral("style")))->count(), 3);
         QCOMPARE(form.editor(QStringLiteral("share"))->toolTip(), QStringLiteral("a share"));
 
-        const nlohmann::json changed{{"count", 100}, {"free", 123456}, {"share", 0.25}, {"force", true}, {"prompt", "bye"},
-                                     {"tools", {"Grep"}}, {"style", "none"}};
+        const nlohmann::json changed{{"count", 100}, {"free", 123456}, {"share", 0.25}, {"force", true}, {"prompt", "bye"}, {"tools", {"Grep"}}, {"style", "none"}};
         QSignalSpy spy(&form, &ParamForm::valuesChanged);
         QString error;
         QVERIFY2(form.setValues(changed, &error), qPrintable(error));

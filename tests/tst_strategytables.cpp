@@ -134,7 +134,8 @@ std::string fingerprint(const Result &r)
 
 } // namespace
 
-class TestStrategyTables : public QObject {
+class TestStrategyTables : public QObject
+{
     Q_OBJECT
 
 private Q_SLOTS:

@@ -254,6 +254,5 @@ void TestTierManager::tiersOverEveryFormat()
     }
 }
 
-
 QTEST_GUILESS_MAIN(TestTierManager)
 #include "tst_tiermanager.moc"

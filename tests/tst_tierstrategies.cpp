@@ -55,7 +55,8 @@ void TestTierStrategies::snipTextExact()
     // Code points, not bytes: 10 001 two-byte characters are snipped like ASCII ones.
     std::string wide;
     for (int k = 0; k < 10001; ++k)
-        wide += k < 3000 ? "é" : k < 7001 ? "中" : "ü";
+        wide += k < 3000 ? "é" : k < 7001 ? "中"
+                                          : "ü";
     std::string wideHead, wideTail;
     for (int k = 0; k < 3000; ++k) {
         wideHead += "é";
@@ -165,7 +166,8 @@ void TestTierStrategies::snipLongSessionOnTwoThreads()
     QVERIFY(expectedCuts > 500);
     QVERIFY(expectedRefused > pinned.size()); // the pinned ones and some Grep results
     QCOMPARE(r.note.rfind("snipped " + std::to_string(expectedCuts) + " tool result(s) over 2000 characters ("
-                              + std::to_string(expectedRefused) + " protected)", 0),
+                              + std::to_string(expectedRefused) + " protected)",
+                          0),
              std::size_t(0));
     // Snipping changes no structure: the result breaks no rule the input did not break already.
     QCOMPARE(r.violations.size(), validate(t, t.format).size());
@@ -223,7 +225,7 @@ void TestTierStrategies::deferredSnipEqualsWritten()
             for (std::size_t k = 0; k < got.slots.size(); ++k) {
                 const Message &a = got.message(t, k), &b = expected.message(t, k);
                 QCOMPARE(got.slots[k].origin, expected.slots[k].origin);
-                QVERIFY(got.slots[k].origin >= 0); // snipping inserts nothing
+                QVERIFY(got.slots[k].origin >= 0);                               // snipping inserts nothing
                 const Message &o = t.messages[std::size_t(got.slots[k].origin)]; // an edited copy keeps its header
                 for (const Message *m : {&a, &b}) {
                     QCOMPARE(m->id, o.id);
@@ -298,8 +300,7 @@ void TestTierStrategies::extractorLines()
                          result("The file /src/a.ts has been updated.")),
              std::string("[Compacted: Edit /src/a.ts — +3/−2 lines]"));
     QCOMPARE(compactLine(use("MultiEdit", {{"file_path", "/m.go"},
-                                           {"edits", {{{"old_string", "x"}, {"new_string", "y\nz"}},
-                                                      {{"old_string", "p\nq"}, {"new_string", ""}}}}}),
+                                           {"edits", {{{"old_string", "x"}, {"new_string", "y\nz"}}, {{"old_string", "p\nq"}, {"new_string", ""}}}}}),
                          result("ok")),
              std::string("[Compacted: MultiEdit /m.go — +2/−3 lines]"));
     QCOMPARE(compactLine(use("apply_patch", nlohmann::json("*** Begin Patch\n*** Update File: x.py\n@@\n-a\n+b\n+c\n*** End Patch")),
@@ -436,8 +437,7 @@ void TestTierStrategies::autoCompactCutAndSummary()
     QCOMPARE(summary.kind, MessageKind::CompactSummary);
     const std::string &s = summary.blocks[0].text;
     QCOMPARE(s.rfind("[Conversation History Summary]\n", 0), std::size_t(0));
-    QVERIFY(s.size() > 40 && s.substr(s.size() - std::string("[End Summary — recent messages follow]").size())
-                                 == "[End Summary — recent messages follow]");
+    QVERIFY(s.size() > 40 && s.substr(s.size() - std::string("[End Summary — recent messages follow]").size()) == "[End Summary — recent messages follow]");
     QVERIFY(s.find("Compacted 20 messages (5 user requests, 5 assistant responses, 5 tool calls, 1 errors") != std::string::npos);
     QVERIFY(s.find("Decisions and rationale:\n- I'll use a hash map instead because lookups are O(1).") != std::string::npos);
     QVERIFY(s.find("Files modified and key changes:\n- /src/app.ts: edited (+2/−1 lines)") != std::string::npos);

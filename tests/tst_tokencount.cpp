@@ -98,15 +98,15 @@ private Q_SLOTS:
         CL_REQUIRE(o200k(), "vocabularies missing (scripts/fetch-vocab.sh)");
         Transcript t;
         t.format = Format::OpenAIChat;
-        t.messages.push_back(textMessage(Role::User, "hello world"));   // 2 + 3
-        t.messages.push_back(textMessage(Role::Assistant, "hello"));    // 1 + 3
+        t.messages.push_back(textMessage(Role::User, "hello world")); // 2 + 3
+        t.messages.push_back(textMessage(Role::Assistant, "hello"));  // 1 + 3
         Message tool;
         tool.role = Role::Tool;
         Block r;
         r.type = BlockType::ToolResult;
         r.text = "hello world";
         tool.blocks.push_back(r);
-        t.messages.push_back(tool);                                      // 2 + 3
+        t.messages.push_back(tool); // 2 + 3
         Message event = textMessage(Role::System, "a long event line that is never sent");
         event.kind = MessageKind::Event;
         t.messages.push_back(event);
@@ -147,13 +147,13 @@ private Q_SLOTS:
         // o200k with framing: "hello world" = 5, "hello" = 4.
         Transcript t;
         t.format = Format::ClaudeCode;
-        t.messages.push_back(textMessage(Role::User, "hello world"));               // 0: 5
-        t.messages.push_back(textMessage(Role::Assistant, "hello", 1000));          // 1: 4, context 1000
-        t.messages.push_back(textMessage(Role::User, "hello world"));               // 2: 5
-        t.messages.push_back(textMessage(Role::Assistant, "hello world", 1012));    // 3: 5, growth 12 over 4+5
-        t.messages.push_back(textMessage(Role::User, "hello world"));               // 4: 5
-        t.messages.push_back(textMessage(Role::Assistant, "hello", 1022));          // 5: 4, growth 10 over 5+5
-        t.messages.push_back(textMessage(Role::User, "hello world"));               // 6: 5
+        t.messages.push_back(textMessage(Role::User, "hello world"));            // 0: 5
+        t.messages.push_back(textMessage(Role::Assistant, "hello", 1000));       // 1: 4, context 1000
+        t.messages.push_back(textMessage(Role::User, "hello world"));            // 2: 5
+        t.messages.push_back(textMessage(Role::Assistant, "hello world", 1012)); // 3: 5, growth 12 over 4+5
+        t.messages.push_back(textMessage(Role::User, "hello world"));            // 4: 5
+        t.messages.push_back(textMessage(Role::Assistant, "hello", 1022));       // 5: 4, growth 10 over 5+5
+        t.messages.push_back(textMessage(Role::User, "hello world"));            // 6: 5
         const auto c = tokencount::countTranscript(t);
         QCOMPARE(c.family, tokencount::Family::Claude);
         QCOMPARE(c.factorPairs, std::size_t(2));
@@ -291,15 +291,15 @@ private Q_SLOTS:
         QVERIFY(first);
         QVERIFY(same(*first, tokencount::estimatorErrorTable(t, *o)));
         QCOMPARE(first->total.samples, std::size_t(5));
-        QCOMPARE(first->rows.size(), std::size_t(4));   // prose (2 samples), code, json, cjk
-        QCOMPARE(cache.computed(), std::size_t(4));      // the repeated request is counted once
+        QCOMPARE(first->rows.size(), std::size_t(4)); // prose (2 samples), code, json, cjk
+        QCOMPARE(cache.computed(), std::size_t(4));   // the repeated request is counted once
         QVERIFY(same(*tokencount::estimatorErrorTable(t, *o, cache), *first));
         QCOMPARE(cache.computed(), std::size_t(4));
         t.messages[3].blocks[0].text = "A fresh sentence that nobody wrote before.";
         const auto edited = tokencount::estimatorErrorTable(t, *o, cache);
         QVERIFY(edited && same(*edited, tokencount::estimatorErrorTable(t, *o)));
         QCOMPARE(cache.computed(), std::size_t(5));
-        QCOMPARE(edited->rows.size(), std::size_t(3));   // the json sample became prose
+        QCOMPARE(edited->rows.size(), std::size_t(3)); // the json sample became prose
         const std::atomic<bool> cancelled{true};
         QVERIFY(!tokencount::estimatorErrorTable(t, *o, cache, &cancelled));
     }
@@ -328,8 +328,8 @@ private Q_SLOTS:
         QCOMPARE(table.rows.size(), std::size_t(2));
         QCOMPARE(table.rows[0].type, ContentType::Prose);
         QCOMPARE(table.rows[0].samples, std::size_t(2));
-        QCOMPARE(table.rows[0].exact, 3);          // 2 + 1
-        QCOMPARE(table.rows[0].charsDiv4, 3 + 2);  // ceil(11/4) + ceil(5/4)
+        QCOMPARE(table.rows[0].exact, 3);         // 2 + 1
+        QCOMPARE(table.rows[0].charsDiv4, 3 + 2); // ceil(11/4) + ceil(5/4)
         QCOMPARE(table.rows[0].estimator, tokens::estimateText("hello world") + tokens::estimateText("hello"));
         QVERIFY(std::abs(table.rows[0].charsErrorPercent() - 200.0 / 3.0) < 1e-9); // (5 - 3) / 3
         QCOMPARE(table.rows[1].type, ContentType::Json);

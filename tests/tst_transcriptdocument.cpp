@@ -41,7 +41,7 @@ std::vector<std::string> texts(const Transcript &t)
 std::size_t conversationCount(const Transcript &t)
 {
     return static_cast<std::size_t>(std::count_if(t.messages.begin(), t.messages.end(),
-                                                   [](const Message &m) { return m.isConversation() && !m.sidechain; }));
+                                                  [](const Message &m) { return m.isConversation() && !m.sidechain; }));
 }
 
 } // namespace
@@ -126,7 +126,7 @@ private Q_SLOTS:
         TranscriptDocument doc;
         doc.setSource(m_t);
         QCOMPARE(doc.exportFormats(), (std::vector<Format>{Format::ClaudeCode, Format::OpenAIChat, Format::OpenAIResponses,
-                                                          Format::Anthropic, Format::Gemini}));
+                                                           Format::Anthropic, Format::Gemini}));
         QVERIFY(doc.apply(runTrim(*doc.current(), 1)));
         const std::size_t expected = conversationCount(*doc.current());
 

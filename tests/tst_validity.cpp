@@ -83,7 +83,7 @@ private Q_SLOTS:
         const std::string result = R"({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]})";
         const std::string answer = R"({"role": "assistant", "content": "done"})";
         const std::string valid = R"({"model": "claude-x", "max_tokens": 10, "system": "be brief", "messages": [)" + std::string(kUser)
-            + "," + use + "," + result + "," + answer + "]}";
+                                  + "," + use + "," + result + "," + answer + "]}";
         QVERIFY2(check(valid, Format::Anthropic).empty(), describe(check(valid, Format::Anthropic)).c_str());
 
         expectOne(check(anthropic({answer, kUser}), Format::Anthropic), 0, "first message");
@@ -151,7 +151,7 @@ private Q_SLOTS:
         const std::string response = R"({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "f", "response": {"output": "ok"}}}]})";
         const std::string answer = R"({"role": "model", "parts": [{"text": "done"}]})";
         const std::string valid = R"({"systemInstruction": {"parts": [{"text": "sys"}]}, "contents": )"
-            + list({user, call, response, answer}) + "}";
+                                  + list({user, call, response, answer}) + "}";
         QVERIFY2(check(valid, Format::Gemini).empty(), describe(check(valid, Format::Gemini)).c_str());
 
         expectOne(check(contents({answer, user}), Format::Gemini), 0, "first content");
@@ -182,8 +182,8 @@ private Q_SLOTS:
         };
         msg(Role::Assistant, BlockType::ToolUse, "u1");
         msg(Role::User, BlockType::ToolResult, "u1");
-        msg(Role::Assistant, BlockType::ToolUse, "u2");   // never answered
-        msg(Role::User, BlockType::ToolResult, "ghost");  // answers nothing
+        msg(Role::Assistant, BlockType::ToolUse, "u2");  // never answered
+        msg(Role::User, BlockType::ToolResult, "ghost"); // answers nothing
         linkToolPairs(t);
         for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli}) {
             const auto v = validate(t, f);
@@ -219,7 +219,7 @@ private Q_SLOTS:
     {
         // Two user messages in a row and an unanswered call: invalid as loaded ...
         const std::string doc = anthropic({kUser, kUser,
-            R"({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]})"});
+                                           R"({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]})"});
         LoadOptions o;
         o.format = Format::Anthropic;
         const auto t = loadBytes(doc, "in.json", o).transcript;

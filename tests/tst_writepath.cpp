@@ -125,8 +125,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("value");
         for (const char *v : {"null", "\"no\"", "0", "[]", "{}"})
             QTest::newRow(qPrintable(QStringLiteral("isSidechain=") + QString::fromLatin1(v))) << "isSidechain" << v;
-        QTest::newRow("timestamp=number") << "timestamp" << "1764000000000";
-        QTest::newRow("uuid=number") << "uuid" << "42";
+        QTest::newRow("timestamp=number") << "timestamp"
+                                          << "1764000000000";
+        QTest::newRow("uuid=number") << "uuid"
+                                     << "42";
     }
     void claudeTailOfOddTypes()
     {
@@ -143,7 +145,7 @@ private Q_SLOTS:
         const std::string in = path("tail-" + key.toStdString() + ".jsonl");
         writeFile(in, joinLines(lines));
         for (const std::vector<std::string> &strategy : {std::vector<std::string>{"--strategy", "snip", "--param", "snipMaxChars=100"},
-                                                          std::vector<std::string>{"--strategy", "microcompact", "--param", "force=true"}}) {
+                                                         std::vector<std::string>{"--strategy", "microcompact", "--param", "force=true"}}) {
             const std::string out = path("tail-out.jsonl");
             std::vector<std::string> args{"compact", in, "-o", out, "--force", "--json"};
             args.insert(args.end(), strategy.begin(), strategy.end());
@@ -169,7 +171,7 @@ private Q_SLOTS:
         const std::string in = path("gemini-ids.jsonl");
         writeFile(in, joinLines(lines));
         for (const std::vector<std::string> &strategy : {std::vector<std::string>{"--strategy", "snip", "--param", "snipMaxChars=100"},
-                                                          std::vector<std::string>{"--strategy", "microcompact", "--param", "force=true"}}) {
+                                                         std::vector<std::string>{"--strategy", "microcompact", "--param", "force=true"}}) {
             std::vector<std::string> args{"compact", in, "-o", path("gemini-out.jsonl"), "--force"};
             args.insert(args.end(), strategy.begin(), strategy.end());
             const auto r = runCli(args);
@@ -230,7 +232,8 @@ private Q_SLOTS:
         // convert reads standard input too.
         const Program conv = runProgram({QStringLiteral("convert"), QStringLiteral("-"), QStringLiteral("--to"),
                                          QStringLiteral("openai-chat"), QStringLiteral("-o"),
-                                         QString::fromStdString(path("from-stdin.json"))}, input);
+                                         QString::fromStdString(path("from-stdin.json"))},
+                                        input);
         QCOMPARE(conv.code, 0);
         QVERIFY(validates(path("from-stdin.json"), Format::OpenAIChat));
     }
@@ -300,7 +303,8 @@ private Q_SLOTS:
         QCOMPARE(p.code, 2);
         QVERIFY2(p.err.contains("standard output"), p.err.constData());
         const Program c = runProgram({QStringLiteral("convert"), QString::fromStdString(in), QStringLiteral("--to"),
-                                      QStringLiteral("anthropic"), QStringLiteral("-o"), QStringLiteral("-")}, {},
+                                      QStringLiteral("anthropic"), QStringLiteral("-o"), QStringLiteral("-")},
+                                     {},
                                      QStringLiteral("/dev/full"));
         QCOMPARE(c.code, 2);
         QVERIFY2(c.err.contains("standard output"), c.err.constData());

@@ -63,8 +63,8 @@ inline void walkValues(ojson &j, std::string &path, const std::function<void(con
 // A transcript's bytes as JSON units: the lines of a JSONL file, or one document. Units that do not
 // parse stay as they are.
 struct JsonUnits {
-    std::vector<std::string> raw;    // each unit's bytes (a JSONL line without its terminator)
-    std::vector<ojson> parsed;       // discarded when the unit does not parse
+    std::vector<std::string> raw; // each unit's bytes (a JSONL line without its terminator)
+    std::vector<ojson> parsed;    // discarded when the unit does not parse
     bool document = false;
 };
 
@@ -99,7 +99,7 @@ inline std::string joinUnits(const JsonUnits &u)
 }
 
 struct TypeMutant {
-    std::string label;  // "last .isSidechain := null"
+    std::string label; // "last .isSidechain := null"
     std::string bytes;
 };
 

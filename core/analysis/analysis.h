@@ -77,21 +77,27 @@ namespace cl::analysis {
 
 using util::SmallVec;
 
-
 // Rule ids and descriptions are static strings (no allocation per reason: a 100 000-message
 // transcript has ~400 000 of them); detail holds the numbers of this instance, often empty.
 struct Reason {
-    std::string_view rule;  // stable id, e.g. "after_tool_result"
-    double points = 0;      // score delta / weight / confidence, depending on the result
-    std::string_view text;  // human-readable explanation of the rule
-    std::string detail;     // instance specifics ("pause of 412 s"), may be empty
+    std::string_view rule; // stable id, e.g. "after_tool_result"
+    double points = 0;     // score delta / weight / confidence, depending on the result
+    std::string_view text; // human-readable explanation of the rule
+    std::string detail;    // instance specifics ("pause of 412 s"), may be empty
     std::string describe() const { return detail.empty() ? std::string(text) : std::string(text) + ": " + detail; }
 };
 // Inline capacity: boundaries and importance mostly carry 2-3 reasons, points 0-2 (heap beyond).
 using Reasons = SmallVec<Reason, 3>;
 using PointReasons = SmallVec<Reason, 2>;
 
-enum class ToolKind : std::uint8_t { Other, Read, Write, Edit, Delete, Shell };
+enum class ToolKind : std::uint8_t {
+    Other,
+    Read,
+    Write,
+    Edit,
+    Delete,
+    Shell
+};
 std::string_view toolKindName(ToolKind k);
 ToolKind toolKind(std::string_view toolName);
 // The command string of a shell-kind call ("bash -lc X" arrays give X); empty otherwise.
@@ -102,8 +108,8 @@ std::vector<std::string> toolPaths(const Block &toolUse);
 
 struct ProviderRule {
     std::string provider;
-    std::string pattern;       // model name prefix, lower case; optional trailing '*'
-    std::string strategy;      // "middle", "oldest", "hybrid"
+    std::string pattern;  // model name prefix, lower case; optional trailing '*'
+    std::string strategy; // "middle", "oldest", "hybrid"
     double confidence = 0.8;
     std::string reason;
 };
@@ -125,7 +131,7 @@ struct AnalysisOptions {
     int minIndex = 10;
     std::int64_t breakGapMs = 300000;
     std::vector<std::string> breakPhrases{"新问题", "不同话题", "换个话题", "继续", "让我们切换", "new question",
-        "different topic", "let's switch", "lets switch", "moving on", "switching to", "another question"};
+                                          "different topic", "let's switch", "lets switch", "moving on", "switching to", "another question"};
     int errorDistance = 2;
     int topicWindow = 3;
     double topicThreshold = 0.1;
@@ -133,7 +139,7 @@ struct AnalysisOptions {
     std::size_t topicMaxWords = 32;
     std::size_t scanBytes = 1024;
     std::vector<std::string> systemChangePatterns{"npm install", "pip install", "apt-get", "brew install", "git clone",
-        "git commit", "docker", "systemctl"};
+                                                  "git commit", "docker", "systemctl"};
     // Priority (seed 003).
     std::int64_t largeReadTokens = 2000;
     int criticalUserMessages = 3;
@@ -142,29 +148,29 @@ struct AnalysisOptions {
     double importanceBase = 0.5;
     double importanceThreshold = 0.3;
     std::vector<std::string> importantKeywords{"important", "must", "critical", "remember", "never", "always", "error",
-        "bug", "fix", "decision", "requirement", "todo", "重要", "必须", "记住", "错误", "关键", "决定"};
+                                               "bug", "fix", "decision", "requirement", "todo", "重要", "必须", "记住", "错误", "关键", "决定"};
     std::size_t shortChars = 20;
     std::size_t richChars = 500;
     // Compaction triggers (seed 001 / 002) and usage (seed 003).
-    std::int64_t threshold = 150000;      // seed 001 token threshold; also seed 002's threshold
+    std::int64_t threshold = 150000; // seed 001 token threshold; also seed 002's threshold
     std::size_t maxMessages = 500;
     std::size_t minMessages = 10;
-    int recentMessages = 3;               // seed 002 K
-    std::int64_t contextWindow = 0;       // 0: from the window table by model, else 200000
+    int recentMessages = 3;         // seed 002 K
+    std::int64_t contextWindow = 0; // 0: from the window table by model, else 200000
     std::vector<double> bands{0.40, 0.60, 0.80, 0.95};
     // Strategy (seed 000).
-    std::int64_t targetTokens = 0;        // 0: contextWindow x targetWindowShare
+    std::int64_t targetTokens = 0; // 0: contextWindow x targetWindowShare
     double targetWindowShare = 0.5;
     double minConfidence = 0.6;
-    std::string model;                    // override; default: the transcript's last model
+    std::string model; // override; default: the transcript's last model
     std::vector<ProviderRule> providers = defaultProviderTable();
     std::vector<WindowRule> windows = defaultWindowTable();
 };
 
 // Conversation positions <-> transcript indices.
 struct ConversationView {
-    std::vector<std::size_t> index;      // position -> transcript message index
-    std::vector<std::int32_t> position;  // transcript message index -> position, -1 if excluded
+    std::vector<std::size_t> index;     // position -> transcript message index
+    std::vector<std::int32_t> position; // transcript message index -> position, -1 if excluded
     std::size_t size() const { return index.size(); }
 };
 ConversationView conversationView(const Transcript &t);
@@ -173,25 +179,25 @@ bool isUserRequest(const Message &m);
 // id views the tool_use block's id: valid while the analysed transcript lives (an Analysis is kept
 // next to its transcript), and no allocation per call (ids are longer than the short-string buffer).
 struct ToolCall {
-    std::size_t message = 0, block = 0;  // transcript indices of the tool_use
+    std::size_t message = 0, block = 0; // transcript indices of the tool_use
     std::string_view id;
     std::string name;
     ToolKind kind = ToolKind::Other;
-    std::int32_t resultMessage = -1;     // transcript index of the result, -1 if unanswered
+    std::int32_t resultMessage = -1; // transcript index of the result, -1 if unanswered
     bool failed = false;
 };
 struct ToolRound {
-    std::size_t assistant = 0;           // transcript index
-    SmallVec<std::size_t, 2> results;    // transcript indices of the messages holding its results
+    std::size_t assistant = 0;        // transcript index
+    SmallVec<std::size_t, 2> results; // transcript indices of the messages holding its results
     SmallVec<ToolCall, 2> calls;
-    std::size_t chain = 0;               // rounds without a user request between share a chain
+    std::size_t chain = 0; // rounds without a user request between share a chain
     bool failed = false;
 };
 struct CriticalTool {
     std::size_t message = 0, block = 0;
-    std::string_view toolId;             // views the tool_use block's id, like ToolCall::id
+    std::string_view toolId; // views the tool_use block's id, like ToolCall::id
     std::string toolName;
-    std::string category;                // file_modification, system_change, error_context
+    std::string category; // file_modification, system_change, error_context
     std::string reason;
 };
 std::vector<ToolRound> toolRounds(const Transcript &t, const ConversationView &v);
@@ -200,21 +206,31 @@ std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<T
 // A score keeps what its rules saw (flags and the numbers behind them, ~80 bytes); the reason list
 // is built on demand by reasonsFor(): 100 000 positions of ready-made reason objects were most of
 // analyze()'s time and memory, and only the panel, tooltips and the CLI ever read them.
-enum class SequenceRule : std::uint8_t { None, CallResult, Chained, PairSpansCut };
-enum class BreakRule : std::uint8_t { None, UserFollowsUser, Pause, Phrase };
+enum class SequenceRule : std::uint8_t {
+    None,
+    CallResult,
+    Chained,
+    PairSpansCut
+};
+enum class BreakRule : std::uint8_t {
+    None,
+    UserFollowsUser,
+    Pause,
+    Phrase
+};
 struct BoundaryScore {
-    std::size_t position = 0;  // cut before this conversation position
-    std::size_t index = 0;     // transcript index of the message at that position
+    std::size_t position = 0; // cut before this conversation position
+    std::size_t index = 0;    // transcript index of the message at that position
     double score = 0;
     double topicSimilarity = -1; // -1: not computed (a side without words)
     bool inToolSequence = false, conversationBreak = false, errorNear = false, topicChange = false;
     bool afterToolResult = false, afterAssistant = false;
     SequenceRule sequence = SequenceRule::None;
     BreakRule breakRule = BreakRule::None;
-    std::int32_t breakPhrase = -1;   // index into AnalysisOptions::breakPhrases (BreakRule::Phrase)
-    std::int64_t pauseMs = 0;        // BreakRule::Pause
-    std::string_view chainedId;      // SequenceRule::Chained: the result id the next call's text names
-                                     // (views the transcript, like ToolCall::id)
+    std::int32_t breakPhrase = -1; // index into AnalysisOptions::breakPhrases (BreakRule::Phrase)
+    std::int64_t pauseMs = 0;      // BreakRule::Pause
+    std::string_view chainedId;    // SequenceRule::Chained: the result id the next call's text names
+                                   // (views the transcript, like ToolCall::id)
 };
 // Every rule that moved the score, in order, with its points ("base" 100 first). `o` must be the
 // options the score was computed with (Analysis::options).
@@ -226,12 +242,20 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
 std::optional<std::size_t> findCompactionBoundary(const std::vector<BoundaryScore> &scores, std::size_t n,
                                                   const AnalysisOptions &o);
 
-enum class Priority : std::uint8_t { Sacred, Critical, High, Medium, Low, Lowest, Excluded };
+enum class Priority : std::uint8_t {
+    Sacred,
+    Critical,
+    High,
+    Medium,
+    Low,
+    Lowest,
+    Excluded
+};
 std::string_view priorityName(Priority p);
 struct PriorityInfo {
     Priority priority = Priority::Excluded;
-    std::string_view rule;               // static rule id
-    SmallVec<Priority, 8> blocks;        // one per block (inline: messages rarely have more)
+    std::string_view rule;        // static rule id
+    SmallVec<Priority, 8> blocks; // one per block (inline: messages rarely have more)
     SmallVec<std::string_view, 2> blockRules;
 };
 // One per transcript message (Excluded for non-conversation ones).
@@ -240,14 +264,14 @@ std::vector<PriorityInfo> priorities(const Transcript &t, const ConversationView
 // Like BoundaryScore: the rules' inputs are kept, the reason lists are built on demand.
 struct Importance {
     std::size_t index = 0;
-    double score = 0;            // seed 004, 0..1
-    int points = 0;              // seed 001
+    double score = 0; // seed 004, 0..1
+    int points = 0;   // seed 001
     bool important = false;
     bool userRequest = false, codeOrCommand = false, toolResult = false, failedResult = false;
     bool media = false, referencedLater = false;
-    std::int32_t keyword = -1;            // index into AnalysisOptions::importantKeywords
-    std::uint64_t textBytes = 0;          // text + tool result text (UTF-8 bytes)
-    std::int64_t minutesBeforeLast = -1;  // age against the transcript's last timestamp; -1 unknown
+    std::int32_t keyword = -1;           // index into AnalysisOptions::importantKeywords
+    std::uint64_t textBytes = 0;         // text + tool result text (UTF-8 bytes)
+    std::int64_t minutesBeforeLast = -1; // age against the transcript's last timestamp; -1 unknown
 };
 // Seed 004 reasons (base first, points = score delta) and seed 001 point reasons; `o` as for
 // boundaries (Analysis::options).
@@ -261,29 +285,29 @@ struct Features {
     std::int64_t totalTokens = 0, targetTokens = 0, recentTokens = 0;
     double avgMessageLength = 0, compressionRatio = 0, recentRatio = 0;
     bool hasLongMessages = false, hasSystem = false, hasTool = false;
-    std::string severity;        // light, moderate, heavy
+    std::string severity; // light, moderate, heavy
 };
 struct Recommendation {
     std::string model, provider;
-    std::string providerStrategy;        // from the table, "" when no entry matched
-    std::string strategy;                // middle, oldest, hybrid, adaptive
+    std::string providerStrategy; // from the table, "" when no entry matched
+    std::string strategy;         // middle, oldest, hybrid, adaptive
     double confidence = 0;
-    std::string rule;                    // the rule that decided ("provider", a feature rule id, or the adaptive reason)
-    std::string adaptiveReason;          // "no_rule_fired" / "low_confidence" when adaptive
-    Reasons reasons;                     // every step, in order (points = confidence)
+    std::string rule;           // the rule that decided ("provider", a feature rule id, or the adaptive reason)
+    std::string adaptiveReason; // "no_rule_fired" / "low_confidence" when adaptive
+    Reasons reasons;            // every step, in order (points = confidence)
 };
 struct Zones {
     std::vector<std::size_t> system, compressible, recent; // transcript indices
     std::int64_t systemTokens = 0, compressibleTokens = 0, recentTokens = 0, totalTokens = 0;
     std::int64_t threshold = 0;
-    bool oldTrigger = false;   // total >= threshold
-    bool newTrigger = false;   // compressible >= threshold
+    bool oldTrigger = false; // total >= threshold
+    bool newTrigger = false; // compressible >= threshold
 };
 struct UsageInfo {
     std::int64_t tokens = 0, window = 0;
-    std::string windowSource;  // "option", "table: <pattern>", "default"
+    std::string windowSource; // "option", "table: <pattern>", "default"
     double ratio = 0;
-    std::string band;          // none, snip, microcompact, auto_compact, hard_truncate
+    std::string band; // none, snip, microcompact, auto_compact, hard_truncate
 };
 struct NeedsCompaction {
     bool needed = false;
@@ -293,7 +317,7 @@ struct Facts {
     std::vector<std::pair<std::size_t, std::string>> userRequests; // index, text
     std::vector<std::string> filesRead, filesModified;             // unique, first-seen order
     std::vector<std::pair<std::size_t, std::string>> commands;
-    std::vector<std::pair<std::size_t, std::string>> errors;       // index, first line
+    std::vector<std::pair<std::size_t, std::string>> errors; // index, first line
     std::string pendingTask, currentWork;
     std::int32_t pendingTaskIndex = -1, currentWorkIndex = -1;
 };
@@ -308,14 +332,14 @@ bool modelMatches(const std::string &model, const std::string &pattern);
 Facts facts(const Transcript &t, const ConversationView &v);
 
 struct Analysis {
-    AnalysisOptions options;                 // what it was computed with (reasonsFor needs them)
+    AnalysisOptions options; // what it was computed with (reasonsFor needs them)
     ConversationView view;
     std::vector<ToolRound> rounds;
     std::vector<CriticalTool> critical;
-    std::vector<BoundaryScore> boundaries;   // position 1..n-1
-    std::optional<std::size_t> boundary;     // chosen position
-    std::vector<PriorityInfo> priority;      // per transcript message
-    std::vector<Importance> importance;      // per conversation position
+    std::vector<BoundaryScore> boundaries; // position 1..n-1
+    std::optional<std::size_t> boundary;   // chosen position
+    std::vector<PriorityInfo> priority;    // per transcript message
+    std::vector<Importance> importance;    // per conversation position
     Features features;
     Recommendation recommendation;
     Zones zones;

@@ -57,7 +57,8 @@ std::string fmt(double v)
 // Words of the topicWindow messages before and after a cut, kept as counts per word while the cut
 // slides: each step moves one message into "before", one out of it, one out of "after" and one into
 // it, so the Jaccard index costs O(words of 4 messages) per cut instead of sorting both unions.
-class SlidingWords {
+class SlidingWords
+{
 public:
     explicit SlidingWords(std::size_t maxLive)
     {
@@ -107,7 +108,7 @@ public:
 private:
     struct Slot {
         Word key = 0;
-        std::uint32_t a = 0, b = 0;  // both 0: empty
+        std::uint32_t a = 0, b = 0; // both 0: empty
     };
     std::size_t home(Word key) const { return std::size_t((std::uint64_t(key) * 0x9e3779b97f4a7c15ull) >> 20) & mask_; }
     std::size_t find(Word key) const
@@ -191,7 +192,7 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
                 sliding->add(words(p).first, words(p).second, false);
         }
     }
-    std::vector<Words> legacy;       // negative topicWindow: the unbounded ranges of the generic code
+    std::vector<Words> legacy; // negative topicWindow: the unbounded ranges of the generic code
     if (!sliding) {
         legacy.resize(n);
         for (std::size_t p = 0; p < n; ++p)
@@ -210,7 +211,7 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
         // Tool sequence.
         if (prev.role == Role::Assistant && prev.has(kToolUse) && cur.has(kToolResult)) {
             s.sequence = SequenceRule::CallResult;
-        } else if (cur.has(kChainedRef)) {   // (summarize() tested the text)
+        } else if (cur.has(kChainedRef)) { // (summarize() tested the text)
             s.sequence = SequenceRule::Chained;
             s.chainedId = t.messages[v.index[i - 1]].blocks[std::size_t(prev.firstResult)].toolId;
         } else if (spanCount > 0) {
@@ -234,7 +235,7 @@ std::vector<BoundaryScore> scoreBoundaries(const Transcript &t, const Conversati
         double similarity;
         if (sliding) {
             similarity = sliding->jaccard();
-            if (W > 0) {   // slide to i + 1
+            if (W > 0) { // slide to i + 1
                 sliding->add(words(i).first, words(i).second, true);
                 if (i >= W)
                     sliding->remove(words(i - W).first, words(i - W).second, true);

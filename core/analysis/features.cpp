@@ -41,10 +41,23 @@ std::vector<WindowRule> defaultWindowTable()
 {
     // Defaults, editable: context windows as published by the vendors (2025). More specific first.
     return {
-        {"claude-sonnet-4-5[1m]", 1000000}, {"claude", 200000}, {"gpt-4.1", 1047576}, {"gpt-4o", 128000},
-        {"gpt-4-turbo", 128000}, {"gpt-4", 8192}, {"gpt-5", 400000}, {"codex", 400000}, {"o1", 200000},
-        {"o3", 200000}, {"o4", 200000}, {"gemini-2.5", 1048576}, {"gemini-2.0", 1048576}, {"gemini-1.5-pro", 2097152},
-        {"gemini-1.5", 1048576}, {"gemini-3", 1048576}, {"gpt-oss", 131072},
+        {"claude-sonnet-4-5[1m]", 1000000},
+        {"claude", 200000},
+        {"gpt-4.1", 1047576},
+        {"gpt-4o", 128000},
+        {"gpt-4-turbo", 128000},
+        {"gpt-4", 8192},
+        {"gpt-5", 400000},
+        {"codex", 400000},
+        {"o1", 200000},
+        {"o3", 200000},
+        {"o4", 200000},
+        {"gemini-2.5", 1048576},
+        {"gemini-2.0", 1048576},
+        {"gemini-1.5-pro", 2097152},
+        {"gemini-1.5", 1048576},
+        {"gemini-3", 1048576},
+        {"gpt-oss", 131072},
     };
 }
 
@@ -93,7 +106,7 @@ bool loadTables(const nlohmann::json &j, std::vector<ProviderRule> &providers, s
                 return false;
             }
             p.push_back({e.value("provider", std::string()), e["pattern"].get<std::string>(),
-                e["strategy"].get<std::string>(), e.value("confidence", 0.8), e.value("reason", std::string())});
+                         e["strategy"].get<std::string>(), e.value("confidence", 0.8), e.value("reason", std::string())});
         }
         providers = std::move(p);
     }
@@ -134,7 +147,8 @@ Features features(const Transcript &t, const ConversationView &v, std::int64_t t
     // An empty transcript needs no compression: ratio 1 (light).
     f.compressionRatio = f.totalTokens ? double(targetTokens) / double(f.totalTokens) : 1.0;
     f.recentRatio = f.totalTokens ? double(f.recentTokens) / double(f.totalTokens) : 0;
-    f.severity = f.compressionRatio > 0.8 ? "light" : f.compressionRatio > 0.6 ? "moderate" : "heavy";
+    f.severity = f.compressionRatio > 0.8 ? "light" : f.compressionRatio > 0.6 ? "moderate"
+                                                                               : "heavy";
     return f;
 }
 
@@ -152,7 +166,7 @@ Recommendation recommend(const Features &f, const std::string &model, Format for
         r.provider = entry->provider;
         r.providerStrategy = entry->strategy;
         r.reasons.push_back({"provider", entry->confidence, "provider/model table",
-            entry->provider + " " + entry->pattern + "* -> " + entry->strategy + (entry->reason.empty() ? "" : " (" + entry->reason + ")")});
+                             entry->provider + " " + entry->pattern + "* -> " + entry->strategy + (entry->reason.empty() ? "" : " (" + entry->reason + ")")});
         if (entry->strategy != "hybrid") {
             r.strategy = entry->strategy;
             r.confidence = entry->confidence;
@@ -161,12 +175,19 @@ Recommendation recommend(const Features &f, const std::string &model, Format for
     } else {
         const std::string_view fmt = formatName(format);
         r.provider = fmt == "claude-code" || fmt == "anthropic" ? "anthropic" : fmt == "codex" || fmt.substr(0, 6) == "openai" ? "openai"
-            : fmt.substr(0, 6) == "gemini" ? "google" : "";
+                                                                            : fmt.substr(0, 6) == "gemini"                     ? "google"
+                                                                                                                               : "";
         r.reasons.push_back({"provider_none", 0, "no table entry for the model; deciding by features", model});
     }
     if (r.strategy.empty()) {
         const std::size_t n = f.totalMessages;
-        struct Rule { bool fires; const char *id; const char *strategy; double confidence; const char *text; };
+        struct Rule {
+            bool fires;
+            const char *id;
+            const char *strategy;
+            double confidence;
+            const char *text;
+        };
         const Rule rules[] = {
             {f.severity == "light" && n < 20, "light_short", "middle", 0.8, "light compression and fewer than 20 messages"},
             {f.severity == "heavy" && n > 30, "heavy_long", "oldest", 0.9, "heavy compression and more than 30 messages"},
@@ -236,11 +257,11 @@ NeedsCompaction needsCompaction(std::int64_t tokens, std::size_t messages, const
     const bool overTokens = tokens >= o.threshold, overMessages = messages > o.maxMessages;
     const bool enough = messages >= o.minMessages;
     r.reasons.push_back({"tokens", double(tokens), "tokens against the threshold",
-        std::to_string(tokens) + (overTokens ? " >= " : " < ") + std::to_string(o.threshold)});
+                         std::to_string(tokens) + (overTokens ? " >= " : " < ") + std::to_string(o.threshold)});
     r.reasons.push_back({"messages", double(messages), "messages against the maximum",
-        std::to_string(messages) + (overMessages ? " > " : " <= ") + std::to_string(o.maxMessages)});
+                         std::to_string(messages) + (overMessages ? " > " : " <= ") + std::to_string(o.maxMessages)});
     r.reasons.push_back({"min_messages", double(messages), "messages against the minimum",
-        std::to_string(messages) + (enough ? " >= " : " < ") + std::to_string(o.minMessages)});
+                         std::to_string(messages) + (enough ? " >= " : " < ") + std::to_string(o.minMessages)});
     r.needed = (overTokens || overMessages) && enough;
     return r;
 }
@@ -268,7 +289,11 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
     // while this one does the summary, boundaries and importance. Priorities go last on both threads:
     // each claims chunks of positions until none are left, so that whichever finishes first takes
     // more of them. Nothing else touches a.rounds, a.critical or a.facts until the join.
-    enum PlanState { Pending, Ready, Failed };
+    enum PlanState {
+        Pending,
+        Ready,
+        Failed
+    };
     std::atomic<int> planState{Pending};
     std::atomic<std::size_t> nextChunk{0};
     detail::PriorityPlan plan;
@@ -303,7 +328,7 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
             plan = detail::planPriorities(t, a.view, o, a.priority);
             planState = Ready;
         } catch (...) {
-            planState = Failed;   // the worker stops waiting; the Joiner joins it
+            planState = Failed; // the worker stops waiting; the Joiner joins it
             planState.notify_all();
             throw;
         }

@@ -19,7 +19,8 @@ namespace cl::analysis::detail {
 std::string_view trim(std::string_view s);
 
 // A fixed set of needles searched at once, ASCII case-insensitively (see analysis/scan.cpp).
-class Scanner {
+class Scanner
+{
 public:
     explicit Scanner(const std::vector<std::string> &needles);
     // Lowest index of a needle occurring in hay, or -1 (empty needles never match).
@@ -29,14 +30,14 @@ public:
 
 private:
     static constexpr std::size_t kMaxSimdPairs = 40;
-    struct Pair {                          // a needle prefix: lower-cased first two or three bytes
+    struct Pair { // a needle prefix: lower-cased first two or three bytes
         std::uint8_t b0 = 0, b1 = 0, b2 = 0;
-        bool hasB2 = false;                // false: a two-byte needle
-        std::vector<std::size_t> needles;  // ascending
+        bool hasB2 = false;               // false: a two-byte needle
+        std::vector<std::size_t> needles; // ascending
     };
     bool matchAt(std::string_view hay, std::size_t pos, std::size_t k) const;
-    std::vector<std::string> needles_;     // lower-cased
-    std::vector<std::size_t> singles_;     // one-byte needles
+    std::vector<std::string> needles_; // lower-cased
+    std::vector<std::size_t> singles_; // one-byte needles
     std::vector<Pair> pairs_;
 };
 
@@ -52,7 +53,8 @@ using Word = std::uint32_t;
 // The text scans of one message that depend only on its text and the scan options: what
 // Message::textIndex caches (analysis/index.cpp). `key` identifies the options (0 when the words
 // do not fit the cache, i.e. topicMaxWords > TextIndex::kMaxWords).
-class TextScanner {
+class TextScanner
+{
 public:
     explicit TextScanner(const AnalysisOptions &o);
     std::uint32_t key() const { return key_; }
@@ -96,26 +98,32 @@ inline void prefetchAhead(const Transcript &t, const ConversationView &v, std::s
 
 // Per conversation position, everything the rules read.
 enum MsgFlag : std::uint16_t {
-    kUserRequest = 1, kToolUse = 2, kToolResult = 4, kFailed = 8, kFence = 16, kCodeCall = 32, kMedia = 64,
+    kUserRequest = 1,
+    kToolUse = 2,
+    kToolResult = 4,
+    kFailed = 8,
+    kFence = 16,
+    kCodeCall = 32,
+    kMedia = 64,
     kReferencedLater = 128,
-    kChainedRef = 256,   // an assistant call whose text names the previous position's first result id
+    kChainedRef = 256, // an assistant call whose text names the previous position's first result id
 };
 struct MsgInfo {
     std::int64_t timeMs = kNoTime;
-    std::size_t textLen = 0;         // textLength()
+    std::size_t textLen = 0;                  // textLength()
     std::uint32_t wordBegin = 0, wordEnd = 0; // topic word hashes in Summary::words
-    std::int32_t keyword = -1;       // textContainsAny(importantKeywords)
-    std::int32_t firstResult = -1;   // block index of the first tool_result
-    std::int32_t breakPhrase = -1;   // Scanner(breakPhrases).findInText() for user requests
+    std::int32_t keyword = -1;                // textContainsAny(importantKeywords)
+    std::int32_t firstResult = -1;            // block index of the first tool_result
+    std::int32_t breakPhrase = -1;            // Scanner(breakPhrases).findInText() for user requests
     Role role = Role::Unknown;
     std::uint16_t flags = 0;
     bool has(MsgFlag f) const { return (flags & f) != 0; }
 };
 struct Summary {
-    std::vector<MsgInfo> msgs;            // per position
-    std::vector<Word> words;              // sorted unique word hashes per message, concatenated
-    std::vector<std::int32_t> spans;      // rule (c) difference array, n + 1
-    std::size_t maxWords = 0;             // most words of one message
+    std::vector<MsgInfo> msgs;       // per position
+    std::vector<Word> words;         // sorted unique word hashes per message, concatenated
+    std::vector<std::int32_t> spans; // rule (c) difference array, n + 1
+    std::size_t maxWords = 0;        // most words of one message
 };
 Summary summarize(const Transcript &t, const ConversationView &v, const AnalysisOptions &o);
 
@@ -128,8 +136,8 @@ void toolsAndFacts(const Transcript &t, const ConversationView &v, const Analysi
 // the plan sizes `out`, fills the non-conversation messages and finds the recent sets; then each
 // range of conversation positions is assigned independently (disjoint elements of `out`).
 struct PriorityPlan {
-    std::vector<char> criticalUser;                                // per position: one of the last N user requests
-    std::int64_t lastAssistant = -1;                               // transcript index
+    std::vector<char> criticalUser;                                 // per position: one of the last N user requests
+    std::int64_t lastAssistant = -1;                                // transcript index
     std::vector<std::pair<std::size_t, std::size_t>> recentResults; // (message, block) of the last N results
 };
 PriorityPlan planPriorities(const Transcript &t, const ConversationView &v, const AnalysisOptions &o,

@@ -51,7 +51,7 @@ detail::PriorityPlan detail::planPriorities(const Transcript &t, const Conversat
     out.assign(t.messages.size(), PriorityInfo{});
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         if (v.position[i] >= 0)
-            continue;    // conversation messages are filled by assignPriorities, once
+            continue; // conversation messages are filled by assignPriorities, once
         out[i].rule = "not_conversation";
         out[i].blocks.assign(t.messages[i].blocks.size(), Priority::Excluded);
         out[i].blockRules.assign(t.messages[i].blocks.size(), "not_conversation");

@@ -30,14 +30,13 @@ Scanner::Scanner(const std::vector<std::string> &needles)
         needles_.push_back(std::move(n));
         const std::string &l = needles_.back();
         if (l.empty())
-            continue;                    // never matches (as the plain find() it replaces)
+            continue; // never matches (as the plain find() it replaces)
         if (l.size() == 1) {
             singles_.push_back(k);
             continue;
         }
         // Prefix of up to three bytes: common pairs ("re", "er") would flood the verification.
-        Pair key{static_cast<unsigned char>(l[0]), static_cast<unsigned char>(l[1]),
-                 l.size() > 2 ? static_cast<unsigned char>(l[2]) : std::uint8_t(0), l.size() > 2, {}};
+        Pair key{static_cast<unsigned char>(l[0]), static_cast<unsigned char>(l[1]), l.size() > 2 ? static_cast<unsigned char>(l[2]) : std::uint8_t(0), l.size() > 2, {}};
         auto it = std::find_if(pairs_.begin(), pairs_.end(), [&key](const Pair &p) {
             return p.b0 == key.b0 && p.b1 == key.b1 && p.hasB2 == key.hasB2 && (!p.hasB2 || p.b2 == key.b2);
         });
@@ -85,7 +84,7 @@ int Scanner::find(std::string_view hay) const
             for (std::size_t k : p.needles)
                 if (better(k) && matchAt(hay, pos, k)) {
                     best = int(k);
-                    break;      // needles are in ascending index order
+                    break; // needles are in ascending index order
                 }
         }
     };

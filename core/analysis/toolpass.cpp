@@ -183,12 +183,13 @@ std::vector<CriticalTool> criticalTools(const Transcript &t, const std::vector<T
     std::size_t calls = 0;
     for (const auto &round : rounds)
         calls += round.calls.size();
-    out.reserve(calls / 2);   // one large allocation rather than a doubling series
+    out.reserve(calls / 2); // one large allocation rather than a doubling series
     std::string storage;
     for (const auto &round : rounds)
         for (const auto &c : round.calls) {
             const std::string_view cmd = c.kind == ToolKind::Shell
-                ? detail::shellCommandView(t.messages[c.message].blocks[c.block], storage) : std::string_view();
+                                             ? detail::shellCommandView(t.messages[c.message].blocks[c.block], storage)
+                                             : std::string_view();
             addCritical(c, cmd, o, out);
         }
     return out;

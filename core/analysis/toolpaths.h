@@ -51,7 +51,16 @@ template <class F> void forEachToolPath(const Block &b, F &&f)
         return;
     // One pass over the members (tool inputs have a handful) instead of seven lookups, each a walk
     // over scattered tree nodes; the paths are then reported in the fixed key order below.
-    enum { kFilePath, kPath, kAbsolutePath, kNotebookPath, kPaths, kInput, kPatch, kKeys };
+    enum {
+        kFilePath,
+        kPath,
+        kAbsolutePath,
+        kNotebookPath,
+        kPaths,
+        kInput,
+        kPatch,
+        kKeys
+    };
     static constexpr std::string_view keys[kKeys] = {"file_path", "path", "absolute_path", "notebook_path", "paths",
                                                      "input", "patch"};
     const nlohmann::json *found[kKeys] = {};

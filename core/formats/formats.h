@@ -21,7 +21,10 @@ struct LoadContext {
     // Claude Code loader reads a session's subagent files with it. Set by core/io/loader.cpp.
     std::function<LoadResult(const std::string &path, const LoadOptions &)> loadOther;
     bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
-    void progress(double fraction) const { if (options.progress) options.progress(fraction); }
+    void progress(double fraction) const
+    {
+        if (options.progress) options.progress(fraction);
+    }
 };
 
 void loadClaudeCode(Transcript &t, const LoadContext &ctx);

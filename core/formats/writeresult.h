@@ -10,9 +10,9 @@
 namespace cl {
 
 struct WriteResult {
-    std::string bytes;               // the in-memory writeTranscript only; a sink got them otherwise
-    std::size_t size = 0;            // bytes written
-    std::vector<std::string> notes;  // what a conversion could not carry over (dropped thinking, ...)
+    std::string bytes;              // the in-memory writeTranscript only; a sink got them otherwise
+    std::size_t size = 0;           // bytes written
+    std::vector<std::string> notes; // what a conversion could not carry over (dropped thinking, ...)
     bool ok = true;
     std::string error;
 };

@@ -13,16 +13,21 @@ namespace {
 
 ojson usageJson(const Usage &u, std::int64_t output)
 {
+    // clang-format off
     return ojson{{"input_tokens", u.inputTokens}, {"cache_creation_input_tokens", u.cacheCreationTokens},
         {"cache_read_input_tokens", u.cacheReadTokens},
         {"cache_creation", ojson{{"ephemeral_5m_input_tokens", u.cacheCreationTokens}, {"ephemeral_1h_input_tokens", 0}}},
         {"output_tokens", output}, {"service_tier", "standard"}};
+    // clang-format on
 }
 
 } // namespace
 
 ClaudeSink::ClaudeSink(std::uint64_t seed, const Project &p, std::string sessionId, Stats &stats)
-    : m_rng(seed ^ 0xC1A0DEC0DEull), m_p(p), m_sessionId(std::move(sessionId)), m_stats(stats)
+    : m_rng(seed ^ 0xC1A0DEC0DEull)
+    , m_p(p)
+    , m_sessionId(std::move(sessionId))
+    , m_stats(stats)
 {
 }
 
@@ -103,11 +108,14 @@ void ClaudeSink::add(Event &&e)
             for (int i = 0; i < n; ++i) {
                 const std::string &path = m_rng.pick(m_p.files).path;
                 backups[path] = ojson{{"backupFileName", base62(m_rng, 16) + "@v" + std::to_string(m_rng.range(1, 6))},
-                    {"version", m_rng.range(1, 6)}, {"backupTime", isoTime(m.timeMs - 1000)}};
+                                      {"version", m_rng.range(1, 6)},
+                                      {"backupTime", isoTime(m.timeMs - 1000)}};
             }
+            // clang-format off
             ojson s{{"type", "file-history-snapshot"}, {"messageId", id},
                 {"snapshot", ojson{{"messageId", id}, {"trackedFileBackups", backups}, {"timestamp", isoTime(m.timeMs)}}},
                 {"isSnapshotUpdate", false}};
+            // clang-format on
             line(s);
             ++m_stats.snapshots;
         }
@@ -158,8 +166,7 @@ void ClaudeSink::add(Event &&e)
             block = ojson{{"type", "thinking"}, {"thinking", b.text}, {"signature", "Eq" + base62(m_rng, 180)}};
             break;
         case BlockType::ToolUse:
-            block = ojson{{"type", "tool_use"}, {"id", b.toolId}, {"name", b.toolName},
-                {"input", useIndex < e.inputs.size() ? std::move(e.inputs[useIndex]) : ojson::object()}};
+            block = ojson{{"type", "tool_use"}, {"id", b.toolId}, {"name", b.toolName}, {"input", useIndex < e.inputs.size() ? std::move(e.inputs[useIndex]) : ojson::object()}};
             ++useIndex;
             break;
         default:
@@ -167,11 +174,13 @@ void ClaudeSink::add(Event &&e)
             break;
         }
         const std::string id = uuid(m_rng);
+        // clang-format off
         ojson msg{{"id", m.apiMessageId}, {"type", "message"}, {"role", "assistant"}, {"model", m.model},
             {"content", ojson::array({std::move(block)})},
             {"stop_reason", last ? ojson(m.hasToolUse() ? "tool_use" : "end_turn") : ojson(nullptr)},
             {"stop_sequence", nullptr},
             {"usage", usageJson(u, last ? u.outputTokens : std::min<std::int64_t>(u.outputTokens, m_rng.range(1, 30)))}};
+        // clang-format on
         ojson j = envelope("assistant");
         j["message"] = std::move(msg);
         j["requestId"] = requestId;

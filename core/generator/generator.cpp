@@ -18,10 +18,12 @@ using namespace detail;
 // not look like a Claude Code one with the labels swapped.
 std::string toolNameFor(Format f, const std::string &claudeName)
 {
+    // clang-format off
     struct Row { const char *claude, *gemini, *openai; };
     static const Row rows[] = {{"Read", "read_file", "read_file"}, {"Grep", "search_file_content", "grep"},
         {"Glob", "glob", "list_files"}, {"Bash", "run_shell_command", "shell"}, {"Edit", "replace", "edit_file"},
         {"Write", "write_file", "write_file"}, {"TodoWrite", "write_todos", "update_plan"}};
+    // clang-format on
     for (const auto &r : rows) {
         if (claudeName != r.claude)
             continue;
@@ -49,7 +51,10 @@ std::string modelFor(Format f)
 class NeutralSink final : public Sink
 {
 public:
-    NeutralSink(Transcript &t, Format target) : m_t(t), m_target(target) {}
+    NeutralSink(Transcript &t, Format target)
+        : m_t(t)
+        , m_target(target)
+    {}
     void add(Event &&e) override
     {
         Message m = std::move(e.msg);
@@ -104,7 +109,9 @@ struct Setup {
     Project project;
     std::int64_t startMs;
     std::string sessionId;
-    explicit Setup(std::uint64_t seed) : rng(seed), project(makeProject(rng))
+    explicit Setup(std::uint64_t seed)
+        : rng(seed)
+        , project(makeProject(rng))
     {
         // Some day in 2025, 08:00-11:00 UTC.
         startMs = (1735689600LL + std::int64_t(rng.below(330)) * 86400 + 8 * 3600 + std::int64_t(rng.below(3 * 3600))) * 1000;
@@ -118,8 +125,7 @@ Transcript buildNeutral(const Options &o, std::size_t targetBytes, Stats &stats)
     Transcript t;
     t.format = Format::Unknown; // synthesized: writers must build everything from the messages
     t.path = "generated";
-    t.header = nlohmann::json{{"sessionId", s.sessionId}, {"model", modelFor(o.format)}, {"cwd", s.project.cwd},
-        {"generator", "contextlens"}};
+    t.header = nlohmann::json{{"sessionId", s.sessionId}, {"model", modelFor(o.format)}, {"cwd", s.project.cwd}, {"generator", "contextlens"}};
     Message sys;
     sys.role = Role::System;
     sys.type = "system";
@@ -127,7 +133,7 @@ Transcript buildNeutral(const Options &o, std::size_t targetBytes, Stats &stats)
     sys.timestamp = isoTime(s.startMs);
     Block b;
     b.text = "You are a coding agent working in " + s.project.cwd + " (git branch " + s.project.branch
-        + "). Use the tools to read, search and edit files and to run commands. Keep answers short.";
+             + "). Use the tools to read, search and edit files and to run commands. Keep answers short.";
     sys.blocks.push_back(std::move(b));
     t.messages.push_back(std::move(sys));
     NeutralSink sink(t, o.format);

@@ -41,22 +41,22 @@ struct Options {
 // What was generated, counted the way a Claude Code loader should see it (so tests can check the
 // loader and the CLI against known numbers).
 struct Stats {
-    std::size_t messages = 0;            // neutral conversation messages
-    std::size_t userPrompts = 0;         // typed user requests (not tool results, not summaries)
-    std::size_t assistantResponses = 0;  // API responses (one message.id each)
-    std::size_t assistantLines = 0;      // claude-code: lines those responses were split into
+    std::size_t messages = 0;           // neutral conversation messages
+    std::size_t userPrompts = 0;        // typed user requests (not tool results, not summaries)
+    std::size_t assistantResponses = 0; // API responses (one message.id each)
+    std::size_t assistantLines = 0;     // claude-code: lines those responses were split into
     std::size_t toolCalls = 0;
     std::size_t failedToolCalls = 0;
-    std::size_t toolRounds = 0;          // assistant responses with at least one tool call
-    std::size_t parallelRounds = 0;      // rounds with more than one call
-    std::size_t toolResults = 0;         // one per call (claude-code: one line each)
+    std::size_t toolRounds = 0;     // assistant responses with at least one tool call
+    std::size_t parallelRounds = 0; // rounds with more than one call
+    std::size_t toolResults = 0;    // one per call (claude-code: one line each)
     std::size_t thinkingBlocks = 0;
-    std::size_t compactions = 0;         // claude-code compact_boundary + summary pairs
-    std::size_t snapshots = 0;           // claude-code file-history-snapshot lines
-    std::size_t gaps = 0;                // pauses of more than 5 minutes before a user request
-    std::size_t lines = 0;               // claude-code JSONL lines
+    std::size_t compactions = 0; // claude-code compact_boundary + summary pairs
+    std::size_t snapshots = 0;   // claude-code file-history-snapshot lines
+    std::size_t gaps = 0;        // pauses of more than 5 minutes before a user request
+    std::size_t lines = 0;       // claude-code JSONL lines
     std::size_t bytes = 0;
-    std::int64_t lastContextTokens = 0;  // measured context of the last response
+    std::int64_t lastContextTokens = 0; // measured context of the last response
 };
 
 // Returns the generated file's bytes; empty with *error set when the format's writer fails.

@@ -20,7 +20,9 @@ using ojson = nlohmann::ordered_json;
 class Rng
 {
 public:
-    explicit Rng(std::uint64_t seed) : m_state(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+    explicit Rng(std::uint64_t seed)
+        : m_state(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull)
+    {}
     std::uint64_t next()
     {
         std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
@@ -45,8 +47,8 @@ std::string base62(Rng &rng, int n);
 std::string isoTime(std::int64_t ms); // 2025-09-03T00:47:19.293Z
 
 struct SourceFile {
-    std::string path;      // relative to the project root
-    std::string lang;      // cpp, py, ts, md
+    std::string path; // relative to the project root
+    std::string lang; // cpp, py, ts, md
     std::uint64_t seed = 0;
     int lines = 0;
     mutable std::string content; // built on first use
@@ -67,8 +69,8 @@ std::string fileContent(const SourceFile &f, int maxLines);
 std::string numbered(std::string_view content, int firstLine);
 
 std::string userPrompt(Rng &rng, const Project &p, bool chinese);
-std::string shortIntent(Rng &rng, const Project &p);    // "Let me look at ..." before tool calls
-std::string answer(Rng &rng, const Project &p);          // final prose: paragraphs, code, URL, list
+std::string shortIntent(Rng &rng, const Project &p); // "Let me look at ..." before tool calls
+std::string answer(Rng &rng, const Project &p);      // final prose: paragraphs, code, URL, list
 std::string thinkingText(Rng &rng, const Project &p);
 std::string summaryText(Rng &rng, const Project &p);
 std::string codeSnippet(Rng &rng, const Project &p, const std::string &lang, int lines);
@@ -76,9 +78,9 @@ std::string codeSnippet(Rng &rng, const Project &p, const std::string &lang, int
 struct ToolCall {
     std::string name;
     ojson input;
-    std::string result;       // text the model sees
+    std::string result; // text the model sees
     bool isError = false;
-    ojson toolUseResult;      // Claude Code's structured copy
+    ojson toolUseResult; // Claude Code's structured copy
 };
 // maxBytes bounds the size of the result (so size targets are met closely); exploring favours
 // Read / Grep / Glob (the first round of a request).
@@ -87,9 +89,9 @@ ToolCall makeToolCall(Rng &rng, const Project &p, const Options &o, std::size_t 
 // One message of the session plus what only the Claude Code writer needs.
 struct Event {
     Message msg;
-    std::vector<ojson> inputs;          // per tool_use block, in order (key order as Claude writes it)
-    std::vector<ojson> toolUseResults;  // per tool_result block
-    std::int64_t preTokens = 0;         // compact boundary
+    std::vector<ojson> inputs;         // per tool_use block, in order (key order as Claude writes it)
+    std::vector<ojson> toolUseResults; // per tool_result block
+    std::int64_t preTokens = 0;        // compact boundary
 };
 
 class Sink
@@ -103,7 +105,7 @@ public:
 struct SessionLimits {
     std::size_t messages = 0;
     std::size_t bytes = 0;
-    bool compaction = false;   // emit compact boundaries (Claude Code) or silently reset the context
+    bool compaction = false; // emit compact boundaries (Claude Code) or silently reset the context
 };
 
 // Tokens a real tokenizer gives for this many bytes of mixed prose and code (about 3.4 bytes each).

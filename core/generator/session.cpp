@@ -17,7 +17,14 @@ class Script
 public:
     Script(const Options &o, const SessionLimits &limits, Rng &rng, const Project &p, std::int64_t startMs,
            const std::string &model, Sink &sink, Stats &stats)
-        : m_o(o), m_limits(limits), m_rng(rng), m_p(p), m_now(startMs), m_model(model), m_sink(sink), m_stats(stats)
+        : m_o(o)
+        , m_limits(limits)
+        , m_rng(rng)
+        , m_p(p)
+        , m_now(startMs)
+        , m_model(model)
+        , m_sink(sink)
+        , m_stats(stats)
     {
         m_systemTokens = m_rng.range(13000, 19000); // system prompt + tool definitions
         m_context = m_systemTokens;

@@ -11,11 +11,11 @@ namespace cl::gen::detail {
 namespace {
 
 const char *const kNouns[] = {"parser", "cache", "session", "buffer", "token", "index", "request", "config",
-    "router", "worker", "queue", "schema", "record", "snapshot", "handler", "timeline", "budget", "window"};
+                              "router", "worker", "queue", "schema", "record", "snapshot", "handler", "timeline", "budget", "window"};
 const char *const kVerbs[] = {"load", "parse", "flush", "merge", "split", "resolve", "validate", "encode",
-    "decode", "estimate", "render", "compact", "collect", "apply", "rebuild", "scan"};
+                              "decode", "estimate", "render", "compact", "collect", "apply", "rebuild", "scan"};
 const char *const kTypes[] = {"std::string", "int", "bool", "std::size_t", "double", "std::vector<Record>",
-    "std::optional<int>", "Status"};
+                              "std::optional<int>", "Status"};
 const char *const kProjects[] = {"acme-billing", "tidewater", "lumen-api", "orbit-cli", "paperjam", "kestrel"};
 const char *const kBranches[] = {"main", "feature/streaming-parser", "fix/cache-eviction", "dev", "refactor/io"};
 const char *const kDirs[] = {"src", "src/core", "src/net", "lib", "tests", "tools"};
@@ -50,8 +50,14 @@ void appendFunction(Rng &rng, const std::string &lang, std::string &out, int &li
         out += "    \"\"\"" + camel("Return the ", noun) + " after " + rng.pick(kVerbs) + "ing it.\"\"\"\n";
         for (int i = 0; i < body; ++i) {
             switch (rng.below(5)) {
-            case 0: out += "    if " + noun + " is None:\n        raise ValueError(\"missing " + noun + "\")\n"; ++lines; break;
-            case 1: out += "    for item in " + noun + "." + rng.pick(kNouns) + "s:\n        total += len(item)\n"; ++lines; break;
+            case 0:
+                out += "    if " + noun + " is None:\n        raise ValueError(\"missing " + noun + "\")\n";
+                ++lines;
+                break;
+            case 1:
+                out += "    for item in " + noun + "." + rng.pick(kNouns) + "s:\n        total += len(item)\n";
+                ++lines;
+                break;
             case 2: out += "    result = self._" + fnName(rng) + "(" + noun + ", limit=" + std::to_string(rng.range(2, 4096)) + ")\n"; break;
             case 3: out += "    logger.debug(\"%s: %d entries\", " + noun + ".name, len(" + noun + "))\n"; break;
             default: out += "    # " + std::string(rng.pick(kVerbs)) + " before the " + rng.pick(kNouns) + " is reused\n"; break;
@@ -64,7 +70,10 @@ void appendFunction(Rng &rng, const std::string &lang, std::string &out, int &li
         out += "export async function " + fn + "(" + noun + ": " + className(rng) + ", opts: Options = {}): Promise<number> {\n";
         for (int i = 0; i < body; ++i) {
             switch (rng.below(5)) {
-            case 0: out += "  if (!" + noun + ") {\n    throw new Error(`missing " + noun + "`);\n  }\n"; lines += 2; break;
+            case 0:
+                out += "  if (!" + noun + ") {\n    throw new Error(`missing " + noun + "`);\n  }\n";
+                lines += 2;
+                break;
             case 1: out += "  const " + std::string(rng.pick(kNouns)) + "s = await fetchJson(`/api/" + noun + "/${opts.id ?? 0}`);\n"; break;
             case 2: out += "  for (const entry of " + noun + ".entries()) total += entry.size;\n"; break;
             case 3: out += "  console.debug('" + fn + "', { size: " + noun + ".length });\n"; break;
@@ -78,8 +87,14 @@ void appendFunction(Rng &rng, const std::string &lang, std::string &out, int &li
         out += std::string(rng.pick(kTypes)) + " " + className(rng) + "::" + fn + "(const " + className(rng) + " &" + noun + ")\n{\n";
         for (int i = 0; i < body; ++i) {
             switch (rng.below(6)) {
-            case 0: out += "    if (" + noun + ".empty())\n        return {};\n"; ++lines; break;
-            case 1: out += "    for (const auto &item : " + noun + "." + rng.pick(kNouns) + "s())\n        total += item.size();\n"; ++lines; break;
+            case 0:
+                out += "    if (" + noun + ".empty())\n        return {};\n";
+                ++lines;
+                break;
+            case 1:
+                out += "    for (const auto &item : " + noun + "." + rng.pick(kNouns) + "s())\n        total += item.size();\n";
+                ++lines;
+                break;
             case 2: out += "    auto " + std::string(rng.pick(kNouns)) + " = m_" + rng.pick(kNouns) + "." + fnName(rng) + "(" + std::to_string(rng.range(1, 512)) + ");\n"; break;
             case 3: out += "    std::lock_guard<std::mutex> lock(m_mutex);\n"; break;
             case 4: out += "    assert(" + noun + ".size() <= kMax" + className(rng) + ");\n"; break;
@@ -117,9 +132,9 @@ std::string uuid(Rng &rng)
         const std::uint64_t w = i < 16 ? a : b;
         int nib = int((w >> ((i % 16) * 4)) & 0xF);
         if (i == 12)
-            nib = 4;                  // version 4
+            nib = 4; // version 4
         if (i == 16)
-            nib = 8 | (nib & 3);      // variant
+            nib = 8 | (nib & 3); // variant
         s[k++] = hex[nib];
     }
     return std::string(s, 36);
@@ -188,7 +203,7 @@ std::string buildContent(const SourceFile &f, int want)
     if (f.lang == "md") {
         while (lines < want) {
             out += "## " + camel(rng.pick(kVerbs), rng.pick(kNouns)) + "\n\nThe " + rng.pick(kNouns) + " is "
-                + rng.pick(kVerbs) + "ed before each " + rng.pick(kNouns) + "; see `" + fnName(rng) + "`.\n\n";
+                   + rng.pick(kVerbs) + "ed before each " + rng.pick(kNouns) + "; see `" + fnName(rng) + "`.\n\n";
             lines += 4;
         }
         return out;
@@ -335,7 +350,9 @@ std::string answer(Rng &rng, const Project &p)
     if (rng.chance(0.6)) {
         const char *const langs[] = {"cpp", "py", "ts"};
         const std::string lang = rng.pick(langs);
-        out += "```" + std::string(lang == "cpp" ? "cpp" : lang == "py" ? "python" : "typescript") + "\n";
+        out += "```" + std::string(lang == "cpp" ? "cpp" : lang == "py" ? "python"
+                                                                        : "typescript")
+               + "\n";
         out += codeSnippet(rng, p, lang, rng.range(6, 24));
         out += "```\n\n";
     }
@@ -348,8 +365,8 @@ std::string answer(Rng &rng, const Project &p)
     }
     if (rng.chance(0.3)) {
         const char *const urls[] = {"https://en.cppreference.com/w/cpp/thread/mutex",
-            "https://docs.python.org/3/library/asyncio-task.html", "https://nodejs.org/api/stream.html",
-            "https://github.com/nlohmann/json#readme", "https://doc.qt.io/qt-6/qthread.html"};
+                                    "https://docs.python.org/3/library/asyncio-task.html", "https://nodejs.org/api/stream.html",
+                                    "https://github.com/nlohmann/json#readme", "https://doc.qt.io/qt-6/qthread.html"};
         out += "See " + std::string(rng.pick(urls)) + " for the details of the behaviour relied on here.\n";
     }
     while (!out.empty() && out.back() == '\n')
@@ -360,18 +377,19 @@ std::string answer(Rng &rng, const Project &p)
 std::string summaryText(Rng &rng, const Project &p)
 {
     std::string out = "This session is being continued from a previous conversation that ran out of context. "
-                      "The conversation is summarized below:\nAnalysis:\nThe user is working on " + p.name
-        + " (branch " + p.branch + ").\n\nSummary:\n1. Primary Request and Intent:\n   The user asked to fix and test "
-        + rng.pick(p.symbols) + ".\n2. Key Technical Concepts:\n";
+                      "The conversation is summarized below:\nAnalysis:\nThe user is working on "
+                      + p.name
+                      + " (branch " + p.branch + ").\n\nSummary:\n1. Primary Request and Intent:\n   The user asked to fix and test "
+                      + rng.pick(p.symbols) + ".\n2. Key Technical Concepts:\n";
     for (int i = 0; i < 4; ++i)
         out += "   - " + rng.pick(p.symbols) + "\n";
     out += "3. Files and Code Sections:\n";
     for (int i = 0; i < 5; ++i)
         out += "   - " + p.cwd + "/" + rng.pick(p.files).path + "\n";
     out += "4. Errors and fixes:\n   - A failing assertion in " + rng.pick(p.symbols) + " was fixed by caching the "
-        + rng.pick(kNouns) + ".\n5. Pending Tasks:\n   - Update the README.\n6. Current Work:\n   Running the test suite.\n"
-        "Please continue the conversation from where we left it off without asking the user any further questions. "
-        "Continue with the last task that you were asked to work on.";
+           + rng.pick(kNouns) + ".\n5. Pending Tasks:\n   - Update the README.\n6. Current Work:\n   Running the test suite.\n"
+                                "Please continue the conversation from where we left it off without asking the user any further questions. "
+                                "Continue with the last task that you were asked to work on.";
     return out;
 }
 

@@ -54,7 +54,7 @@ ToolCall readCall(Rng &rng, const Project &p, bool fail, std::size_t maxBytes, i
         c.input["limit"] = n; // a partial read, as the model asks for big files
     c.result = numbered(content, 1) + kReminder;
     c.toolUseResult = ojson{{"type", "text"},
-        {"file", ojson{{"filePath", abs}, {"content", content}, {"numLines", n}, {"startLine", 1}, {"totalLines", f.lines}}}};
+                            {"file", ojson{{"filePath", abs}, {"content", content}, {"numLines", n}, {"startLine", 1}, {"totalLines", f.lines}}}};
     return c;
 }
 
@@ -123,7 +123,7 @@ ToolCall bashCall(Rng &rng, const Project &p, bool fail)
             out += "[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] Building CXX object CMakeFiles/app.dir/" + rng.pick(p.files).path + ".o\n";
         if (fail)
             err = p.cwd + "/" + rng.pick(p.files).path + ":" + std::to_string(rng.range(10, 400))
-                + ":17: error: no member named '" + rng.pick(p.symbols) + "' in 'app::Session'\n1 error generated.\nninja: build stopped: subcommand failed.";
+                  + ":17: error: no member named '" + rng.pick(p.symbols) + "' in 'app::Session'\n1 error generated.\nninja: build stopped: subcommand failed.";
         break;
     }
     case 1: {
@@ -133,10 +133,10 @@ ToolCall bashCall(Rng &rng, const Project &p, bool fail)
         out = "Test project " + p.cwd + "/build\n";
         for (int i = 0; i < n; ++i)
             out += "      Start " + std::to_string(i + 1) + ": " + rng.pick(p.symbols) + "\n" + std::to_string(i + 1) + "/" + std::to_string(n)
-                + " Test #" + std::to_string(i + 1) + ": " + rng.pick(p.symbols) + " ....   Passed    0." + std::to_string(rng.range(10, 99)) + " sec\n";
+                   + " Test #" + std::to_string(i + 1) + ": " + rng.pick(p.symbols) + " ....   Passed    0." + std::to_string(rng.range(10, 99)) + " sec\n";
         if (fail)
             err = "FAIL: " + rng.pick(p.symbols) + " (tests/test_" + std::string(rng.pick(p.files).path.substr(0, 3)) + ".cpp:88)\n  expected: 3\n  actual:   4\n\n"
-                + std::to_string(n - 1) + "% tests passed, 1 tests failed out of " + std::to_string(n);
+                  + std::to_string(n - 1) + "% tests passed, 1 tests failed out of " + std::to_string(n);
         else
             out += "\n100% tests passed, 0 tests failed out of " + std::to_string(n) + "\n";
         break;
@@ -209,11 +209,13 @@ ToolCall editCall(Rng &rng, const Project &p, bool fail, std::size_t maxBytes, i
     for (int i = std::max(0, at - 4); i < std::min<int>(int(lines.size()), at + span + 4); ++i)
         snippet += lines[std::size_t(i)] + "\n";
     c.result = "The file " + abs + " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+               // clang-format off
         + numbered(snippet, std::max(0, at - 4) + 1);
     c.toolUseResult = ojson{{"filePath", abs}, {"oldString", oldStr}, {"newString", newStr}, {"originalFile", original},
         {"structuredPatch", ojson::array({ojson{{"oldStart", std::max(0, at - 3) + 1}, {"oldLines", std::min(at, 3) + span},
             {"newStart", std::max(0, at - 3) + 1}, {"newLines", std::min(at, 3) + span + 1}, {"lines", patch}}})},
         {"userModified", false}, {"replaceAll", false}};
+    // clang-format on
     return c;
 }
 

@@ -24,9 +24,9 @@
 namespace cl {
 
 struct ExportOptions {
-    bool compactionStyle = true;     // Claude Code: append a compaction instead of rewriting lines
-    std::string trigger = "manual";  // compactMetadata.trigger
-    std::int64_t preTokens = -1;     // -1: the original conversation estimate (Stats::tokensBefore)
+    bool compactionStyle = true;    // Claude Code: append a compaction instead of rewriting lines
+    std::string trigger = "manual"; // compactMetadata.trigger
+    std::int64_t preTokens = -1;    // -1: the original conversation estimate (Stats::tokensBefore)
 };
 
 // Never throws (see writeTranscript). The first form returns the bytes, the second streams them.

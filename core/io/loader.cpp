@@ -40,8 +40,8 @@ bool looksBinary(std::string_view bytes)
 const std::set<std::string, std::less<>> &claudeLineTypes()
 {
     static const std::set<std::string, std::less<>> types{"user", "assistant", "system", "attachment", "summary",
-        "file-history-snapshot", "queue-operation", "progress", "last-prompt", "ai-title", "custom-title",
-        "agent-name", "pr-link", "mode", "permission-mode", "bridge-session", "worktree-state"};
+                                                          "file-history-snapshot", "queue-operation", "progress", "last-prompt", "ai-title", "custom-title",
+                                                          "agent-name", "pr-link", "mode", "permission-mode", "bridge-session", "worktree-state"};
     return types;
 }
 
@@ -324,8 +324,8 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     if (sniffed.encoding == text::Encoding::Utf16LE || sniffed.encoding == text::Encoding::Utf16BE) {
         bytes = text::decodeUtf16(bytes, sniffed.encoding == text::Encoding::Utf16BE);
         encodingNote = "file is " + std::string(text::encodingName(sniffed.encoding))
-            + (sniffed.byteOrderMark ? " (byte-order mark)" : " (no byte-order mark)")
-            + ": decoded to UTF-8; whatever is written from it is UTF-8";
+                       + (sniffed.byteOrderMark ? " (byte-order mark)" : " (no byte-order mark)")
+                       + ": decoded to UTF-8; whatever is written from it is UTF-8";
     }
     padBuffer(bytes);
     t->buffer = std::make_shared<const std::string>(std::move(bytes));

@@ -41,8 +41,7 @@ Sniff sniff(std::string_view bytes)
     const std::string_view head = bytes.substr(0, kHead);
     s.headBytes = head.size();
     const auto at = [&](std::size_t i) { return static_cast<unsigned char>(head[i]); };
-    if (head.size() >= 4 && ((at(0) == 0xFF && at(1) == 0xFE && at(2) == 0 && at(3) == 0)
-                             || (at(0) == 0 && at(1) == 0 && at(2) == 0xFE && at(3) == 0xFF))) {
+    if (head.size() >= 4 && ((at(0) == 0xFF && at(1) == 0xFE && at(2) == 0 && at(3) == 0) || (at(0) == 0 && at(1) == 0 && at(2) == 0xFE && at(3) == 0xFF))) {
         s.encoding = Encoding::Utf32;
         s.byteOrderMark = true;
         return s;
@@ -141,7 +140,7 @@ std::size_t lineOfOffset(std::string_view bytes, std::size_t offset)
 std::string binaryReason(std::string_view bytes, const Sniff &s)
 {
     std::string why = "binary file (" + std::to_string(s.controlBytes) + " NUL or control bytes in the first "
-        + std::to_string(s.headBytes) + " bytes";
+                      + std::to_string(s.headBytes) + " bytes";
     if (s.firstNul != std::string_view::npos)
         why += ", the first NUL at byte " + std::to_string(s.firstNul) + ", line " + std::to_string(lineOfOffset(bytes, s.firstNul));
     return why + "), not a transcript";

@@ -11,7 +11,13 @@
 
 namespace cl::text {
 
-enum class Encoding { Utf8, Utf16LE, Utf16BE, Utf32, Binary };
+enum class Encoding {
+    Utf8,
+    Utf16LE,
+    Utf16BE,
+    Utf32,
+    Binary
+};
 
 struct Sniff {
     Encoding encoding = Encoding::Utf8;

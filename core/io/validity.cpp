@@ -93,21 +93,17 @@ void checkTurnPairs(const Transcript &t, const std::vector<std::size_t> &idx, st
             const auto answered = next && next->role == Role::User ? toolResultIds(*next) : std::set<std::string>();
             for (const auto &b : m.blocks) {
                 if (b.type == BlockType::ToolUse && !answered.count(b.toolId))
-                    add(v, idx[k], std::string(call) + " " + b.toolId + " (" + b.toolName + ") is not answered by a "
-                                       + std::string(result) + " in the next user message");
+                    add(v, idx[k], std::string(call) + " " + b.toolId + " (" + b.toolName + ") is not answered by a " + std::string(result) + " in the next user message");
                 if (b.type == BlockType::ToolResult)
-                    add(v, idx[k], std::string(result) + " " + b.toolId + " inside an " + std::string(assistantName)
-                                       + " message");
+                    add(v, idx[k], std::string(result) + " " + b.toolId + " inside an " + std::string(assistantName) + " message");
             }
         } else {
             const auto issued = prev && prev->role == Role::Assistant ? toolUseIds(*prev) : std::set<std::string>();
             for (const auto &b : m.blocks) {
                 if (b.type == BlockType::ToolResult && !issued.count(b.toolId))
-                    add(v, idx[k], std::string(result) + " " + b.toolId + " does not answer a " + std::string(call)
-                                       + " of the previous " + std::string(assistantName) + " message");
+                    add(v, idx[k], std::string(result) + " " + b.toolId + " does not answer a " + std::string(call) + " of the previous " + std::string(assistantName) + " message");
                 if (b.type == BlockType::ToolUse)
-                    add(v, idx[k], std::string(call) + " " + b.toolId + " outside an " + std::string(assistantName)
-                                       + " message");
+                    add(v, idx[k], std::string(call) + " " + b.toolId + " outside an " + std::string(assistantName) + " message");
             }
         }
     }
@@ -156,8 +152,7 @@ void geminiRules(const Transcript &t, Violations &v)
     for (std::size_t k = first; k < idx.size(); ++k) {
         const Message &m = t.messages[idx[k]];
         if (m.role != Role::User && m.role != Role::Assistant)
-            add(v, idx[k], "role '" + (m.type.empty() ? std::string(roleName(m.role)) : m.type)
-                               + "' is not allowed (user or model)");
+            add(v, idx[k], "role '" + (m.type.empty() ? std::string(roleName(m.role)) : m.type) + "' is not allowed (user or model)");
         else if (k == first && m.role != Role::User)
             add(v, idx[k], "the first content must be from the user");
         if (m.blocks.empty())
@@ -173,7 +168,7 @@ void openAIChatRules(const Transcript &t, Violations &v)
         v.push_back({-1, "request has no messages"});
         return;
     }
-    std::set<std::string> issued;           // ids of the assistant message that opened this tool block
+    std::set<std::string> issued;            // ids of the assistant message that opened this tool block
     std::map<std::string, std::size_t> open; // not yet answered -> issuing message
     bool inToolBlock = false;
     auto closeBlock = [&] {

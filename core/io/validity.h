@@ -12,7 +12,7 @@
 namespace cl {
 
 struct Violation {
-    int message = -1;       // index into Transcript::messages; -1 for the whole request
+    int message = -1; // index into Transcript::messages; -1 for the whole request
     std::string reason;
 };
 

@@ -101,20 +101,22 @@ mode_t currentUmask()
 
 bool writeFileAtomic(const std::string &requested, std::string_view bytes, std::string *error)
 {
-    return writeFileAtomic(requested, [&](int fd, std::string &why) {
-        std::size_t done = 0;
-        while (done < bytes.size()) {
-            const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-            if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                why = std::string("write failed: ") + std::strerror(errno);
-                return false;
+    return writeFileAtomic(
+        requested, [&](int fd, std::string &why) {
+            std::size_t done = 0;
+            while (done < bytes.size()) {
+                const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+                if (n < 0) {
+                    if (errno == EINTR)
+                        continue;
+                    why = std::string("write failed: ") + std::strerror(errno);
+                    return false;
+                }
+                done += std::size_t(n);
             }
-            done += std::size_t(n);
-        }
-        return true;
-    }, error);
+            return true;
+        },
+        error);
 }
 
 bool writeFileAtomic(const std::string &requested, const std::function<bool(int fd, std::string &why)> &fill,
@@ -133,7 +135,7 @@ bool writeFileAtomic(const std::string &requested, const std::function<bool(int 
     };
     // Transcripts hold secrets: a new file gets the mode the umask gives (0600 under umask 077); a
     // replaced one keeps its own mode, and its owner where the process may set it.
-    struct stat old{};
+    struct stat old {};
     const bool replacing = ::stat(path.c_str(), &old) == 0;
     if (replacing && S_ISDIR(old.st_mode))
         return fail("is a directory");

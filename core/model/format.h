@@ -8,12 +8,21 @@
 namespace cl {
 
 // The names are the user-visible vocabulary everywhere: CLI flags, JSON output and the GUI.
-enum class Format { Unknown, ClaudeCode, Codex, GeminiCli, OpenAIChat, OpenAIResponses, Anthropic, Gemini };
+enum class Format {
+    Unknown,
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+    OpenAIChat,
+    OpenAIResponses,
+    Anthropic,
+    Gemini
+};
 
-std::string_view formatName(Format f);                  // "claude-code", "codex", ... ; "unknown"
+std::string_view formatName(Format f); // "claude-code", "codex", ... ; "unknown"
 std::optional<Format> formatFromName(std::string_view name);
-const std::vector<Format> &allFormats();                // every real format, in a stable order
-bool isApiFormat(Format f);                              // anthropic, openai-chat, openai-responses, gemini
-bool isJsonLines(Format f);                              // claude-code, codex, gemini-cli (JSONL flavour)
+const std::vector<Format> &allFormats(); // every real format, in a stable order
+bool isApiFormat(Format f);              // anthropic, openai-chat, openai-responses, gemini
+bool isJsonLines(Format f);              // claude-code, codex, gemini-cli (JSONL flavour)
 
 } // namespace cl

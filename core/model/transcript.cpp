@@ -137,7 +137,7 @@ void linkToolPairs(Transcript &t)
                 const auto [it, inserted] = uses.try_emplace(b.toolId, Loc{std::int32_t(mi), std::int32_t(bi)});
                 if (!inserted) {
                     t.addDiagnostic(m.line, "duplicate tool call id " + b.toolId + " (first used on message "
-                                        + std::to_string(it->second.msg + 1) + ")");
+                                                + std::to_string(it->second.msg + 1) + ")");
                     it->second = Loc{std::int32_t(mi), std::int32_t(bi)};
                 }
             } else if (b.type == BlockType::ToolResult) {

@@ -21,32 +21,47 @@
 
 namespace cl {
 
-enum class Role : std::uint8_t { System, User, Assistant, Tool, Unknown };
+enum class Role : std::uint8_t {
+    System,
+    User,
+    Assistant,
+    Tool,
+    Unknown
+};
 std::string_view roleName(Role r);
 
 // What a message is, beyond its role.
 enum class MessageKind : std::uint8_t {
-    Conversation,        // a real turn the model saw (user / assistant / tool / system prompt)
-    CompactBoundary,     // Claude Code compact_boundary, Codex "compacted", ...
+    Conversation,    // a real turn the model saw (user / assistant / tool / system prompt)
+    CompactBoundary, // Claude Code compact_boundary, Codex "compacted", ...
     MicrocompactBoundary,
-    CompactSummary,      // the summary message written after a compaction
-    Event,               // system events, info/warning/error lines, token_count, ...
-    Meta,                // metadata lines (summary, file-history-snapshot, session_meta, ...)
+    CompactSummary, // the summary message written after a compaction
+    Event,          // system events, info/warning/error lines, token_count, ...
+    Meta,           // metadata lines (summary, file-history-snapshot, session_meta, ...)
 };
 std::string_view messageKindName(MessageKind k);
 
-enum class BlockType : std::uint8_t { Text, ToolUse, ToolResult, Thinking, RedactedThinking, Image, Document, Raw };
+enum class BlockType : std::uint8_t {
+    Text,
+    ToolUse,
+    ToolResult,
+    Thinking,
+    RedactedThinking,
+    Image,
+    Document,
+    Raw
+};
 std::string_view blockTypeName(BlockType t);
 
 struct Block {
     BlockType type = BlockType::Text;
-    std::string text;        // text / thinking text / flattened tool result / raw JSON for Raw
-    std::string toolId;      // tool_use id, or the id a tool_result answers (tool_use_id / call_id)
-    std::string toolName;    // tool_use name (and, once paired, the name on its tool_result)
-    nlohmann::json input;    // tool_use input (object); null otherwise
-    std::string mediaType;   // image / document media type
+    std::string text;         // text / thinking text / flattened tool result / raw JSON for Raw
+    std::string toolId;       // tool_use id, or the id a tool_result answers (tool_use_id / call_id)
+    std::string toolName;     // tool_use name (and, once paired, the name on its tool_result)
+    nlohmann::json input;     // tool_use input (object); null otherwise
+    std::string mediaType;    // image / document media type
     std::size_t dataSize = 0; // image / document payload size in bytes of base64
-    bool isError = false;    // tool_result is_error / failed tool call
+    bool isError = false;     // tool_result is_error / failed tool call
     // Pairing, filled by linkToolPairs(): message index holding the partner block, -1 if orphan.
     std::int32_t pairMessage = -1;
     std::int32_t pairBlock = -1;
@@ -58,7 +73,7 @@ struct Usage {
     std::int64_t cacheCreationTokens = 0;
     std::int64_t cacheReadTokens = 0;
     std::int64_t reasoningTokens = 0;
-    std::int64_t contextWindow = 0;   // when the source records it (Codex model_context_window)
+    std::int64_t contextWindow = 0; // when the source records it (Codex model_context_window)
     // What the model saw as its context at this response.
     std::int64_t contextTokens() const { return inputTokens + cacheCreationTokens + cacheReadTokens; }
 };
@@ -71,11 +86,11 @@ constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
 // new Message start with key 0 (not computed).
 struct TextIndex {
     static constexpr std::size_t kMaxWords = 32;
-    std::uint32_t key = 0;        // hash of the scan options; 0 = not computed
-    std::uint32_t bytes = 0;      // text + tool result bytes when scanned (a cheap staleness check)
-    std::int16_t keyword = -1;    // first important keyword found (index into the option's list)
+    std::uint32_t key = 0;         // hash of the scan options; 0 = not computed
+    std::uint32_t bytes = 0;       // text + tool result bytes when scanned (a cheap staleness check)
+    std::int16_t keyword = -1;     // first important keyword found (index into the option's list)
     std::int16_t breakPhrase = -1; // first break phrase (user requests only)
-    bool fence = false;           // ``` in the scanned text
+    bool fence = false;            // ``` in the scanned text
     std::uint8_t wordCount = 0;
     std::array<std::uint32_t, kMaxWords> words{}; // topic word hashes, sorted (analysis.h "topic change")
 };
@@ -83,13 +98,13 @@ struct TextIndex {
 struct Message {
     Role role = Role::Unknown;
     MessageKind kind = MessageKind::Conversation;
-    std::string type;        // source type, e.g. "assistant", "system/compact_boundary", "response_item/function_call"
-    std::string id;          // uuid / item id / message id
-    std::string parentId;    // parentUuid (Claude Code)
+    std::string type;         // source type, e.g. "assistant", "system/compact_boundary", "response_item/function_call"
+    std::string id;           // uuid / item id / message id
+    std::string parentId;     // parentUuid (Claude Code)
     std::string apiMessageId; // message.id of an API response (Claude Code groups lines by it)
     std::string model;
-    std::string agentId;     // subagent id for sidechain / subagent-file messages
-    std::string timestamp;   // as written in the source
+    std::string agentId;           // subagent id for sidechain / subagent-file messages
+    std::string timestamp;         // as written in the source
     std::int64_t timeMs = kNoTime; // parsed timestamp, ms since epoch
     bool sidechain = false;
     bool isMeta = false;        // Claude Code isMeta (slash-command expansion)
@@ -100,8 +115,8 @@ struct Message {
     // Several for a Claude Code response split over lines; shared when one record yields several
     // messages (a Gemini CLI turn with inline tool results); empty for synthesized messages.
     std::vector<std::uint32_t> records;
-    std::uint32_t line = 0;     // 1-based source line (or item index + 1 for JSON documents)
-    bool edited = false;        // set when a strategy changed it; writers then re-serialize it
+    std::uint32_t line = 0; // 1-based source line (or item index + 1 for JSON documents)
+    bool edited = false;    // set when a strategy changed it; writers then re-serialize it
     // What is computed from the message and kept with it (reset when a strategy edits the text).
     struct Cache {
         mutable std::int32_t tokenEstimate = -1; // seed 001 estimate; -1 = not computed (tokens/estimator.h)
@@ -111,24 +126,28 @@ struct Message {
     bool isConversation() const { return kind == MessageKind::Conversation || kind == MessageKind::CompactSummary; }
     bool hasToolUse() const;
     bool hasToolResult() const;
-    std::string plainText() const;   // text blocks joined with '\n'
+    std::string plainText() const; // text blocks joined with '\n'
 };
 
 // One source line of a JSONL file, or one top-level item of a JSON document.
 struct Record {
-    std::uint32_t offset = 0;    // byte range in Transcript::buffer, including the line terminator
+    std::uint32_t offset = 0; // byte range in Transcript::buffer, including the line terminator
     std::uint32_t length = 0;
-    std::uint32_t line = 0;      // 1-based line number of its first byte
-    std::int32_t message = -1;   // first index into Transcript::messages decoded from it; -1 if none (raw, off-branch)
-    std::string type;            // line type as read ("user", "summary", "$set", ...), "" if unparseable
-    bool parsed = false;         // false: kept as an opaque raw record
+    std::uint32_t line = 0;    // 1-based line number of its first byte
+    std::int32_t message = -1; // first index into Transcript::messages decoded from it; -1 if none (raw, off-branch)
+    std::string type;          // line type as read ("user", "summary", "$set", ...), "" if unparseable
+    bool parsed = false;       // false: kept as an opaque raw record
 };
 
 struct Diagnostic {
-    enum class Severity : std::uint8_t { Info, Warning, Error };
+    enum class Severity : std::uint8_t {
+        Info,
+        Warning,
+        Error
+    };
     Severity severity = Severity::Warning;
     std::string file;
-    std::uint32_t line = 0;      // 0 = whole file
+    std::uint32_t line = 0; // 0 = whole file
     std::string message;
     std::string toString() const; // "file:line: message"
 };
@@ -140,9 +159,9 @@ struct Transcript {
     std::vector<Record> records;               // every line / item, in file order
     std::vector<Message> messages;             // decoded messages in conversation order
     std::vector<Diagnostic> diagnostics;
-    nlohmann::json header;                     // session-level metadata (session_meta, model, system, ...)
+    nlohmann::json header;                                    // session-level metadata (session_meta, model, system, ...)
     std::vector<std::shared_ptr<const Transcript>> subagents; // Claude Code subagent files
-    std::size_t offBranchMessages = 0;         // Claude Code: messages dropped by rewinds (still in records)
+    std::size_t offBranchMessages = 0;                        // Claude Code: messages dropped by rewinds (still in records)
 
     std::string_view recordBytes(const Record &r) const { return std::string_view(*buffer).substr(r.offset, r.length); }
     void addDiagnostic(std::uint32_t line, std::string message, Diagnostic::Severity s = Diagnostic::Severity::Warning);

@@ -38,16 +38,13 @@ public:
     std::vector<ParamSpec> params() const override
     {
         return {{"triggerTokens", ParamSpec::Type::Int, 0, 100000000, 100000, {}, "Input tokens that trigger."},
-                {"triggerToolUses", ParamSpec::Type::Int, 0, 10000000, 0, {},
-                 "When > 0, trigger on this many tool uses instead of tokens."},
+                {"triggerToolUses", ParamSpec::Type::Int, 0, 10000000, 0, {}, "When > 0, trigger on this many tool uses instead of tokens."},
                 {"keep", ParamSpec::Type::Int, 0, 1000000, 3, {}, "Most recent tool uses kept."},
                 {"excludeTools", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {}, "Never cleared."},
                 {"clearToolInputs", ParamSpec::Type::Bool, 0, 0, false, {}, "Also clear the inputs of cleared calls."},
-                {"clearToolInputsFor", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {},
-                 "Clear inputs of these tools only (empty: as clearToolInputs says)."},
+                {"clearToolInputsFor", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {}, "Clear inputs of these tools only (empty: as clearToolInputs says)."},
                 {"clearAtLeast", ParamSpec::Type::Int, 0, 100000000, 0, {}, "Minimum tokens freed, else no edit."},
-                {"placeholder", ParamSpec::Type::String, 0, 0, "[Tool result cleared by context editing]", {},
-                 "Text of a cleared result."},
+                {"placeholder", ParamSpec::Type::String, 0, 0, "[Tool result cleared by context editing]", {}, "Text of a cleared result."},
                 agents::forceParam()};
     }
 
@@ -75,10 +72,10 @@ public:
         if (!p.flag("force")) {
             if (byUses > 0 && std::int64_t(uses.size()) <= byUses)
                 return agents::unchangedResult(in, "below trigger: " + std::to_string(uses.size()) + " <= "
-                                                     + std::to_string(byUses) + " tool uses");
+                                                       + std::to_string(byUses) + " tool uses");
             if (byUses <= 0 && total <= p.integer("triggerTokens"))
                 return agents::unchangedResult(in, "below trigger: " + std::to_string(total) + " <= "
-                                                     + std::to_string(p.integer("triggerTokens")) + " input tokens");
+                                                       + std::to_string(p.integer("triggerTokens")) + " input tokens");
         }
         const auto keep = static_cast<std::size_t>(p.integer("keep"));
         const auto exclude = p.list("excludeTools");
@@ -124,10 +121,10 @@ public:
         }
         if (plan.empty())
             return agents::unchangedResult(in, "nothing to clear: " + std::to_string(uses.size()) + " tool use(s), keeping "
-                                                 + std::to_string(keep) + (excluded ? ", " + std::to_string(excluded) + " excluded" : ""));
+                                                   + std::to_string(keep) + (excluded ? ", " + std::to_string(excluded) + " excluded" : ""));
         if (freed < p.integer("clearAtLeast"))
             return agents::unchangedResult(in, "no edit: clearing would free " + std::to_string(freed) + " < clear_at_least "
-                                                 + std::to_string(p.integer("clearAtLeast")) + " tokens");
+                                                   + std::to_string(p.integer("clearAtLeast")) + " tokens");
         std::size_t results = 0, inputs = 0;
         std::int64_t firstCleared = -1;
         auto first = [&](std::size_t i) {

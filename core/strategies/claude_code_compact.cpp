@@ -42,9 +42,8 @@ public:
     }
     std::vector<ParamSpec> params() const override
     {
-        return {{"trigger", ParamSpec::Type::Choice, 0, 0, "ratio", {"ratio", "buffer"},
-                 "ratio: compact above triggerRatio of the window (older releases); buffer: above window - bufferTokens "
-                 "(later releases)."},
+        return {{"trigger", ParamSpec::Type::Choice, 0, 0, "ratio", {"ratio", "buffer"}, "ratio: compact above triggerRatio of the window (older releases); buffer: above window - bufferTokens "
+                                                                                         "(later releases)."},
                 {"triggerRatio", ParamSpec::Type::Double, 0.0, 1.0, 0.92, {}, "Share of the window that triggers."},
                 {"bufferTokens", ParamSpec::Type::Int, 0, 10000000, 13000, {}, "Free tokens kept (trigger=buffer)."},
                 {"maxFiles", ParamSpec::Type::Int, 0, 100, 5, {}, "Recently read files re-read after the summary."},
@@ -64,8 +63,8 @@ public:
         const bool forced = p.flag("force");
         if (!forced && total <= limit)
             return agents::unchangedResult(in, "below trigger: " + std::to_string(total) + " <= " + std::to_string(limit)
-                                                 + " tokens (" + percent(double(total) / double(std::max<std::int64_t>(1, window)))
-                                                 + " of the window)");
+                                                   + " tokens (" + percent(double(total) / double(std::max<std::int64_t>(1, window)))
+                                                   + " of the window)");
         Editor e(in);
         const Transcript &t = e.transcript();
         const std::size_t system = leadingSystem(e).size();
@@ -106,14 +105,12 @@ public:
                                                           "it was first read):\n"
                                                         + f.content);
             post += tokens::estimateMessage(m);
-            e.insertBefore(at, std::move(m), "file re-read after compaction: " + f.path + " (from message "
-                                                 + std::to_string(f.message) + ")");
+            e.insertBefore(at, std::move(m), "file re-read after compaction: " + f.path + " (from message " + std::to_string(f.message) + ")");
             reread.push_back({{"path", f.path}, {"tokens", f.tokens}, {"fromMessage", f.message}});
             e.log("re-read " + f.path + " (" + std::to_string(f.tokens) + " tokens, latest Read result at message "
                   + std::to_string(f.message) + ")");
         }
-        e.extra()["compactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total},
-                                        {"postTokens", post}};
+        e.extra()["compactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total}, {"postTokens", post}};
         e.extra()["rereadFiles"] = reread;
         e.extra()["summary"] = std::move(s.sections);
         e.log("trigger " + std::string(buffer ? "window - buffer" : "ratio") + ": limit " + std::to_string(limit)

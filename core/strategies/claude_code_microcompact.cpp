@@ -32,11 +32,13 @@ public:
         return {{"triggerTokens", ParamSpec::Type::Int, 0, 100000000, 40000, {}, "Conversation size that triggers."},
                 {"minSavings", ParamSpec::Type::Int, 0, 100000000, 20000, {}, "Only clear when this many tokens are saved."},
                 {"keepRecent", ParamSpec::Type::Int, 0, 1000000, 3, {}, "Most recent compactable results kept."},
+                // clang-format off
                 {"tools", ParamSpec::Type::StringList, 0, 0,
                  nlohmann::json::array({"Read", "Bash", "shell", "Grep", "Glob", "WebFetch", "WebSearch", "Edit", "Write"}),
                  {}, "Tools whose results may be cleared."},
                 {"placeholder", ParamSpec::Type::String, 0, 0, "[Earlier tool output removed to save context]", {},
                  "Text that replaces a cleared result."},
+                // clang-format on
                 agents::forceParam()};
     }
 
@@ -75,10 +77,10 @@ public:
         const bool forced = p.flag("force");
         if (!forced && total <= p.integer("triggerTokens"))
             return agents::unchangedResult(in, "below trigger: " + std::to_string(total) + " <= "
-                                                 + std::to_string(p.integer("triggerTokens")) + " tokens");
+                                                   + std::to_string(p.integer("triggerTokens")) + " tokens");
         if (!forced && saving < p.integer("minSavings"))
             return agents::unchangedResult(in, "not worth it: clearing would save " + std::to_string(saving) + " < "
-                                                 + std::to_string(p.integer("minSavings")) + " tokens");
+                                                   + std::to_string(p.integer("minSavings")) + " tokens");
         nlohmann::json ids = nlohmann::json::array();
         std::int64_t saved = 0;
         std::size_t cleared = 0;
@@ -101,8 +103,7 @@ public:
                 saved += of[k]->saved;
                 ++cleared;
             }
-        e.extra()["microcompactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total},
-                                             {"tokensSaved", saved}, {"compactedToolIds", std::move(ids)}};
+        e.extra()["microcompactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total}, {"tokensSaved", saved}, {"compactedToolIds", std::move(ids)}};
         e.log(std::to_string(hits.size()) + " compactable result(s); keeping the last " + std::to_string(keep)
               + "; cleared " + std::to_string(cleared));
         e.setNote(cleared ? "cleared " + std::to_string(cleared) + " old tool result(s), saving ~" + std::to_string(saved)

@@ -44,11 +44,9 @@ public:
     }
     std::vector<ParamSpec> params() const override
     {
-        return {{"bufferTokens", ParamSpec::Type::Int, 0, 100000000, 0, {},
-                 "Tokens kept free (0: Cline's table: 27K for 64K, 30K for 128K, 40K for 200K windows, else "
-                 "max(window - 40K, 80 %))."},
-                {"keep", ParamSpec::Type::Choice, 0, 0, "half", {"half", "quarter"},
-                 "half: remove half of the rest; quarter: keep a quarter of it."},
+        return {{"bufferTokens", ParamSpec::Type::Int, 0, 100000000, 0, {}, "Tokens kept free (0: Cline's table: 27K for 64K, 30K for 128K, 40K for 200K windows, else "
+                                                                            "max(window - 40K, 80 %))."},
+                {"keep", ParamSpec::Type::Choice, 0, 0, "half", {"half", "quarter"}, "half: remove half of the rest; quarter: keep a quarter of it."},
                 agents::forceParam()};
     }
 
@@ -59,8 +57,8 @@ public:
         const std::int64_t allowed = clineMaxAllowed(window, p.integer("bufferTokens"));
         if (!p.flag("force") && total <= allowed)
             return agents::unchangedResult(in, "below trigger: " + std::to_string(total) + " <= "
-                                                 + std::to_string(allowed) + " tokens (window " + std::to_string(window)
-                                                 + ")");
+                                                   + std::to_string(allowed) + " tokens (window " + std::to_string(window)
+                                                   + ")");
         Editor e(in);
         const Transcript &t = e.transcript();
         // Cline's apiMessages: the conversation without the system prompt.

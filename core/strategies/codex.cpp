@@ -52,10 +52,8 @@ public:
     }
     std::vector<ParamSpec> params() const override
     {
-        return {{"autoCompactRatio", ParamSpec::Type::Double, 0.0, 0.9, 0.9, {},
-                 "Compact above this share of the window (Codex caps its auto limit at 90 %)."},
-                {"userMessageBudget", ParamSpec::Type::Int, 0, 10000000, 20000, {},
-                 "Tokens of recent user messages kept verbatim."},
+        return {{"autoCompactRatio", ParamSpec::Type::Double, 0.0, 0.9, 0.9, {}, "Compact above this share of the window (Codex caps its auto limit at 90 %)."},
+                {"userMessageBudget", ParamSpec::Type::Int, 0, 10000000, 20000, {}, "Tokens of recent user messages kept verbatim."},
                 agents::forceParam()};
     }
 
@@ -66,7 +64,7 @@ public:
         const double ratio = double(total) / double(std::max<std::int64_t>(1, window));
         if (!p.flag("force") && ratio <= p.number("autoCompactRatio"))
             return agents::unchangedResult(in, "below trigger: " + percent(ratio) + " <= "
-                                                 + percent(p.number("autoCompactRatio")) + " of the window");
+                                                   + percent(p.number("autoCompactRatio")) + " of the window");
         Editor e(in);
         const Transcript &t = e.transcript();
         std::vector<char> initial(e.size(), 0);

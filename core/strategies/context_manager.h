@@ -32,7 +32,7 @@ public:
     using Thresholds = CompressionThresholds;
     struct Usage {
         std::int64_t tokens = 0;
-        double percentage = 0;   // tokens / maxContextTokens (0.44 = 44 %)
+        double percentage = 0; // tokens / maxContextTokens (0.44 = 44 %)
     };
 
     explicit ContextManager(Thresholds thresholds = {}, Format format = Format::Anthropic);

@@ -19,10 +19,10 @@
 namespace cl::strategy::exchanges {
 
 struct Exchanges {
-    std::size_t head = 0;                  // positions [0, head): never removed
-    std::vector<std::size_t> starts;       // exchange k = positions [starts[k], end(k))
-    std::vector<std::int64_t> tokens;      // per exchange
-    std::size_t n = 0;                     // conversation positions
+    std::size_t head = 0;             // positions [0, head): never removed
+    std::vector<std::size_t> starts;  // exchange k = positions [starts[k], end(k))
+    std::vector<std::int64_t> tokens; // per exchange
+    std::size_t n = 0;                // conversation positions
     std::size_t end(std::size_t k) const { return k + 1 < starts.size() ? starts[k + 1] : n; }
     std::size_t size() const { return starts.size(); }
 };
@@ -33,7 +33,11 @@ std::int64_t conversationTokens(const Editor &e);
 double efficiency(std::int64_t tokensBefore, std::int64_t tokensAfter, std::size_t messagesKept,
                   std::size_t messagesBefore);
 
-enum class Removal : std::uint8_t { Middle, Oldest, Hybrid };
+enum class Removal : std::uint8_t {
+    Middle,
+    Oldest,
+    Hybrid
+};
 std::string_view removalName(Removal r);
 
 struct RemovalOutcome {

@@ -34,10 +34,8 @@ public:
     }
     std::vector<ParamSpec> params() const override
     {
-        return {{"threshold", ParamSpec::Type::Double, 0.0, 1.0, 0.5, {},
-                 "Compress when history tokens exceed this share of the model's limit."},
-                {"preserveFraction", ParamSpec::Type::Double, 0.0, 1.0, 0.3, {},
-                 "Share of the history (JSON characters) kept verbatim at the end."},
+        return {{"threshold", ParamSpec::Type::Double, 0.0, 1.0, 0.5, {}, "Compress when history tokens exceed this share of the model's limit."},
+                {"preserveFraction", ParamSpec::Type::Double, 0.0, 1.0, 0.3, {}, "Share of the history (JSON characters) kept verbatim at the end."},
                 agents::forceParam()};
     }
 
@@ -49,7 +47,7 @@ public:
         const double ratio = limit > 0 ? double(total) / double(limit) : 0.0;
         if (!p.flag("force") && double(total) <= threshold * double(limit))
             return agents::unchangedResult(in, "below trigger: " + percent(ratio) + " <= " + percent(threshold) + " of "
-                                                 + std::to_string(limit) + " tokens");
+                                                   + std::to_string(limit) + " tokens");
         Editor e(in);
         const Transcript &t = e.transcript();
         // gemini-cli's history: the conversation without system messages.
@@ -88,7 +86,7 @@ public:
                 split = history.size();
                 splitChars = totalChars;
                 e.log("no clean user turn after " + percent(fraction) + " of the characters; the last turn is a model "
-                      "answer, so the whole history is compressed");
+                                                                        "answer, so the whole history is compressed");
             } else {
                 split = lastClean;
                 std::size_t c = 0;
@@ -96,7 +94,7 @@ public:
                     c += chars[k];
                 splitChars = c;
                 e.log("no clean user turn after " + percent(fraction) + " of the characters; falling back to the last "
-                      "one before it");
+                                                                        "one before it");
             }
         }
         e.log("history: " + std::to_string(history.size()) + " turns, " + std::to_string(totalChars)
@@ -128,8 +126,8 @@ public:
         const std::int64_t added = tokens::estimateMessage(summaryMsg) + tokens::estimateMessage(ackMsg);
         if (added >= removedTokens)
             return agents::unchangedResult(in, "compression rejected: the new history would not be smaller ("
-                                                 + std::to_string(added) + " >= " + std::to_string(removedTokens)
-                                                 + " tokens)");
+                                                   + std::to_string(added) + " >= " + std::to_string(removedTokens)
+                                                   + " tokens)");
         const std::string why = "gemini-cli: before the split at turn " + std::to_string(split) + " (first "
                                 + percent(double(splitChars) / double(std::max<std::size_t>(1, totalChars)))
                                 + " of the characters)";

@@ -10,7 +10,9 @@ using T = ParamSpec::Type;
 std::unique_ptr<Strategy> makeHardTruncate()
 {
     return makeTierStrategy(TierSpec{
-        "hard-truncate", "Hard truncate", "seed 003 tier 4",
+        "hard-truncate",
+        "Hard truncate",
+        "seed 003 tier 4",
         "At triggerRatio (95 %) of the window or more: budget = window - system prompt tokens - safetyMargin (1000); "
         "the newest messages that fit the budget are kept (the kept tail starts at a safe cut), older ones are dropped. "
         "The system prompt stays.",

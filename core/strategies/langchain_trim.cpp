@@ -63,8 +63,7 @@ public:
                 {"includeSystem", ParamSpec::Type::Bool, 0, 0, false, {}, "last: always keep the leading system message."},
                 {"startOn", ParamSpec::Type::Choice, 0, 0, "", types, "last: the kept list starts on this type."},
                 {"endOn", ParamSpec::Type::Choice, 0, 0, "", types, "The kept list ends on this type."},
-                {"allowPartial", ParamSpec::Type::Bool, 0, 0, false, {},
-                 "Keep part of the message that overflows (blocks, or lines of a text)."}};
+                {"allowPartial", ParamSpec::Type::Bool, 0, 0, false, {}, "Keep part of the message that overflows (blocks, or lines of a text)."}};
     }
 
     Result apply(const Input &in, const Params &p) const override

@@ -10,7 +10,9 @@ using T = ParamSpec::Type;
 std::unique_ptr<Strategy> makeMicrocompact()
 {
     return makeTierStrategy(TierSpec{
-        "microcompact", "Microcompact old tool results", "seed 003 tier 2",
+        "microcompact",
+        "Microcompact old tool results",
+        "seed 003 tier 2",
         "When usage is above triggerRatio (60 %) of the context window, every tool result in the oldest oldestShare "
         "(50 %) of the messages that is not compacted yet becomes one deterministic line \"[Compacted: <tool> <key "
         "output>]\" (path, size, language and definitions of a read; matches of a search; exit status and last line of "

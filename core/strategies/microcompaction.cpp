@@ -80,8 +80,7 @@ nlohmann::json readHistory(const Transcript &t, std::int64_t &lastMarker)
         if (m.sidechain)
             continue;
         if (m.kind == MessageKind::CompactBoundary) {
-            nlohmann::json entry = {{"index", i}, {"timestamp", m.timestamp}, {"messagesCompacted", since},
-                                    {"tokensSaved", nullptr}};
+            nlohmann::json entry = {{"index", i}, {"timestamp", m.timestamp}, {"messagesCompacted", since}, {"tokensSaved", nullptr}};
             if (m.meta.is_object()) {
                 if (const auto it = m.meta.find("messagesCompacted"); it != m.meta.end() && it->is_number())
                     entry["messagesCompacted"] = *it;
@@ -186,8 +185,7 @@ public:
             e.log("adaptive ratio: code share " + exchanges::fixed(s.code, 3) + ", chat share " + exchanges::fixed(s.chat, 3)
                   + ", error rate " + exchanges::fixed(s.errorRate, 3) + ": ratio " + exchanges::fixed(r0, 2) + " -> "
                   + exchanges::fixed(ratio, 2));
-            e.extra()["adaptive"] = {{"codeShare", s.code}, {"chatShare", s.chat}, {"errorRate", s.errorRate},
-                                     {"ratioBefore", r0}, {"ratio", ratio}};
+            e.extra()["adaptive"] = {{"codeShare", s.code}, {"chatShare", s.chat}, {"errorRate", s.errorRate}, {"ratioBefore", r0}, {"ratio", ratio}};
         }
 
         const auto boundary = findBoundary(e, start, ratio, p.integer("window"), p.integer("minIndex"));
@@ -241,8 +239,9 @@ public:
         // session formats (Claude Code compact_boundary, Codex compacted, ...) get the marker.
         if (!isApiFormat(t.format)) {
             Message marker = makeTextMessage(Role::System,
-                "Conversation compacted: " + std::to_string(req.messages.size()) + " messages before position "
-                    + std::to_string(b) + " replaced by a summary", MessageKind::CompactBoundary);
+                                             "Conversation compacted: " + std::to_string(req.messages.size()) + " messages before position "
+                                                 + std::to_string(b) + " replaced by a summary",
+                                             MessageKind::CompactBoundary);
             marker.type = "system/compact_boundary";
             marker.timestamp = t.messages[before].timestamp;
             marker.timeMs = t.messages[before].timeMs;
@@ -258,8 +257,7 @@ public:
         nlohmann::json reasons = nlohmann::json::array();
         for (const auto &r : analysis::reasonsFor(score, a.options))
             reasons.push_back(r.describe());
-        e.extra()["boundary"] = {{"position", b}, {"index", before}, {"score", score.score}, {"reasons", reasons},
-                                 {"ratio", ratio}};
+        e.extra()["boundary"] = {{"position", b}, {"index", before}, {"score", score.score}, {"reasons", reasons}, {"ratio", ratio}};
         // Moved, not copied: the sections quote every modified file and error of the range.
         nlohmann::json summary = nlohmann::json::object();
         summary["text"] = std::move(s.text);
@@ -284,8 +282,7 @@ public:
         for (auto &slot : res.slots)
             if (slot.origin < 0 && slot.message && slot.message->kind == MessageKind::CompactBoundary) {
                 auto m = std::make_shared<Message>(*slot.message);
-                m->meta = {{"trigger", "contextlens-microcompaction"}, {"preTokens", preTokens},
-                           {"messagesCompacted", req.messages.size()}, {"tokensSaved", saved}};
+                m->meta = {{"trigger", "contextlens-microcompaction"}, {"preTokens", preTokens}, {"messagesCompacted", req.messages.size()}, {"tokensSaved", saved}};
                 m->blocks[0].text += " (~" + std::to_string(saved) + " tokens saved)";
                 slot.message = std::move(m);
             }
@@ -328,8 +325,7 @@ private:
             }
         }
         e.log("boundary search: target position " + std::to_string(target) + ", range [" + std::to_string(lo) + ", "
-              + std::to_string(hi) + "]" + (best ? ", best " + std::to_string(*best) + " (score "
-              + exchanges::fixed(bestScore, 0) + ")" : ", no candidate"));
+              + std::to_string(hi) + "]" + (best ? ", best " + std::to_string(*best) + " (score " + exchanges::fixed(bestScore, 0) + ")" : ", no candidate"));
         if (best)
             return best;
         const std::size_t tgt = std::size_t(std::clamp<std::int64_t>(target, s + 1, std::max(s + 1, n - 1)));

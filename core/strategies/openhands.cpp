@@ -45,7 +45,7 @@ public:
         const auto maxSize = static_cast<std::size_t>(p.integer("maxSize"));
         if (!p.flag("force") && n <= maxSize)
             return agents::unchangedResult(in, "below trigger: " + std::to_string(n) + " <= " + std::to_string(maxSize)
-                                                 + " events");
+                                                   + " events");
         const bool summarize = p.flag("summarize");
         const std::size_t head = std::min<std::size_t>(n, static_cast<std::size_t>(p.integer("keepFirst")));
         const std::size_t target = maxSize / 2;
@@ -53,7 +53,7 @@ public:
         const std::size_t tail = target > reserved ? target - reserved : 0;
         if (head + tail >= n)
             return agents::unchangedResult(in, "nothing to forget: " + std::to_string(n) + " events fit in "
-                                                 + std::to_string(head) + " head + " + std::to_string(tail) + " tail");
+                                                   + std::to_string(head) + " head + " + std::to_string(tail) + " tail");
         const std::size_t from = head, to = n - tail; // forgotten positions [from, to)
         std::vector<char> kept(n, 1);
         for (std::size_t pos = from; pos < to; ++pos)

@@ -32,12 +32,10 @@ public:
     {
         return {
             {"snipMaxChars", T::Int, 1, 1e9, 10000, {}, "Tier 1: tool results longer than this many characters are snipped."},
-            {"snipTrigger", T::Double, 0, 1, 0.0, {},
-             "Tier 1 runs when usage is at least this share (0: always, as the seed's manageContext; its bands say 0.4)."},
+            {"snipTrigger", T::Double, 0, 1, 0.0, {}, "Tier 1 runs when usage is at least this share (0: always, as the seed's manageContext; its bands say 0.4)."},
             {"microcompactTrigger", T::Double, 0, 1, 0.6, {}, "Tier 2 runs when usage is above this share of the window."},
             {"oldestShare", T::Double, 0, 1, 0.5, {}, "Tier 2 compacts tool results in this oldest share of the messages."},
-            {"autoCompactTrigger", T::Double, 0, 1, 0.8, {},
-             "Tier 3 runs when usage is above this share; its threshold is this share of the window."},
+            {"autoCompactTrigger", T::Double, 0, 1, 0.8, {}, "Tier 3 runs when usage is above this share; its threshold is this share of the window."},
             {"summaryMaxChars", T::Int, 200, 1e7, 4000, {}, "Tier 3: longest summary in characters."},
             {"hardTruncateTrigger", T::Double, 0, 1, 0.95, {}, "Tier 4 runs when usage is at least this share."},
             {"safetyMargin", T::Int, 0, 1e9, 1000, {}, "Tier 4: tokens left free below the window."},
@@ -84,8 +82,7 @@ public:
             default: o = tiers::hardTruncate(run, window, p.integer("safetyMargin")); break;
             }
             const std::int64_t after = run.tokens();
-            ran.push_back({{"tier", tier.number}, {"name", tier.name}, {"before", before}, {"after", after},
-                           {"changed", o.changed}, {"note", o.note}});
+            ran.push_back({{"tier", tier.number}, {"name", tier.name}, {"before", before}, {"after", after}, {"changed", o.changed}, {"note", o.note}});
             e.log("tier " + std::to_string(tier.number) + " " + tier.name + ": " + std::to_string(before) + " -> "
                   + std::to_string(after) + " tokens (usage " + tiers::percent(usage) + ")");
             which += (which.empty() ? "" : ", ") + std::to_string(tier.number);

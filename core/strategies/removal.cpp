@@ -16,22 +16,18 @@ using exchanges::Removal;
 std::vector<ParamSpec> removalParams()
 {
     return {
-        {"targetTokens", ParamSpec::Type::Int, 0, 1e12, 0, {},
-         "Conversation size to reach; 0: the analysis target (targetTokens option, else context window x 0.5)."},
-        {"keepFirst", ParamSpec::Type::Int, 0, 1000000, 1, {},
-         "Exchanges kept at the start by middle and hybrid removal (after the system prompt)."},
-        {"keepLast", ParamSpec::Type::Int, 0, 1000000, 1, {},
-         "Exchanges always kept at the end (the current request)."},
-        {"force", ParamSpec::Type::Bool, 0, 0, false, {},
-         "Run even when the conversation is within the target (then aims at half its tokens)."},
+        {"targetTokens", ParamSpec::Type::Int, 0, 1e12, 0, {}, "Conversation size to reach; 0: the analysis target (targetTokens option, else context window x 0.5)."},
+        {"keepFirst", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Exchanges kept at the start by middle and hybrid removal (after the system prompt)."},
+        {"keepLast", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Exchanges always kept at the end (the current request)."},
+        {"force", ParamSpec::Type::Bool, 0, 0, false, {}, "Run even when the conversation is within the target (then aims at half its tokens)."},
     };
 }
 
 std::string outcomeNote(Removal mode, const exchanges::RemovalOutcome &o)
 {
     std::string s = std::string(exchanges::removalName(mode)) + " removal: removed " + std::to_string(o.exchangesRemoved)
-                     + " exchange(s) (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), "
-                     + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens";
+                    + " exchange(s) (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), "
+                    + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens";
     s += o.reached ? " (target " + std::to_string(o.target) + ")"
                    : "; target " + std::to_string(o.target) + " not reached: no removable exchange left";
     return s;
@@ -60,7 +56,8 @@ public:
     std::string_view name() const override { return exchanges::removalName(m_mode); }
     std::string_view title() const override
     {
-        return m_mode == Removal::Middle ? "Middle removal" : m_mode == Removal::Oldest ? "Oldest removal" : "Hybrid removal";
+        return m_mode == Removal::Middle ? "Middle removal" : m_mode == Removal::Oldest ? "Oldest removal"
+                                                                                        : "Hybrid removal";
     }
     std::string_view source() const override { return "seed 000 §4"; }
     std::string_view description() const override
@@ -92,7 +89,7 @@ public:
             return e.finish();
         }
         const auto o = exchanges::removeExchanges(e, m_mode, target, std::size_t(p.integer("keepFirst")),
-                                             std::size_t(p.integer("keepLast")));
+                                                  std::size_t(p.integer("keepLast")));
         fillExtra(e, o, m_mode);
         e.setNote(outcomeNote(m_mode, o));
         return e.finish();
@@ -136,8 +133,9 @@ public:
             return e.finish();
         }
         if (rec.strategy == "middle" || rec.strategy == "oldest" || rec.strategy == "hybrid") {
-            const Removal mode = rec.strategy == "middle" ? Removal::Middle
-                                 : rec.strategy == "oldest" ? Removal::Oldest : Removal::Hybrid;
+            const Removal mode = rec.strategy == "middle"   ? Removal::Middle
+                                 : rec.strategy == "oldest" ? Removal::Oldest
+                                                            : Removal::Hybrid;
             for (auto &l : head)
                 e.log(std::move(l));
             const auto o = exchanges::removeExchanges(e, mode, target, keepFirst, keepLast);
@@ -167,9 +165,9 @@ public:
         chosen.extra()["rule"] = rec.rule;
         chosen.extra()["confidence"] = rec.confidence;
         chosen.extra()["adaptive"] = {{"reason", rec.adaptiveReason},
-            {"middle", {{"tokensAfter", om.tokensAfter}, {"messagesKept", om.messagesKept}, {"efficiency", om.efficiency}}},
-            {"oldest", {{"tokensAfter", oo.tokensAfter}, {"messagesKept", oo.messagesKept}, {"efficiency", oo.efficiency}}},
-            {"chosen", pickMiddle ? "middle" : "oldest"}};
+                                      {"middle", {{"tokensAfter", om.tokensAfter}, {"messagesKept", om.messagesKept}, {"efficiency", om.efficiency}}},
+                                      {"oldest", {{"tokensAfter", oo.tokensAfter}, {"messagesKept", oo.messagesKept}, {"efficiency", oo.efficiency}}},
+                                      {"chosen", pickMiddle ? "middle" : "oldest"}};
         chosen.setNote("auto-select " + line + ": " + outcomeNote(pickMiddle ? Removal::Middle : Removal::Oldest, o));
         return chosen.finish();
     }

@@ -99,7 +99,8 @@ public:
         }
         const std::size_t oldTurns = T - keepRecent;
         const std::size_t eligibleFrom = maxTurns > keepRecent && oldTurns > maxTurns - keepRecent
-                                             ? oldTurns - (maxTurns - keepRecent) : (maxTurns > keepRecent ? 0 : oldTurns);
+                                             ? oldTurns - (maxTurns - keepRecent)
+                                             : (maxTurns > keepRecent ? 0 : oldTurns);
         e.log(std::to_string(T) + " turns: " + std::to_string(oldTurns) + " old, " + std::to_string(keepRecent)
               + " recent kept whole; old turns from " + std::to_string(eligibleFrom + 1)
               + " may keep important messages (maxTurns " + std::to_string(maxTurns) + ")");
@@ -160,7 +161,9 @@ public:
             insertSummary(e, e.at(turns.starts[0]), std::move(text),
                           "seed 004 summary of " + std::to_string(req.messages.size()) + " old messages");
             e.extra()["summary"] = {{"timestamp", lastMsg.timeMs == kNoTime ? nlohmann::json(nullptr) : nlohmann::json(lastMsg.timeMs)},
-                                    {"turnRange", {firstTurn, lastTurn}}, {"content", s.text}, {"keyPoints", s.keyPoints}};
+                                    {"turnRange", {firstTurn, lastTurn}},
+                                    {"content", s.text},
+                                    {"keyPoints", s.keyPoints}};
         }
         const std::size_t truncated = truncateToolOutputs(e, turns.head, std::size_t(p.integer("maxToolOutput")));
         e.extra()["summarized"] = req.messages.size();

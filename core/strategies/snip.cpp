@@ -11,7 +11,9 @@ using T = ParamSpec::Type;
 std::unique_ptr<Strategy> makeSnip()
 {
     return makeTierStrategy(TierSpec{
-        "snip", "Snip large tool results", "seed 003 tier 1",
+        "snip",
+        "Snip large tool results",
+        "seed 003 tier 1",
         "Every tool result longer than snipMaxChars characters (code points) keeps its first headShare and last "
         "tailShare of snipMaxChars with \"[... N characters snipped ...]\" between. Defaults are seed 003's (10000, "
         "30 %, 30 %); the seed's manageContext snips at any usage (trigger 0), its usage bands put tier 1 at 40 %.",
@@ -32,7 +34,9 @@ std::unique_ptr<Strategy> makeSnip()
 std::unique_ptr<Strategy> makeSnipSeed004()
 {
     return makeTierStrategy(TierSpec{
-        "snip-seed004", "Truncate tool output (seed 004)", "seed 004 truncateToolOutput",
+        "snip-seed004",
+        "Truncate tool output (seed 004)",
+        "seed 004 truncateToolOutput",
         "Every tool result longer than maxToolOutput characters (code points) keeps its first and last half of "
         "maxToolOutput with \"... [truncated N characters] ...\" between (seed 004, default 3000).",
         {{"maxToolOutput", T::Int, 1, 1e9, 3000, {}, "Tool results longer than this many characters are truncated."}},

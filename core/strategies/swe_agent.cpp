@@ -30,10 +30,8 @@ public:
     std::vector<ParamSpec> params() const override
     {
         return {{"n", ParamSpec::Type::Int, 0, 1000000, 5, {}, "Most recent observations kept."},
-                {"keepOutputTools", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {},
-                 "Tools whose output is always kept (keep_output tag)."},
-                {"removeOutputTools", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {},
-                 "Tools whose output is always omitted, even when recent (remove_output tag)."}};
+                {"keepOutputTools", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {}, "Tools whose output is always kept (keep_output tag)."},
+                {"removeOutputTools", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {}, "Tools whose output is always omitted, even when recent (remove_output tag)."}};
     }
 
     Result apply(const Input &in, const Params &p) const override

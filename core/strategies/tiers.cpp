@@ -113,7 +113,6 @@ std::size_t tailStart(std::string_view s, std::size_t k)
     return 0;
 }
 
-
 // The message tokens a summary insertion adds (summary + acknowledgement when the next kept
 // message is a user message, mirroring insertSummary()).
 std::int64_t summaryTokens(const Editor &e, std::size_t before, const std::string &text)
@@ -477,8 +476,7 @@ TierOutcome autoCompact(TierRun &run, std::int64_t threshold, std::size_t summar
     // Exact now that the range is removed (the acknowledgement depends on the next kept message).
     added = summaryTokens(e, before, text);
     run.insertedTokens += added;
-    e.extra()["summary"] = {{"messages", out.changed}, {"cut", cut}, {"wantedCut", wanted},
-                            {"targetReduction", target}, {"replacedTokens", replaced}, {"summaryTokens", added}};
+    e.extra()["summary"] = {{"messages", out.changed}, {"cut", cut}, {"wantedCut", wanted}, {"targetReduction", target}, {"replacedTokens", replaced}, {"summaryTokens", added}};
     return finish("summarized " + std::to_string(out.changed) + " messages (" + std::to_string(replaced) + " tokens) into "
                   + std::to_string(added) + " tokens; cut at position " + std::to_string(cut)
                   + (cut != wanted ? " (moved from " + std::to_string(wanted) + " to a safe cut)" : std::string()));

@@ -79,8 +79,8 @@ public:
     // progressive manager asks before and after every tier.
     std::int64_t tokens() const;
     void edited() { m_tokens.reset(); }
-    std::int64_t systemTokens() const;   // leading system messages
-    std::size_t firstPosition() const;   // first conversation position after the leading system messages
+    std::int64_t systemTokens() const; // leading system messages
+    std::size_t firstPosition() const; // first conversation position after the leading system messages
     double usage(std::int64_t window) const;
 
 private:
@@ -88,8 +88,8 @@ private:
 };
 
 struct TierOutcome {
-    std::size_t changed = 0;             // blocks snipped/compacted, or messages summarized/removed
-    std::string note;                    // one line: what happened or why nothing did
+    std::size_t changed = 0; // blocks snipped/compacted, or messages summarized/removed
+    std::string note;        // one line: what happened or why nothing did
 };
 
 // deferTexts: cuts of unchanged results are estimated in a scratch buffer and recorded as splices

@@ -12,10 +12,12 @@ namespace cl::strategy {
 // sessions use a handful of tools, and building it per cleared message cost an allocation each.
 // Beyond 32 distinct tools it is built per call (no linear search over many names). The returned
 // reference is valid until the next call.
-class ToolReasons {
+class ToolReasons
+{
 public:
     ToolReasons(std::string prefix, std::string suffix)
-        : m_prefix(std::move(prefix)), m_suffix(std::move(suffix))
+        : m_prefix(std::move(prefix))
+        , m_suffix(std::move(suffix))
     {
     }
     const std::string &operator()(const std::string &tool)

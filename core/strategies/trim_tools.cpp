@@ -24,8 +24,7 @@ public:
     }
     std::vector<ParamSpec> params() const override
     {
-        return {{"keepLastToolRounds", ParamSpec::Type::Int, 0, 1000000, 1, {},
-                 "Tool rounds kept at the end (0 removes every round)."}};
+        return {{"keepLastToolRounds", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Tool rounds kept at the end (0 removes every round)."}};
     }
     Result apply(const Input &in, const Params &p) const override
     {

@@ -43,8 +43,8 @@ public:
     std::string_view currentHead(std::size_t index, std::size_t block, std::size_t n) const;
     bool isRemoved(std::size_t index) const { return m_removed[index] != 0; }
     bool isEdited(std::size_t index) const { return m_edited[index] != nullptr; }
-    bool isProtected(std::size_t index) const;      // pinned, or carries an exempt tool's block
-    std::int64_t tokens(std::size_t index) const;   // current estimate (0 when removed)
+    bool isProtected(std::size_t index) const;    // pinned, or carries an exempt tool's block
+    std::int64_t tokens(std::size_t index) const; // current estimate (0 when removed)
     // Fills what tokens() would compute for every edited copy, on two threads when there are many:
     // call before summing tokens() over the whole transcript after a large edit.
     void prepareTokens() const { estimateCopies(nullptr); }
@@ -186,8 +186,8 @@ private:
         Splice splice;
     };
     mutable std::vector<std::vector<BlockEdit>> m_changed;
-    mutable std::vector<char> m_pending;      // per message: the copy is incomplete (fillPending)
-    std::vector<char> m_freeform;             // edit() handed the copy out: any block may differ
+    mutable std::vector<char> m_pending; // per message: the copy is incomplete (fillPending)
+    std::vector<char> m_freeform;        // edit() handed the copy out: any block may differ
     mutable std::shared_ptr<const Input::BlockTokens> m_blockTable;
     mutable std::shared_ptr<const Input::TextLengths> m_lengthTable;
     mutable ShortEstimate m_short;

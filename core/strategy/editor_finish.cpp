@@ -93,7 +93,7 @@ Result Editor::finish()
             Slot s;
             const bool user = m.role == Role::Assistant;
             s.message = std::make_shared<const Message>(makeTextMessage(user ? Role::User : Role::Assistant,
-                user ? "[earlier messages removed; continue]" : "[earlier messages removed]"));
+                                                                        user ? "[earlier messages removed; continue]" : "[earlier messages removed]"));
             s.fate = Fate::Inserted;
             s.reason = "keeps user and assistant turns alternating after a removal";
             r.slots.push_back(std::move(s));

@@ -30,29 +30,29 @@
 namespace cl::sim {
 
 struct TurnPoint {
-    std::size_t turn = 0;              // 1-based
-    std::size_t firstIndex = 0;        // transcript index of the turn's first message
-    std::size_t lastIndex = 0;         // and of its last one
-    std::size_t messages = 0;          // conversation messages in the turn
-    std::int64_t without = 0;          // context after this turn without any strategy
-    std::int64_t beforeStrategy = 0;   // managed context + this turn, before the strategy ran
-    std::int64_t with = 0;             // after the strategy
-    std::size_t managedMessages = 0;   // messages in the managed context after the strategy
-    bool changed = false;              // the strategy changed something at this turn
-    std::string note;                  // the strategy's note at this turn
+    std::size_t turn = 0;            // 1-based
+    std::size_t firstIndex = 0;      // transcript index of the turn's first message
+    std::size_t lastIndex = 0;       // and of its last one
+    std::size_t messages = 0;        // conversation messages in the turn
+    std::int64_t without = 0;        // context after this turn without any strategy
+    std::int64_t beforeStrategy = 0; // managed context + this turn, before the strategy ran
+    std::int64_t with = 0;           // after the strategy
+    std::size_t managedMessages = 0; // messages in the managed context after the strategy
+    bool changed = false;            // the strategy changed something at this turn
+    std::string note;                // the strategy's note at this turn
 };
 
 struct Simulation {
     std::string strategy;
     std::int64_t window = 0;
     std::vector<TurnPoint> turns;
-    std::int32_t exceedsWithout = -1;  // first turn (1-based) whose context is over the window without the strategy
-    std::int32_t exceedsWith = -1;     // first turn still over the window after the strategy ran
-    std::size_t compactions = 0;       // turns where the strategy changed something
-    std::string error;                 // unknown strategy, bad params
-    std::size_t totalTurns = 0;        // turns in the transcript (turns.size() is less with maxTurns or a cancel)
-    std::size_t stride = 1;            // the stride used (see SimulationOptions)
-    bool cancelled = false;            // progress returned false: turns holds the turns done so far
+    std::int32_t exceedsWithout = -1; // first turn (1-based) whose context is over the window without the strategy
+    std::int32_t exceedsWith = -1;    // first turn still over the window after the strategy ran
+    std::size_t compactions = 0;      // turns where the strategy changed something
+    std::string error;                // unknown strategy, bad params
+    std::size_t totalTurns = 0;       // turns in the transcript (turns.size() is less with maxTurns or a cancel)
+    std::size_t stride = 1;           // the stride used (see SimulationOptions)
+    bool cancelled = false;           // progress returned false: turns holds the turns done so far
     // The managed context after the last simulated turn: per message, its transcript index (-1:
     // inserted by the strategy, e.g. a summary).
     std::vector<std::int64_t> kept;

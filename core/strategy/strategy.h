@@ -32,17 +32,32 @@ namespace cl::strategy {
 
 class Summarizer;
 
-enum class Fate : std::uint8_t { Kept, Snipped, Cleared, Microcompacted, Summarized, Removed, Inserted };
+enum class Fate : std::uint8_t {
+    Kept,
+    Snipped,
+    Cleared,
+    Microcompacted,
+    Summarized,
+    Removed,
+    Inserted
+};
 constexpr std::size_t kFateCount = 7;
 std::string_view fateName(Fate f);
 
 // ---- Parameters ---------------------------------------------------------------------------------
 
 struct ParamSpec {
-    enum class Type : std::uint8_t { Int, Double, Bool, String, StringList, Choice };
-    std::string name;                 // camelCase, as in the seeds ("keepLastToolRounds")
+    enum class Type : std::uint8_t {
+        Int,
+        Double,
+        Bool,
+        String,
+        StringList,
+        Choice
+    };
+    std::string name; // camelCase, as in the seeds ("keepLastToolRounds")
     Type type = Type::Int;
-    double min = 0, max = 0;          // numeric range (inclusive); min == max: unbounded
+    double min = 0, max = 0; // numeric range (inclusive); min == max: unbounded
     nlohmann::json defaultValue;
     std::vector<std::string> choices; // Choice only
     std::string help;
@@ -76,9 +91,9 @@ public:
     Input(const Transcript &t, std::shared_ptr<const analysis::Analysis> precomputed, analysis::AnalysisOptions options);
 
     const Transcript &transcript;
-    analysis::AnalysisOptions options;     // context window, thresholds, tables (the analysis uses them)
-    std::vector<std::size_t> pinned;       // transcript indices the user pinned: never removed or edited
-    std::vector<std::string> exemptTools;  // calls and results of these tools are never removed or cleared
+    analysis::AnalysisOptions options;      // context window, thresholds, tables (the analysis uses them)
+    std::vector<std::size_t> pinned;        // transcript indices the user pinned: never removed or edited
+    std::vector<std::string> exemptTools;   // calls and results of these tools are never removed or cleared
     const Summarizer *summarizer = nullptr; // null: the rule-based summarizer
 
     // Computed on first use and shared by every strategy run on this input.
@@ -87,7 +102,7 @@ public:
     const Summarizer &summary() const;
     // Window the usage triggers compare against: options.contextWindow, else by model table.
     std::int64_t contextWindow() const;
-    std::int64_t totalTokens() const;      // conversation estimate
+    std::int64_t totalTokens() const; // conversation estimate
     bool isPinned(std::size_t index) const;
     bool isExemptTool(std::string_view toolName) const;
 
@@ -116,44 +131,44 @@ private:
 
 // One message of the result, in order.
 struct Slot {
-    std::int32_t origin = -1;                 // original transcript index; -1: inserted
-    std::shared_ptr<const Message> message;   // null: the original, unchanged
-    Fate fate = Fate::Kept;                   // Inserted for inserted slots
-    std::string reason;                       // inserted slots only: an original's is its MessageFate's
+    std::int32_t origin = -1;               // original transcript index; -1: inserted
+    std::shared_ptr<const Message> message; // null: the original, unchanged
+    Fate fate = Fate::Kept;                 // Inserted for inserted slots
+    std::string reason;                     // inserted slots only: an original's is its MessageFate's
 };
 
 struct MessageFate {
     Fate fate = Fate::Kept;
-    std::string reason;                       // why (rule + numbers); empty when kept untouched
-    std::int32_t slot = -1;                   // index into Result::slots, -1 when removed
-    std::vector<Fate> blocks;                 // per original block; empty: all as `fate`
+    std::string reason;       // why (rule + numbers); empty when kept untouched
+    std::int32_t slot = -1;   // index into Result::slots, -1 when removed
+    std::vector<Fate> blocks; // per original block; empty: all as `fate`
 };
 
 struct Stats {
     std::size_t messagesBefore = 0, messagesAfter = 0; // conversation messages
-    std::size_t originalKept = 0;             // original conversation messages still present (edited or not)
+    std::size_t originalKept = 0;                      // original conversation messages still present (edited or not)
     std::size_t inserted = 0;
     std::int64_t tokensBefore = 0, tokensAfter = 0;
-    double reduction = 0;                     // 1 - after / before
-    double efficiency = 0;                    // seed 000: 0.6 (1 - after/before) + 0.4 kept/before
+    double reduction = 0;  // 1 - after / before
+    double efficiency = 0; // seed 000: 0.6 (1 - after/before) + 0.4 kept/before
     std::size_t factsTotal = 0, factsKept = 0;
-    double factRetention = 1;                 // factsKept / factsTotal (1 when there are none)
-    std::int64_t cachePrefixTokens = 0;       // tokens of the leading messages left byte-identical
-    double cachePrefixShare = 0;              // of tokensBefore
-    double millis = 0;                        // time of the strategy itself (not the metrics)
+    double factRetention = 1;                         // factsKept / factsTotal (1 when there are none)
+    std::int64_t cachePrefixTokens = 0;               // tokens of the leading messages left byte-identical
+    double cachePrefixShare = 0;                      // of tokensBefore
+    double millis = 0;                                // time of the strategy itself (not the metrics)
     std::array<std::size_t, kFateCount> fateCounts{}; // per original conversation message (+ inserted)
 };
 
 struct Result {
     std::string strategy;
     Params params;
-    bool changed = false;                     // false: below its trigger, or refused by a guard (see note)
-    std::string note;                         // one line for humans: what happened or why nothing did
-    std::vector<std::string> log;             // steps taken (tiers, chosen boundary, sub-strategy, ...)
+    bool changed = false;         // false: below its trigger, or refused by a guard (see note)
+    std::string note;             // one line for humans: what happened or why nothing did
+    std::vector<std::string> log; // steps taken (tiers, chosen boundary, sub-strategy, ...)
     std::vector<Slot> slots;
-    std::vector<MessageFate> fates;           // per original transcript message
+    std::vector<MessageFate> fates; // per original transcript message
     Stats stats;
-    std::vector<Violation> violations;        // validity of the result in its format (indices into materialize())
+    std::vector<Violation> violations; // validity of the result in its format (indices into materialize())
     bool validityChecked = false;
     nlohmann::json extra = nlohmann::json::object(); // strategy-specific data (boundary, summary, history, ...)
 
@@ -186,9 +201,9 @@ public:
 };
 
 struct RunOptions {
-    bool validate = true;        // materialize and check validity in the transcript's format
-    bool metrics = true;         // fact retention and cache prefix
-    bool refuseLarger = true;    // guard: a result larger than its input is refused
+    bool validate = true;     // materialize and check validity in the transcript's format
+    bool metrics = true;      // fact retention and cache prefix
+    bool refuseLarger = true; // guard: a result larger than its input is refused
 };
 
 // Resolves params (error -> Result with changed=false and note = the error; *error set if given),

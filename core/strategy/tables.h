@@ -25,7 +25,7 @@ namespace cl::strategy {
 // message's block is its cached estimate minus the fixed overhead): block b of message i is
 // values[first[i] + b].
 struct BlockTokens {
-    std::vector<std::size_t> first;   // per message, then one past the end
+    std::vector<std::size_t> first; // per message, then one past the end
     std::vector<std::int64_t> values;
 };
 
@@ -33,9 +33,9 @@ struct BlockTokens {
 // [first[i] + b]. The strategies cutting long tool results to a number of characters read only the
 // bytes they keep; the ones replacing an output by its line count read no byte of it.
 struct TextLengths {
-    std::vector<std::size_t> first;   // per message, then one past the end
-    std::vector<std::size_t> values;  // code points
-    std::vector<std::size_t> feeds;   // '\n' bytes
+    std::vector<std::size_t> first;  // per message, then one past the end
+    std::vector<std::size_t> values; // code points
+    std::vector<std::size_t> feeds;  // '\n' bytes
     // 1 when the text is at least kDistinctMin bytes and tokens::linesAreDistinct holds for it (a
     // snip of it is estimated without hashing its lines: tokens::estimateTextDistinctOutside).
     std::vector<std::uint8_t> distinct;

@@ -219,7 +219,7 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(Encoding e, std::string *error)
     }
     if (error)
         *error = name + " not found (looked in: " + tried
-            + "); run scripts/fetch-vocab.sh DIR and point CONTEXTLENS_VOCAB_DIR at DIR";
+                 + "); run scripts/fetch-vocab.sh DIR and point CONTEXTLENS_VOCAB_DIR at DIR";
     return nullptr;
 }
 

@@ -27,10 +27,13 @@
 
 namespace cl::bpe {
 
-enum class Encoding { O200kBase, Cl100kBase };
+enum class Encoding {
+    O200kBase,
+    Cl100kBase
+};
 
-std::string_view encodingName(Encoding e);   // "o200k_base"
-std::string vocabFileName(Encoding e);       // "o200k_base.tiktoken"
+std::string_view encodingName(Encoding e); // "o200k_base"
+std::string vocabFileName(Encoding e);     // "o200k_base.tiktoken"
 // Directories load() searches, in order (entries that are not set are left out).
 std::vector<std::string> vocabSearchDirs();
 

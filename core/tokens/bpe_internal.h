@@ -84,7 +84,7 @@ private:
     static std::uint32_t load3(const char *p)
     {
         return static_cast<unsigned char>(p[0]) | (static_cast<std::uint32_t>(static_cast<unsigned char>(p[1])) << 8)
-            | (static_cast<std::uint32_t>(static_cast<unsigned char>(p[2])) << 16);
+               | (static_cast<std::uint32_t>(static_cast<unsigned char>(p[2])) << 16);
     }
     static std::size_t shortHash(std::uint32_t k) { return (static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ull) >> 32; }
     static Rank findShort(const std::vector<ShortSlot> &t, std::size_t mask, std::uint32_t k)

@@ -101,8 +101,8 @@ bool codePointAt(std::string_view text, std::size_t p, char32_t &cp)
 bool isWhiteSpace(char32_t c)
 {
     return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680
-        || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F
-        || c == 0x3000;
+           || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F
+           || c == 0x3000;
 }
 
 // Whether both patterns are guaranteed to end a piece exactly at p and start a fresh one there.
@@ -123,7 +123,7 @@ bool isCut(std::string_view text, std::size_t p)
         return codePointAt(text, p, cp) && !isWhiteSpace(cp) && cp != '/';
     }
     return c == ' ' && p + 1 < text.size() && isAsciiLetter(before)
-        && isAsciiLetter(static_cast<unsigned char>(text[p + 1]));
+           && isAsciiLetter(static_cast<unsigned char>(text[p + 1]));
 }
 
 } // namespace

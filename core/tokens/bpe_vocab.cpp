@@ -124,7 +124,7 @@ std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, std:
             heapStore.push_back((static_cast<std::uint64_t>(rank[i]) << 32) | i);
     }
     std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> heap(std::greater<>{},
-                                                                                         std::move(heapStore));
+                                                                                        std::move(heapStore));
     std::vector<bool> dead(n, false);
     std::size_t parts = n;
     while (!heap.empty()) {

@@ -52,11 +52,20 @@ constexpr int kReplyPriming = 3;
 constexpr double kMinFactor = 0.8;
 constexpr double kMaxFactor = 1.6;
 
-enum class Family { OpenAI, Claude, Gemini, Unknown };
+enum class Family {
+    OpenAI,
+    Claude,
+    Gemini,
+    Unknown
+};
 std::string_view familyName(Family f); // "openai", "claude", "gemini", "unknown"
 
 struct Count {
-    enum Source { Exact, Measured, Estimated };
+    enum Source {
+        Exact,
+        Measured,
+        Estimated
+    };
     std::int64_t tokens = 0;
     Source source = Estimated;
     std::string how; // one line: what was counted and with what
@@ -80,7 +89,8 @@ std::int64_t exactMessage(const bpe::Tokenizer &tok, const Message &m, bool *app
 
 // Per-message exact counts, keyed by message index and a hash of the message content, so a
 // recount after an edit only redoes the changed messages. Not thread-safe; one per transcript.
-class CountCache {
+class CountCache
+{
 public:
     // Count of message i (exact with `tok`), computed if missing or stale.
     std::int64_t get(const bpe::Tokenizer &tok, const Transcript &t, std::size_t i, bool *approximate = nullptr);
@@ -105,31 +115,37 @@ struct CountOptions {
     // Tokenizers to use; when null they are loaded with bpe::Tokenizer::load() unless noVocab.
     std::shared_ptr<const bpe::Tokenizer> o200k;
     std::shared_ptr<const bpe::Tokenizer> cl100k;
-    bool noVocab = false;             // force the estimator fallback (tests, --estimate)
+    bool noVocab = false; // force the estimator fallback (tests, --estimate)
     int threads = util::defaultThreads();
-    CountCache *cache = nullptr;      // optional, reused between calls
+    CountCache *cache = nullptr; // optional, reused between calls
 };
 
 struct TranscriptCount {
     Family family = Family::Unknown;
-    std::string encoding;             // "o200k_base", "cl100k_base" or "" (estimator)
-    std::vector<Count> messages;      // parallel to Transcript::messages (0 for messages not sent)
-    Count total;                      // context at the end (see above)
-    std::int64_t measuredPart = 0;    // tokens of the total that are measured / exact
-    std::int64_t estimatedPart = 0;   // tokens of the total that are estimated
-    std::int64_t overhead = 0;        // Claude / Gemini: measured context no message accounts for
-    double factor = 1.0;              // Claude / Gemini: learned ratio measured / o200k
-    double rawFactor = 1.0;           // before clamping
-    std::size_t factorPairs = 0;      // usage pairs the factor was learned from
+    std::string encoding;               // "o200k_base", "cl100k_base" or "" (estimator)
+    std::vector<Count> messages;        // parallel to Transcript::messages (0 for messages not sent)
+    Count total;                        // context at the end (see above)
+    std::int64_t measuredPart = 0;      // tokens of the total that are measured / exact
+    std::int64_t estimatedPart = 0;     // tokens of the total that are estimated
+    std::int64_t overhead = 0;          // Claude / Gemini: measured context no message accounts for
+    double factor = 1.0;                // Claude / Gemini: learned ratio measured / o200k
+    double rawFactor = 1.0;             // before clamping
+    std::size_t factorPairs = 0;        // usage pairs the factor was learned from
     std::int32_t lastUsageMessage = -1; // message whose usage the measured part comes from
-    std::string note;                 // why it fell back, when it did
+    std::string note;                   // why it fell back, when it did
 };
 
 TranscriptCount countTranscript(const Transcript &t, const CountOptions &opts = {});
 
 // ---- Estimator error report (tokens/counts_report.cpp) ----------------------------------------------
 
-enum class ContentType { Prose, Code, Json, Cjk, Base64 };
+enum class ContentType {
+    Prose,
+    Code,
+    Json,
+    Cjk,
+    Base64
+};
 std::string_view contentTypeName(ContentType c); // "prose", "code", "json", "cjk", "base64"
 // Heuristic, first match wins:
 //  base64: at least 64 bytes, only [A-Za-z0-9+/=_-] and line breaks, with a digit and both cases;
@@ -144,9 +160,9 @@ ContentType classify(std::string_view text);
 struct ReportRow {
     ContentType type = ContentType::Prose;
     std::size_t samples = 0;
-    std::int64_t exact = 0;       // o200k
-    std::int64_t estimator = 0;   // seed 001 estimateText()
-    std::int64_t charsDiv4 = 0;   // ceil(code points / 4) per sample
+    std::int64_t exact = 0;     // o200k
+    std::int64_t estimator = 0; // seed 001 estimateText()
+    std::int64_t charsDiv4 = 0; // ceil(code points / 4) per sample
     double estimatorErrorPercent() const { return exact ? double(estimator - exact) * 100.0 / double(exact) : 0.0; }
     double charsErrorPercent() const { return exact ? double(charsDiv4 - exact) * 100.0 / double(exact) : 0.0; }
 };
@@ -163,10 +179,11 @@ ErrorTable estimatorErrorTable(const Transcript &t, const bpe::Tokenizer &o200k)
 // table of an edited transcript (apply, undo) counts only the samples it has not seen. The encoding
 // of the tokenizer is part of the key. Thread-safe: a cancelled run still finishing may overlap
 // the next one.
-class SampleCache {
+class SampleCache
+{
 public:
     std::size_t size() const;
-    std::size_t computed() const;   // samples counted (not found) since construction (tests)
+    std::size_t computed() const; // samples counted (not found) since construction (tests)
 
 private:
     friend std::optional<ErrorTable> estimatorErrorTable(const Transcript &, const bpe::Tokenizer &, SampleCache &,

@@ -35,7 +35,7 @@ std::size_t contextStart(const Transcript &t)
 struct Raw {
     std::vector<std::int64_t> counts; // per message, 0 when not sent
     std::vector<bool> approximate;
-    bool exact = false;               // BPE counts (true) or seed estimates (false)
+    bool exact = false; // BPE counts (true) or seed estimates (false)
 };
 
 void countOpenAI(const Transcript &t, const Raw &raw, TranscriptCount &r)
@@ -130,7 +130,7 @@ void countMeasured(const Transcript &t, const Raw &raw, TranscriptCount &r)
     r.rawFactor = counted > 0 ? double(growth) / double(counted) : 1.0;
     r.factor = std::clamp(r.rawFactor, kMinFactor, kMaxFactor);
     const std::string scaledHow = unit + " count x " + fmtFactor(r.factor)
-        + (r.factorPairs ? " (factor learned from " + std::to_string(r.factorPairs) + " usage deltas)" : " (default factor)");
+                                  + (r.factorPairs ? " (factor learned from " + std::to_string(r.factorPairs) + " usage deltas)" : " (default factor)");
 
     // Default: every sent message scaled and Estimated; the measured intervals overwrite theirs.
     for (std::size_t i = 0; i < t.messages.size(); ++i)
@@ -184,8 +184,8 @@ void countMeasured(const Transcript &t, const Raw &raw, TranscriptCount &r)
         r.total.tokens = last->context + tail;
         r.total.source = tail ? Count::Estimated : Count::Measured;
         r.total.how = "measured " + std::to_string(last->context) + " (usage at message " + std::to_string(last->message)
-            + ", incl. " + std::to_string(overhead) + " system prompt / tools)"
-            + (tail ? " + estimated " + std::to_string(tail) + " after it (" + scaledHow + ")" : std::string());
+                      + ", incl. " + std::to_string(overhead) + " system prompt / tools)"
+                      + (tail ? " + estimated " + std::to_string(tail) + " after it (" + scaledHow + ")" : std::string());
     } else {
         r.estimatedPart = tail;
         r.total = {tail, Count::Estimated, "no usage data in the current context: " + scaledHow};

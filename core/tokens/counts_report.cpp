@@ -59,10 +59,15 @@ bool isBase64(std::string_view s)
 char32_t codePoint(std::string_view s, std::size_t &i)
 {
     const auto c = static_cast<unsigned char>(s[i]);
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2
+                         : (c >> 4) == 14  ? 3
+                         : (c >> 3) == 30  ? 4
+                                           : 1;
     if (i + std::size_t(len) > s.size())
         len = 1;
-    char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F)
+                             : len == 3   ? (c & 0x0F)
+                                          : (c & 0x07);
     for (int k = 1; k < len; ++k)
         cp = (cp << 6) | (static_cast<unsigned char>(s[i + std::size_t(k)]) & 0x3F);
     i += std::size_t(len);
@@ -72,12 +77,12 @@ char32_t codePoint(std::string_view s, std::size_t &i)
 bool isCjk(char32_t c)
 {
     return (c >= 0x3040 && c <= 0x30FF)     // hiragana, katakana
-        || (c >= 0x3400 && c <= 0x4DBF)     // CJK extension A
-        || (c >= 0x4E00 && c <= 0x9FFF)     // CJK unified ideographs
-        || (c >= 0xAC00 && c <= 0xD7AF)     // hangul syllables
-        || (c >= 0xF900 && c <= 0xFAFF)     // compatibility ideographs
-        || (c >= 0xFF00 && c <= 0xFFEF)     // fullwidth forms
-        || (c >= 0x3000 && c <= 0x303F);    // CJK punctuation
+           || (c >= 0x3400 && c <= 0x4DBF)  // CJK extension A
+           || (c >= 0x4E00 && c <= 0x9FFF)  // CJK unified ideographs
+           || (c >= 0xAC00 && c <= 0xD7AF)  // hangul syllables
+           || (c >= 0xF900 && c <= 0xFAFF)  // compatibility ideographs
+           || (c >= 0xFF00 && c <= 0xFFEF)  // fullwidth forms
+           || (c >= 0x3000 && c <= 0x303F); // CJK punctuation
 }
 
 bool cjkShare(std::string_view s)

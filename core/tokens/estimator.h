@@ -56,16 +56,16 @@ std::int64_t totalEstimate(const Transcript &t); // conversation messages only
 
 // One point per assistant response that reported usage.
 struct MeasuredPoint {
-    std::size_t message = 0;        // index of the message carrying the usage
-    std::int64_t measured = 0;      // context the model saw (input + cache creation + cache read)
-    std::int64_t estimated = 0;     // estimator's cumulative total of the conversation before it
+    std::size_t message = 0;    // index of the message carrying the usage
+    std::int64_t measured = 0;  // context the model saw (input + cache creation + cache read)
+    std::int64_t estimated = 0; // estimator's cumulative total of the conversation before it
     std::int64_t output = 0;
 };
 std::vector<MeasuredPoint> measuredContext(const Transcript &t);
 
 struct ErrorReport {
     std::size_t points = 0;
-    double meanAbsPercent = 0;   // mean |estimated - measured| / measured * 100
+    double meanAbsPercent = 0; // mean |estimated - measured| / measured * 100
     double meanSignedPercent = 0;
     std::int64_t lastMeasured = 0;
     std::int64_t lastEstimated = 0;

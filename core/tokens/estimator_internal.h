@@ -97,7 +97,7 @@ private:
     struct Slot {
         std::uint64_t where = 0; // offset in the text << kGenBits | generation
         std::uint32_t size = 0;
-        std::uint32_t hash = 0;  // low bits of the hash (the index is taken from them)
+        std::uint32_t hash = 0; // low bits of the hash (the index is taken from them)
     };
 
     std::uint64_t generation(const Slot &s) const { return s.where & ((std::uint64_t(1) << kGenBits) - 1); }

@@ -27,7 +27,7 @@ struct Chunk {
     std::uint64_t continuation = 0; // 10xxxxxx
     std::uint64_t lead4 = 0;        // >= 0xF0: a code point outside the BMP, two UTF-16 units
     std::uint64_t colon = 0, feed = 0, backtick = 0;
-    std::uint64_t nonspace = 0;     // not ' ' \t \n \v \f \r (a line feed is a space)
+    std::uint64_t nonspace = 0; // not ' ' \t \n \v \f \r (a line feed is a space)
 };
 
 constexpr std::size_t kNone = std::size_t(-1);
@@ -117,7 +117,7 @@ private:
     Measure m_result;
     std::size_t m_units = 0;
     std::uint64_t m_backticks = 0;
-    std::size_t m_first = kNone, m_last = 0; // the current line's first and last non-space bytes
+    std::size_t m_first = kNone, m_last = 0;  // the current line's first and last non-space bytes
     std::uint64_t m_from = ~std::uint64_t(0); // bits of the current chunk at or after the line's start
 };
 

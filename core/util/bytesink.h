@@ -14,19 +14,21 @@ namespace cl {
 class ByteSink
 {
 public:
-    ByteSink() = default;                  // keeps everything in memory; take() hands it over
-    explicit ByteSink(int fd) : m_fd(fd) {} // writes to fd (not closed here)
+    ByteSink() = default; // keeps everything in memory; take() hands it over
+    explicit ByteSink(int fd)
+        : m_fd(fd)
+    {} // writes to fd (not closed here)
     ByteSink(const ByteSink &) = delete;
     ByteSink &operator=(const ByteSink &) = delete;
 
     ByteSink &operator+=(std::string_view s) { return append(s); }
     ByteSink &operator+=(char c) { return append(std::string_view(&c, 1)); }
     ByteSink &append(std::string_view s);
-    void reserve(std::size_t n);           // a hint for the in-memory sink
+    void reserve(std::size_t n); // a hint for the in-memory sink
 
     std::size_t size() const { return m_flushed + m_buffer.size(); } // bytes written so far
     bool empty() const { return size() == 0; }
-    char back() const { return m_last; }    // the last byte written ('\0' when none)
+    char back() const { return m_last; } // the last byte written ('\0' when none)
 
     // Hands the buffered bytes to the descriptor. After a write error every later append is dropped
     // and ok() is false with error() saying why.

@@ -319,7 +319,9 @@ namespace {
 class SinkAdapter final : public nlohmann::detail::output_adapter_protocol<char>
 {
 public:
-    explicit SinkAdapter(ByteSink &out) : m_out(out) {}
+    explicit SinkAdapter(ByteSink &out)
+        : m_out(out)
+    {}
     void write_character(char c) override { m_out += c; }
     void write_characters(const char *s, std::size_t n) override { m_out += std::string_view(s, n); }
 

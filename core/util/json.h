@@ -22,21 +22,25 @@ namespace cl::json {
 using nlohmann::json;
 
 struct LineSpan {
-    std::uint32_t offset = 0;  // first byte
-    std::uint32_t length = 0;  // including the terminator ("\n" or "\r\n"); the last line may have none
+    std::uint32_t offset = 0;        // first byte
+    std::uint32_t length = 0;        // including the terminator ("\n" or "\r\n"); the last line may have none
     std::uint32_t contentLength = 0; // without the terminator
-    std::uint32_t line = 0;    // 1-based
+    std::uint32_t line = 0;          // 1-based
 };
 std::vector<LineSpan> splitLines(std::string_view buffer);
 
 bool isValidUtf8(std::string_view s);
-std::string sanitizeUtf8(std::string_view s);   // invalid sequences become U+FFFD
+std::string sanitizeUtf8(std::string_view s); // invalid sequences become U+FFFD
 
 constexpr int kMaxDepth = 512;
 // Deepest nesting of [ and { outside strings; stops counting once above limit.
 int nestingDepth(std::string_view text, int limit = kMaxDepth);
 
-enum class ParseStatus { Ok, OkSanitized, Failed };
+enum class ParseStatus {
+    Ok,
+    OkSanitized,
+    Failed
+};
 // Parses text into out. Never throws. On failure, error says why (with the byte position).
 // Text with invalid UTF-8 is parsed after replacing bad bytes (status OkSanitized).
 ParseStatus parse(std::string_view text, json &out, std::string &error);
@@ -54,8 +58,8 @@ std::size_t inPlaceParses();
 std::string str(const json &obj, std::string_view key, std::string_view fallback = {});
 std::int64_t num(const json &obj, std::string_view key, std::int64_t fallback = 0);
 bool boolean(const json &obj, std::string_view key, bool fallback = false);
-const json *child(const json &obj, std::string_view key); // nullptr when absent / not an object-child
-const json *array(const json &obj, std::string_view key); // nullptr unless an array
+const json *child(const json &obj, std::string_view key);  // nullptr when absent / not an object-child
+const json *array(const json &obj, std::string_view key);  // nullptr unless an array
 const json *object(const json &obj, std::string_view key); // nullptr unless an object
 // The same for the order-keeping documents the writers edit (nlohmann's value() throws on a wrong type).
 std::string str(const nlohmann::ordered_json &obj, std::string_view key, std::string_view fallback = {});
@@ -74,7 +78,7 @@ void dumpTo(const nlohmann::ordered_json &j, ByteSink &out, int indent = -1, uns
 
 struct Range {
     std::size_t begin = 0;
-    std::size_t end = 0;   // one past the last byte
+    std::size_t end = 0; // one past the last byte
 };
 // Byte ranges of the elements of the array starting at doc[arrayBegin] == '['. Empty on error.
 std::vector<Range> arrayElements(std::string_view doc, std::size_t arrayBegin);

@@ -15,7 +15,8 @@ namespace cl::util {
 // several short lists per message (reasons, per-block priorities), and one malloc each dominated
 // its run time. Offers the std::vector subset the consumers use (range-for, size, empty, [], front,
 // back, push_back, emplace_back, reserve, assign, clear).
-template <class T, std::size_t N> class SmallVec {
+template <class T, std::size_t N> class SmallVec
+{
 public:
     using value_type = T;
     using size_type = std::size_t;
@@ -25,7 +26,10 @@ public:
     using const_reference = const T &;
 
     SmallVec() = default;
-    SmallVec(std::initializer_list<T> il) { for (const T &x : il) push_back(x); }
+    SmallVec(std::initializer_list<T> il)
+    {
+        for (const T &x : il) push_back(x);
+    }
     SmallVec(const SmallVec &o) { copyFrom(o); }
     SmallVec(SmallVec &&o) noexcept { moveFrom(o); }
     SmallVec &operator=(const SmallVec &o)

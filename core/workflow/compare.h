@@ -14,20 +14,20 @@
 namespace cl::strategy {
 
 struct CompareRow {
-    std::string strategy;   // name
+    std::string strategy; // name
     std::string title;
     std::string source;
-    Result result;          // stats, changed, note, violations, slots
-    std::string error;      // parameter error, if any
+    Result result;     // stats, changed, note, violations, slots
+    std::string error; // parameter error, if any
 };
 
 struct CompareOptions {
-    std::vector<std::string> names;                 // empty: every registered strategy
+    std::vector<std::string> names;                   // empty: every registered strategy
     nlohmann::json params = nlohmann::json::object(); // {strategyName: {param: value}} overrides
     int threads = util::defaultThreads();
     RunOptions run;
     std::function<void(std::size_t done, std::size_t total)> progress; // called from worker threads
-    const std::atomic<bool> *cancel = nullptr;      // set to stop; unfinished rows are left out
+    const std::atomic<bool> *cancel = nullptr;                         // set to stop; unfinished rows are left out
 };
 
 // Rows in registry order. Unknown names are reported as rows with error set.

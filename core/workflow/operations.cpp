@@ -44,7 +44,11 @@ bool readInt(const json &j, const char *key, int min, int &out, std::string &err
     return true;
 }
 
-enum class FileState { Missing, Read, Failed };
+enum class FileState {
+    Missing,
+    Read,
+    Failed
+};
 
 // Reads and parses a whole file. Missing is not an error (the defaults apply).
 FileState readJsonFile(const std::string &path, json &out, std::string &error)
@@ -126,13 +130,17 @@ bool Config::fromJson(const json &j, Config &out, std::string &error)
         assign(*it);
         return true;
     };
-    if (!field("autoCompress", [](const json &v) { return v.is_boolean(); }, "true or false",
-               [&](const json &v) { c.autoCompress = v.get<bool>(); })
-        || !field("importanceThreshold", [](const json &v) { return v.is_number() && v >= 0 && v <= 1; },
-                  "a number in [0, 1]", [&](const json &v) { c.importanceThreshold = v.get<double>(); })
-        || !field("strategy", [](const json &v) { return v.is_string(); }, "a strategy name",
-                  [&](const json &v) { c.strategy = v.get<std::string>(); })
-        || !field("params", [](const json &v) { return v.is_object(); }, "an object", [&](const json &v) { c.params = v; }))
+    if (!field(
+            "autoCompress", [](const json &v) { return v.is_boolean(); }, "true or false",
+            [&](const json &v) { c.autoCompress = v.get<bool>(); })
+        || !field(
+            "importanceThreshold", [](const json &v) { return v.is_number() && v >= 0 && v <= 1; },
+            "a number in [0, 1]", [&](const json &v) { c.importanceThreshold = v.get<double>(); })
+        || !field(
+            "strategy", [](const json &v) { return v.is_string(); }, "a strategy name",
+            [&](const json &v) { c.strategy = v.get<std::string>(); })
+        || !field(
+            "params", [](const json &v) { return v.is_object(); }, "an object", [&](const json &v) { c.params = v; }))
         return false;
     out = std::move(c);
     return true;
@@ -445,7 +453,7 @@ bool summaryOf(const Transcript &t, const strategy::Result &r, SummaryRecord &ou
     out.firstTurn = out.firstIndex;
     out.lastTurn = out.lastIndex;
     if (const json *turns = own ? cl::json::array(*own, "turnRange") : nullptr; turns && turns->size() == 2
-        && (*turns)[0].is_number_integer() && (*turns)[1].is_number_integer()) {
+                                                                                && (*turns)[0].is_number_integer() && (*turns)[1].is_number_integer()) {
         out.firstTurn = (*turns)[0].get<std::int64_t>();
         out.lastTurn = (*turns)[1].get<std::int64_t>();
     }
@@ -454,8 +462,7 @@ bool summaryOf(const Transcript &t, const strategy::Result &r, SummaryRecord &ou
 
 analysis::NeedsCompaction checkNeeded(const Transcript &t, const analysis::AnalysisOptions &o, const Events &events)
 {
-    const analysis::NeedsCompaction needs
-        = analysis::needsCompaction(tokens::totalEstimate(t), analysis::conversationView(t).size(), o);
+    const analysis::NeedsCompaction needs = analysis::needsCompaction(tokens::totalEstimate(t), analysis::conversationView(t).size(), o);
     if (needs.needed && events.onNeeded)
         events.onNeeded(needs);
     return needs;
@@ -477,8 +484,7 @@ CompressOutcome compressNow(const Transcript &t, const Store &store, const Compr
     in.exemptTools = options.exemptTools;
     in.summarizer = options.summarizer;
 
-    const analysis::NeedsCompaction needs
-        = analysis::needsCompaction(in.totalTokens(), in.analysis().view.size(), options.analysis);
+    const analysis::NeedsCompaction needs = analysis::needsCompaction(in.totalTokens(), in.analysis().view.size(), options.analysis);
     if (needs.needed && options.events.onNeeded)
         options.events.onNeeded(needs);
     if (options.events.onStart)

@@ -33,7 +33,7 @@ struct Config {
     int summaryMaxChars = 500;
     bool autoCompress = true;
     double importanceThreshold = 0.3;
-    std::string strategy;                            // empty: defaultStrategyName()
+    std::string strategy;                             // empty: defaultStrategyName()
     nlohmann::json params = nlohmann::json::object(); // {param: value} overrides for `strategy`
 
     nlohmann::json toJson() const;
@@ -53,7 +53,7 @@ nlohmann::json effectiveParams(const Config &c, const strategy::Strategy &s);
 bool validate(const Config &c, std::string &error);
 
 struct SummaryRecord {
-    std::string timestamp;            // ISO 8601 UTC
+    std::string timestamp;                        // ISO 8601 UTC
     std::int64_t firstTurn = -1, lastTurn = -1;   // turnRange as the strategy reports it (extra.summary.turnRange),
                                                   // else the message range
     std::int64_t firstIndex = -1, lastIndex = -1; // messageRange: transcript indices of the summarized span
@@ -101,15 +101,15 @@ private:
 
 struct Status {
     Config config;
-    std::string strategy;             // the strategy compressNow would run
-    std::size_t totalMessages = 0;    // conversation messages of the transcript
+    std::string strategy;              // the strategy compressNow would run
+    std::size_t totalMessages = 0;     // conversation messages of the transcript
     std::size_t compactedMessages = 0; // sum of messagesCompacted over the stored summaries
-    std::int64_t tokensSaved = 0;     // sum of tokensBefore - tokensAfter over the stored summaries
+    std::int64_t tokensSaved = 0;      // sum of tokensBefore - tokensAfter over the stored summaries
     std::size_t summaryCount = 0;
-    std::int64_t tokens = 0;          // conversation estimate now
-    analysis::NeedsCompaction needs;  // seed 001 decision on the transcript now
-    bool autoCompressDue = false;     // seed 004: autoCompress && totalMessages > keepRecent x 2
-    std::vector<std::string> errors;  // config / summaries problems ("<path>: reason")
+    std::int64_t tokens = 0;         // conversation estimate now
+    analysis::NeedsCompaction needs; // seed 001 decision on the transcript now
+    bool autoCompressDue = false;    // seed 004: autoCompress && totalMessages > keepRecent x 2
+    std::vector<std::string> errors; // config / summaries problems ("<path>: reason")
 };
 Status status(const Transcript &t, const Store &store, const analysis::AnalysisOptions &options = {});
 
@@ -120,8 +120,8 @@ struct Counts {
     std::int64_t tokens = 0;
 };
 struct Events {
-    std::function<void(const analysis::NeedsCompaction &)> onNeeded;   // "compaction:needed"
-    std::function<void(const std::string &strategy)> onStart;           // "compaction:start"
+    std::function<void(const analysis::NeedsCompaction &)> onNeeded;           // "compaction:needed"
+    std::function<void(const std::string &strategy)> onStart;                  // "compaction:start"
     std::function<void(const Counts &before, const Counts &after)> onComplete; // "compaction:complete"
 };
 
@@ -134,12 +134,12 @@ struct CompressOptions {
 };
 
 struct CompressOutcome {
-    bool ok = false;                   // false: config unreadable, no strategy, bad params
+    bool ok = false; // false: config unreadable, no strategy, bad params
     std::string error;
     std::shared_ptr<const strategy::Result> result;
-    std::string text;                  // "N → M messages (removed K)"
+    std::string text; // "N → M messages (removed K)"
     bool summaryAppended = false;
-    std::string summaryError;          // the result had a summary but summaries.json refused it
+    std::string summaryError; // the result had a summary but summaries.json refused it
 };
 
 // "N → M messages (removed K)": N, M = conversation messages before / after, K = original messages

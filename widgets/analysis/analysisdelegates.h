@@ -46,10 +46,10 @@ class RoundBracketDelegate : public QStyledItemDelegate
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
-    static constexpr int kChainX = 4;    // x offsets in the cell of the chain line and the bracket
+    static constexpr int kChainX = 4; // x offsets in the cell of the chain line and the bracket
     static constexpr int kBracketX = 11;
     static constexpr int kTextX = 20;
-    static constexpr int kStub = 4;      // length of a half-line that does not join a neighbour
+    static constexpr int kStub = 4; // length of a half-line that does not join a neighbour
     static QColor bracketColor(const QPalette &palette, bool failed);
     static QColor chainColor(const QPalette &palette);
     // Message (MessageIndexRole) of the sibling `delta` rows away in the index's model, -1 for none.

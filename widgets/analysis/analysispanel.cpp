@@ -324,11 +324,11 @@ QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bo
     const an::Zones &z = a.zones;
     html += QStringLiteral("<p><b>Seed 002 triggers</b> (threshold %1)</p><table cellspacing=\"0\" cellpadding=\"1\">").arg(tokens(z.threshold));
     html += row(QStringLiteral("old: total"), QStringLiteral("%1 %2 %3 → %4")
-                                                 .arg(tokens(z.totalTokens), z.oldTrigger ? QStringLiteral("≥") : QStringLiteral("&lt;"),
-                                                      tokens(z.threshold), z.oldTrigger ? QStringLiteral("<b>compact</b>") : QStringLiteral("no compaction")));
+                                                  .arg(tokens(z.totalTokens), z.oldTrigger ? QStringLiteral("≥") : QStringLiteral("&lt;"),
+                                                       tokens(z.threshold), z.oldTrigger ? QStringLiteral("<b>compact</b>") : QStringLiteral("no compaction")));
     html += row(QStringLiteral("new: compressible"), QStringLiteral("%1 %2 %3 → %4")
-                                                        .arg(tokens(z.compressibleTokens), z.newTrigger ? QStringLiteral("≥") : QStringLiteral("&lt;"),
-                                                             tokens(z.threshold), z.newTrigger ? QStringLiteral("<b>compact</b>") : QStringLiteral("no compaction")));
+                                                         .arg(tokens(z.compressibleTokens), z.newTrigger ? QStringLiteral("≥") : QStringLiteral("&lt;"),
+                                                              tokens(z.threshold), z.newTrigger ? QStringLiteral("<b>compact</b>") : QStringLiteral("no compaction")));
     html += row(QStringLiteral("zones"), QStringLiteral("system %1 · compressible %2 · recent %3 (%4 messages)")
                                              .arg(tokens(z.systemTokens), tokens(z.compressibleTokens), tokens(z.recentTokens))
                                              .arg(z.recent.size()));

@@ -194,7 +194,7 @@ void ContextMap::paintEvent(QPaintEvent *)
     if (m_geometry.empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawRect(strip.adjusted(0.5, 0.5, -0.5, -0.5));
-        const QString text = m_busy ? tr("Analysing the session…")
+        const QString text = m_busy         ? tr("Analysing the session…")
                              : m_transcript ? tr("No conversation messages to map")
                                             : tr("Context map: open a transcript to see where its context goes");
         p.drawText(strip, Qt::AlignCenter, text);

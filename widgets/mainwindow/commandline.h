@@ -13,16 +13,16 @@
 namespace cl::gui {
 
 struct CommandLine {
-    QString file;                  // transcript to open, "" for none
-    std::optional<Format> format;  // --format override
+    QString file;                 // transcript to open, "" for none
+    std::optional<Format> format; // --format override
     std::optional<theme::Choice> theme;
-    QString screenshot;            // --screenshot OUT.png
-    QSize size{1400, 860};         // --size WxH (screenshot window size)
+    QString screenshot;    // --screenshot OUT.png
+    QSize size{1400, 860}; // --size WxH (screenshot window size)
     // --view: what the screenshot shows: "transcript" (default, with the analysis), "preview:NAME"
     // (strategy NAME previewed side by side, forced when it has a trigger), "compare" or
     // "simulate:NAME[@WINDOW]" (the Simulate tab: NAME replayed turn by turn, in a WINDOW-token window).
     QString view = QStringLiteral("transcript");
-    QString error;                 // non-empty when the arguments are wrong
+    QString error; // non-empty when the arguments are wrong
 };
 
 // Parses the GUI's arguments (arguments.first() is the program name).

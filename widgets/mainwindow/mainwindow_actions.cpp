@@ -113,7 +113,11 @@ void MainWindow::createMenus()
     connect(map, &QAction::toggled, m_map, &QWidget::setVisible);
     QMenu *themeMenu = view->addMenu(tr("&Theme"));
     m_themeGroup = new QActionGroup(this);
-    const struct { theme::Choice choice; QString label; QKeySequence key; } themes[] = {
+    const struct {
+        theme::Choice choice;
+        QString label;
+        QKeySequence key;
+    } themes[] = {
         {theme::Choice::Light, tr("&Light"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)},
         {theme::Choice::Dark, tr("&Dark"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D)},
         {theme::Choice::System, tr("&System"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)},

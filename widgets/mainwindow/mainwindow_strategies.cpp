@@ -291,8 +291,7 @@ void MainWindow::exportDialog()
         QMessageBox::warning(this, tr("Export failed"), error);
         return;
     }
-    statusBar()->showMessage(tr("Exported to %1 (%2)").arg(QDir::toNativeSeparators(path),
-                                                           QString::fromUtf8(formatName(target).data(), int(formatName(target).size()))),
+    statusBar()->showMessage(tr("Exported to %1 (%2)").arg(QDir::toNativeSeparators(path), QString::fromUtf8(formatName(target).data(), int(formatName(target).size()))),
                              8000);
 }
 

@@ -79,7 +79,8 @@ void AnalysisRows::build(const Transcript &t, const analysis::Analysis &a)
                 last = std::max(last, i);
             if (first < n && last < n && first < last) {
                 for (std::size_t i = first; i <= last; ++i) {
-                    chainPart[i] = i == first ? ChainPart::Start : i == last ? ChainPart::End : ChainPart::Middle;
+                    chainPart[i] = i == first ? ChainPart::Start : i == last ? ChainPart::End
+                                                                             : ChainPart::Middle;
                     chain[i] = std::int32_t(chains.size());
                 }
                 chains.emplace_back(std::uint32_t(first), std::uint32_t(last));

@@ -16,9 +16,9 @@ namespace cl::gui {
 // ---- Data -------------------------------------------------------------------------------------
 
 struct UsagePoint {
-    int message = 0;       // index into Transcript::messages
+    int message = 0; // index into Transcript::messages
     qint64 tokens = 0;
-    bool restart = false;  // first point after a compaction: the line does not join the previous one
+    bool restart = false; // first point after a compaction: the line does not join the previous one
 };
 
 struct CompactMarker {
@@ -28,15 +28,15 @@ struct CompactMarker {
 
 // Everything the chart and gauge show, derived once per transcript.
 struct UsageData {
-    QList<UsagePoint> measured;   // one per assistant response with usage (tokens::measuredContext)
-    QList<UsagePoint> estimated;  // one per conversation message: the estimate of the context before it
+    QList<UsagePoint> measured;  // one per assistant response with usage (tokens::measuredContext)
+    QList<UsagePoint> estimated; // one per conversation message: the estimate of the context before it
     QList<CompactMarker> compactions;
     int messageCount = 0;
-    qint64 recordedWindow = 0;    // Usage::contextWindow of the last response recording it, 0 if none
-    qint64 lastMeasured = -1;     // last measured point, -1 when the source has no usage data
-    qint64 estimateNow = 0;       // estimate of the whole context after the last compaction
+    qint64 recordedWindow = 0; // Usage::contextWindow of the last response recording it, 0 if none
+    qint64 lastMeasured = -1;  // last measured point, -1 when the source has no usage data
+    qint64 estimateNow = 0;    // estimate of the whole context after the last compaction
 
-    qint64 maxTokens() const;     // largest value of either series (0 when empty)
+    qint64 maxTokens() const; // largest value of either series (0 when empty)
 };
 
 UsageData usageData(const Transcript &t);
@@ -52,7 +52,7 @@ QString shortTokens(qint64 v);
 
 // Data -> pixel mapping of a chart: x = message index in [xMin, xMax], y = tokens in [0, yMax].
 struct ChartGeometry {
-    QRectF plot;       // plot area in widget pixels
+    QRectF plot; // plot area in widget pixels
     double xMin = 0;
     double xMax = 1;
     double yMax = 1;
@@ -73,13 +73,19 @@ int nearestIndex(const QList<int> &messages, double x);
 
 // ---- Gauge bands (seed 003) ----------------------------------------------------------------------
 
-enum class Band { None, Snip, Microcompact, AutoCompact, HardTruncate };
+enum class Band {
+    None,
+    Snip,
+    Microcompact,
+    AutoCompact,
+    HardTruncate
+};
 constexpr int kBandCount = 5;
 
-Band bandForRatio(double ratio);        // used / window
-double bandStart(Band b);               // 0, 0.40, 0.60, 0.80, 0.95
-double bandEnd(Band b);                 // the next band's start, 1.0 for HardTruncate
-QString bandName(Band b);               // "none", "snip", "microcompact", "auto-compact", "hard truncate"
+Band bandForRatio(double ratio); // used / window
+double bandStart(Band b);        // 0, 0.40, 0.60, 0.80, 0.95
+double bandEnd(Band b);          // the next band's start, 1.0 for HardTruncate
+QString bandName(Band b);        // "none", "snip", "microcompact", "auto-compact", "hard truncate"
 
 // Horizontal bar from 0 to 100 % of the window; values beyond the window clamp to the right edge.
 struct GaugeGeometry {

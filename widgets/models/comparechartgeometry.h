@@ -18,7 +18,13 @@
 
 namespace cl::gui {
 
-enum class CompareMetric { TokensAfter, Reduction, FactRetention, CachePrefix, Time };
+enum class CompareMetric {
+    TokensAfter,
+    Reduction,
+    FactRetention,
+    CachePrefix,
+    Time
+};
 constexpr int kCompareMetricCount = 5;
 QString compareMetricTitle(CompareMetric m);
 
@@ -30,7 +36,7 @@ struct CompareBar {
     bool changed = false, failed = false; // failed: parameter error (drawn without bars)
     int violations = 0;
 
-    double value(CompareMetric m) const;   // tokensAfter, reduction, factRetention, cacheShare, millis
+    double value(CompareMetric m) const; // tokensAfter, reduction, factRetention, cacheShare, millis
 };
 CompareBar compareBar(const strategy::CompareRow &row);
 // Rows with a result, in the given order (errors included as failed bars).
@@ -54,10 +60,10 @@ struct CompareChartGeometry {
                                        double maxRow = 26);
     double preferredHeight() const { return headerHeight + rows * rowHeight + 4; }
 
-    QRectF columnRect(int metric) const;  // the cells' area of one metric column (below the header)
+    QRectF columnRect(int metric) const; // the cells' area of one metric column (below the header)
     QRectF headerRect(int metric) const;
     QRectF labelRect(int row) const;
-    QRectF rowRect(int row) const;        // full width band of a row
+    QRectF rowRect(int row) const; // full width band of a row
     double barMaxLength(int metric) const;
     // The bar of `value` in a cell: starts at the column's left, length value / axisMax x barMaxLength.
     QRectF barRect(int row, int metric, double value) const;
@@ -66,7 +72,7 @@ struct CompareChartGeometry {
 
     struct Hit {
         int row = -1;
-        int metric = -1;          // -1 on the label column
+        int metric = -1; // -1 on the label column
     };
     // Row under pos (anywhere on its band, labels included); row -1 outside.
     Hit hitTest(const QPointF &pos) const;

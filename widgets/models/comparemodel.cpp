@@ -177,18 +177,18 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Source"),
-        QT_TR_NOOP("Changed"), QT_TR_NOOP("Tokens before \u2192 after"), QT_TR_NOOP("Reduction"),
-        QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Cache prefix"),
-        QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
+                                                    QT_TR_NOOP("Changed"), QT_TR_NOOP("Tokens before \u2192 after"), QT_TR_NOOP("Reduction"),
+                                                    QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Cache prefix"),
+                                                    QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
     static const char *const tips[ColumnCount] = {QT_TR_NOOP("Strategy title (registry name); tick to include it in a run"),
-        QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
-        QT_TR_NOOP("Conversation tokens (seed 001 estimate) before and after"),
-        QT_TR_NOOP("1 \u2212 after / before"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
-        QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
-        QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
-        QT_TR_NOOP("Tokens of the leading messages left byte-identical (prompt cache survives)"),
-        QT_TR_NOOP("Validity of the result in its format"), QT_TR_NOOP("Time of the strategy itself"),
-        QT_TR_NOOP("What happened, or why nothing did")};
+                                                  QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
+                                                  QT_TR_NOOP("Conversation tokens (seed 001 estimate) before and after"),
+                                                  QT_TR_NOOP("1 \u2212 after / before"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
+                                                  QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
+                                                  QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
+                                                  QT_TR_NOOP("Tokens of the leading messages left byte-identical (prompt cache survives)"),
+                                                  QT_TR_NOOP("Validity of the result in its format"), QT_TR_NOOP("Time of the strategy itself"),
+                                                  QT_TR_NOOP("What happened, or why nothing did")};
     if (role == Qt::DisplayRole)
         return tr(titles[section]);
     if (role == Qt::ToolTipRole)
@@ -210,7 +210,8 @@ QVariant CompareModel::display(const Entry &e, int column) const
     const strategy::CompareRow &r = *e.row;
     const strategy::Stats &s = r.result.stats;
     if (!r.error.empty())
-        return column == NoteColumn ? qs(r.error) : column == ValidityColumn ? validityText(r) : QVariant(QString());
+        return column == NoteColumn ? qs(r.error) : column == ValidityColumn ? validityText(r)
+                                                                             : QVariant(QString());
     switch (column) {
     case ChangedColumn:
         return r.result.changed ? tr("yes") : tr("no");

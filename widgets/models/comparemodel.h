@@ -21,17 +21,17 @@ class CompareModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column {
-        StrategyColumn,   // title (name), checkable
+        StrategyColumn, // title (name), checkable
         SourceColumn,
         ChangedColumn,
-        TokensColumn,     // before → after
-        ReductionColumn,  // %
-        MessagesColumn,   // after (before in the tooltip)
+        TokensColumn,    // before → after
+        ReductionColumn, // %
+        MessagesColumn,  // after (before in the tooltip)
         EfficiencyColumn,
-        FactsColumn,      // fact retention %
-        CacheColumn,      // cache prefix tokens (share %)
-        ValidityColumn,   // ✓ or number of violations
-        TimeColumn,       // ms
+        FactsColumn,    // fact retention %
+        CacheColumn,    // cache prefix tokens (share %)
+        ValidityColumn, // ✓ or number of violations
+        TimeColumn,     // ms
         NoteColumn,
         ColumnCount
     };
@@ -49,7 +49,7 @@ public:
     // The rows of the last run, in registry order.
     std::vector<strategy::CompareRow> rows() const;
     const strategy::CompareRow *rowFor(const QString &name) const;
-    int rowOf(const QString &name) const;      // -1 when absent
+    int rowOf(const QString &name) const; // -1 when absent
     QString nameAt(int row) const;
     QStringList checkedNames() const;
     void setChecked(const QString &name, bool checked);

@@ -25,22 +25,26 @@
 namespace cl::gui {
 
 struct MapSegment {
-    int position = 0;          // conversation position
-    int message = 0;           // transcript index
+    int position = 0; // conversation position
+    int message = 0;  // transcript index
     std::int64_t tokens = 0;
-    double x = 0, width = 0;   // in strip pixels, x relative to the widget (left included)
+    double x = 0, width = 0; // in strip pixels, x relative to the widget (left included)
     cl::analysis::Priority priority = cl::analysis::Priority::Excluded;
     std::optional<double> score; // boundary score of cutting before it (none for position 0)
 };
 
 struct MapColumn {
-    int pixel = 0;             // x of the column's left edge, relative to the widget
+    int pixel = 0;                           // x of the column's left edge, relative to the widget
     int firstPosition = 0, lastPosition = 0; // inclusive; neighbours share a position a message spans
     cl::analysis::Priority dominant = cl::analysis::Priority::Excluded;
     std::optional<double> maxScore; // highest boundary score among its positions (position 0 has none)
 };
 
-enum class MapZone { System, Compressible, Recent };
+enum class MapZone {
+    System,
+    Compressible,
+    Recent
+};
 
 struct ZoneExtent {
     MapZone zone = MapZone::Compressible;
@@ -52,14 +56,14 @@ struct ZoneExtent {
 struct ContextMapGeometry {
     double left = 0, width = 0;
     double minSegmentWidth = 0;
-    bool merged = false;                 // columns layout
+    bool merged = false; // columns layout
     std::int64_t totalTokens = 0;
     std::vector<MapSegment> segments;    // one per conversation position, always
     std::vector<MapColumn> columns;      // merged layout only: exactly floor(width) entries
     std::optional<int> boundaryPosition; // the chosen boundary (cut before it)
     double boundaryX = 0;
-    double scoreMin = 0, scoreMax = 0;   // range of the boundary scores (0/0 when there are none)
-    std::vector<ZoneExtent> zones;       // system, compressible, recent (empty zones omitted)
+    double scoreMin = 0, scoreMax = 0; // range of the boundary scores (0/0 when there are none)
+    std::vector<ZoneExtent> zones;     // system, compressible, recent (empty zones omitted)
 
     bool empty() const { return segments.empty(); }
     // Conversation position at widget x; -1 outside the strip or when empty.

@@ -14,7 +14,12 @@ class DiagnosticsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { SeverityColumn, LocationColumn, MessageColumn, ColumnCount };
+    enum Column {
+        SeverityColumn,
+        LocationColumn,
+        MessageColumn,
+        ColumnCount
+    };
 
     explicit DiagnosticsModel(QObject *parent = nullptr);
 

@@ -19,13 +19,13 @@ inline QColor fateColor(cl::strategy::Fate f, bool dark)
 {
     using F = cl::strategy::Fate;
     switch (f) {
-    case F::Kept: return dark ? QColor(30, 30, 30, 0) : QColor(255, 255, 255, 0); // transparent: the view's own base
-    case F::Snipped: return dark ? QColor(92, 76, 24) : QColor(255, 240, 190);    // amber
-    case F::Cleared: return dark ? QColor(96, 58, 28) : QColor(255, 222, 190);    // orange
+    case F::Kept: return dark ? QColor(30, 30, 30, 0) : QColor(255, 255, 255, 0);     // transparent: the view's own base
+    case F::Snipped: return dark ? QColor(92, 76, 24) : QColor(255, 240, 190);        // amber
+    case F::Cleared: return dark ? QColor(96, 58, 28) : QColor(255, 222, 190);        // orange
     case F::Microcompacted: return dark ? QColor(70, 52, 96) : QColor(232, 220, 250); // violet
-    case F::Summarized: return dark ? QColor(28, 64, 100) : QColor(208, 228, 252); // blue
-    case F::Removed: return dark ? QColor(100, 36, 40) : QColor(252, 212, 212);   // red
-    case F::Inserted: return dark ? QColor(26, 84, 52) : QColor(206, 242, 214);   // green
+    case F::Summarized: return dark ? QColor(28, 64, 100) : QColor(208, 228, 252);    // blue
+    case F::Removed: return dark ? QColor(100, 36, 40) : QColor(252, 212, 212);       // red
+    case F::Inserted: return dark ? QColor(26, 84, 52) : QColor(206, 242, 214);       // green
     }
     return {};
 }

@@ -20,8 +20,18 @@ class ResultModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum class Side { Original, Result };
-    enum Column { IndexColumn, RoleColumn, PreviewColumn, TokensColumn, FateColumn, ColumnCount };
+    enum class Side {
+        Original,
+        Result
+    };
+    enum Column {
+        IndexColumn,
+        RoleColumn,
+        PreviewColumn,
+        TokensColumn,
+        FateColumn,
+        ColumnCount
+    };
 
     explicit ResultModel(Side side, QObject *parent = nullptr);
 

@@ -23,34 +23,34 @@ enum Roles {
     SeverityRole,                  // int cl::Diagnostic::Severity (diagnostics model)
     // Analysis columns of the transcript model (all invalid when no analysis is set or the row is
     // not a conversation message; block rows answer PriorityRole, RoundRole and CriticalRole).
-    PriorityRole,                  // int cl::analysis::Priority of the message / block
-    ImportanceRole,                // double seed 004 score 0..1 (message rows)
-    ImportantRole,                 // bool seed 004 important flag (message rows)
-    PointsRole,                    // int seed 001 points (message rows)
-    BoundaryScoreRole,             // double score of cutting before this message (position >= 1)
-    BoundaryMaxRole,               // double largest boundary score, for bar scaling
-    ChosenBoundaryRole,            // bool this message is the chosen compaction boundary
-    RoundRole,                     // cl::gui::RoundCell (analysisrows.h): round, part, chain
-    CriticalRole,                  // QString critical categories, comma-separated
-    SortRole,                      // double numeric sort key of the cell's column; invalid = no value
+    PriorityRole,       // int cl::analysis::Priority of the message / block
+    ImportanceRole,     // double seed 004 score 0..1 (message rows)
+    ImportantRole,      // bool seed 004 important flag (message rows)
+    PointsRole,         // int seed 001 points (message rows)
+    BoundaryScoreRole,  // double score of cutting before this message (position >= 1)
+    BoundaryMaxRole,    // double largest boundary score, for bar scaling
+    ChosenBoundaryRole, // bool this message is the chosen compaction boundary
+    RoundRole,          // cl::gui::RoundCell (analysisrows.h): round, part, chain
+    CriticalRole,       // QString critical categories, comma-separated
+    SortRole,           // double numeric sort key of the cell's column; invalid = no value
 
     // Compare table (CompareModel).
-    CompareSortRole,               // double / QString per column; invalid for rows without a result
-    StrategyNameRole,              // QString registry name of the row's strategy (also the strategy panel's list)
-    HasResultRole,                 // bool the strategy has run on this transcript
+    CompareSortRole,  // double / QString per column; invalid for rows without a result
+    StrategyNameRole, // QString registry name of the row's strategy (also the strategy panel's list)
+    HasResultRole,    // bool the strategy has run on this transcript
     // Preview sides (ResultModel); MessageIndexRole, TokensRole and RoleNameRole are used too.
-    FateRole,                      // int cl::strategy::Fate of the row
-    ReasonRole,                    // QString why (empty when kept untouched)
-    SlotRole,                      // int slot index in Result::slots, -1 when removed
-    PartnerRowRole,                // int row of the same message on the other side, -1 if none
-    FullTextRole,                  // QString the message's text (capped), for a detail pane
+    FateRole,       // int cl::strategy::Fate of the row
+    ReasonRole,     // QString why (empty when kept untouched)
+    SlotRole,       // int slot index in Result::slots, -1 when removed
+    PartnerRowRole, // int row of the same message on the other side, -1 if none
+    FullTextRole,   // QString the message's text (capped), for a detail pane
     // Simulation table (SimulationModel).
-    TurnFirstIndexRole,            // int transcript index of the turn's first message
-    TurnRole,                      // int 1-based turn
-    ChangedRole,                   // bool the strategy changed something at this turn
-    ValueRole,                     // qint64 / double raw number of the cell (sorting, tests)
+    TurnFirstIndexRole, // int transcript index of the turn's first message
+    TurnRole,           // int 1-based turn
+    ChangedRole,        // bool the strategy changed something at this turn
+    ValueRole,          // qint64 / double raw number of the cell (sorting, tests)
     // Operations dialog.
-    DetailHtmlRole,                // QString the HTML the detail pane shows for the item
+    DetailHtmlRole, // QString the HTML the detail pane shows for the item
 };
 
 } // namespace cl::gui

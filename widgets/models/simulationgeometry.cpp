@@ -74,8 +74,14 @@ SimulationChartGeometry simulationChartGeometry(const sim::Simulation &s, const 
         g.xTicks.push_back({a.xForTurn(double(t)), t, QString::number(t)});
     if (s.window > 0 && s.window <= a.yMax) {
         g.windowY = a.yForTokens(double(s.window));
-        static const struct { double ratio; const char *name; } bands[] = {
-            {0.40, "snip"}, {0.60, "microcompact"}, {0.80, "auto-compact"}, {0.95, "hard truncate"}};
+        static const struct {
+            double ratio;
+            const char *name;
+        } bands[] = {
+            {0.40, "snip"},
+            {0.60, "microcompact"},
+            {0.80, "auto-compact"},
+            {0.95, "hard truncate"}};
         for (const auto &b : bands)
             g.bands.push_back({b.ratio, a.yForTokens(b.ratio * double(s.window)),
                                QStringLiteral("%1 % %2").arg(int(std::lround(b.ratio * 100))).arg(QLatin1String(b.name))});

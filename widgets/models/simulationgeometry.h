@@ -34,7 +34,7 @@ struct SimulationAxes {
 };
 
 struct SimulationTick {
-    double pos = 0;   // pixel x (turn ticks) or y (token ticks)
+    double pos = 0; // pixel x (turn ticks) or y (token ticks)
     qint64 value = 0;
     QString label;
 };
@@ -42,11 +42,11 @@ struct SimulationTick {
 struct SimulationBandLine {
     double ratio = 0; // 0.40, 0.60, 0.80, 0.95 of the window
     double y = 0;
-    QString label;    // "40 % snip", ...
+    QString label; // "40 % snip", ...
 };
 
 struct SimulationMarker {
-    int turn = 0;     // 0: no marker
+    int turn = 0; // 0: no marker
     QPointF at;
 };
 

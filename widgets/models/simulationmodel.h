@@ -17,7 +17,16 @@ class SimulationModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { TurnColumn, MessagesColumn, WithoutColumn, WithColumn, ShareColumn, ManagedColumn, NoteColumn, ColumnCount };
+    enum Column {
+        TurnColumn,
+        MessagesColumn,
+        WithoutColumn,
+        WithColumn,
+        ShareColumn,
+        ManagedColumn,
+        NoteColumn,
+        ColumnCount
+    };
 
     explicit SimulationModel(QObject *parent = nullptr);
 

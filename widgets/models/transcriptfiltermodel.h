@@ -36,7 +36,7 @@ public:
     // Applies the pattern after kDebounceMs without a further call, so typing stays fluent.
     void setPatternDebounced(const QString &text, bool isRegex);
     void setHideMetaEvents(bool hide);
-    void setPriorityFilter(int priority);      // cl::analysis::Priority as int, -1 = any
+    void setPriorityFilter(int priority); // cl::analysis::Priority as int, -1 = any
     void setCriticalOnly(bool on);
     void setImportantOnly(bool on);
     void setMinBoundaryScore(double minScore); // 0 = off

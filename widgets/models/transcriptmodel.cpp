@@ -84,7 +84,8 @@ QVariant TranscriptModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation == Qt::Horizontal && role == Qt::InitialSortOrderRole)
         // The first click on a score column shows the highest scores first; priority starts at sacred.
         return section == ImportanceColumn || section == BoundaryColumn || section == CriticalColumn || section == TokensColumn
-            ? int(Qt::DescendingOrder) : int(Qt::AscendingOrder);
+                   ? int(Qt::DescendingOrder)
+                   : int(Qt::AscendingOrder);
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= PriorityColumn)
         return analysisHeaderToolTip(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)

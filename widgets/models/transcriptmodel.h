@@ -20,8 +20,19 @@ class TranscriptModel : public QAbstractItemModel
 public:
     // Columns after Tokens show the analysis (empty without one): priority class, seed 004/001
     // importance, boundary score, tool round bracket, critical tool category.
-    enum Column { IndexColumn, TimeColumn, RoleColumn, PreviewColumn, TokensColumn, PriorityColumn, ImportanceColumn,
-                  BoundaryColumn, RoundColumn, CriticalColumn, ColumnCount };
+    enum Column {
+        IndexColumn,
+        TimeColumn,
+        RoleColumn,
+        PreviewColumn,
+        TokensColumn,
+        PriorityColumn,
+        ImportanceColumn,
+        BoundaryColumn,
+        RoundColumn,
+        CriticalColumn,
+        ColumnCount
+    };
 
     explicit TranscriptModel(QObject *parent = nullptr);
     ~TranscriptModel() override;

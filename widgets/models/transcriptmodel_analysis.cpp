@@ -80,8 +80,7 @@ int partOrder(RoundPart p)
 
 void TranscriptModel::setAnalysis(std::shared_ptr<const an::Analysis> analysis)
 {
-    if (analysis && (!m_transcript || analysis->priority.size() != m_transcript->messages.size()
-                     || analysis->view.position.size() != m_transcript->messages.size()))
+    if (analysis && (!m_transcript || analysis->priority.size() != m_transcript->messages.size() || analysis->view.position.size() != m_transcript->messages.size()))
         analysis.reset(); // stale: computed for another transcript
     if (!analysis && !m_analysis) {
         Q_EMIT analysisChanged();
@@ -280,7 +279,8 @@ QVariant TranscriptModel::analysisData(int message, int block, int column, int r
         if (!messageRow || pos < 0 || std::size_t(pos) >= m_analysis->importance.size())
             return {};
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
-        return role == ImportanceRole ? QVariant(imp.score) : role == ImportantRole ? QVariant(imp.important) : QVariant(imp.points);
+        return role == ImportanceRole ? QVariant(imp.score) : role == ImportantRole ? QVariant(imp.important)
+                                                                                    : QVariant(imp.points);
     }
     case BoundaryScoreRole: {
         const auto s = messageRow ? boundaryScore(message) : std::nullopt;
@@ -379,8 +379,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         if (!messageRow || pos < 0 || std::size_t(pos) >= m_analysis->importance.size())
             return {};
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
-        lines << tr("Importance (seed 004): %1, %2").arg(QString::number(imp.score, 'f', 2),
-                                                        imp.important ? tr("important") : tr("not important"));
+        lines << tr("Importance (seed 004): %1, %2").arg(QString::number(imp.score, 'f', 2), imp.important ? tr("important") : tr("not important"));
         for (const an::Reason &r : an::reasonsFor(imp, m_analysis->options))
             lines << reasonLine(r, 2);
         lines << tr("Points (seed 001): %1").arg(imp.points);
@@ -419,8 +418,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
             lines << tr("chained rounds %1–%2 (no user request between them)").arg(chainFirst + 1).arg(chainLast + 1);
         for (const an::ToolCall &c : rd.calls) {
             const QString where = c.resultMessage < 0 ? tr("unanswered") : tr("result in message %1").arg(c.resultMessage);
-            lines << QStringLiteral("  %1 (%2): %3%4").arg(sv(c.name), sv(an::toolKindName(c.kind)), where,
-                                                           c.failed ? tr(", failed") : QString());
+            lines << QStringLiteral("  %1 (%2): %3%4").arg(sv(c.name), sv(an::toolKindName(c.kind)), where, c.failed ? tr(", failed") : QString());
         }
         break;
     }
@@ -431,8 +429,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
             if (!messageRow && mk.block != block)
                 continue;
             const an::CriticalTool &ct = m_analysis->critical[mk.critical];
-            lines << tr("%1: %2%3").arg(text::fromUtf8(ct.category), text::fromUtf8(ct.reason),
-                                        mk.result ? tr(" (this is its result; call in message %1)").arg(ct.message) : QString());
+            lines << tr("%1: %2%3").arg(text::fromUtf8(ct.category), text::fromUtf8(ct.reason), mk.result ? tr(" (this is its result; call in message %1)").arg(ct.message) : QString());
         }
         break;
     }

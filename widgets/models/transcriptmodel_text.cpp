@@ -29,7 +29,7 @@ QString blockPreview(const Block &b)
         return fromUtf8(b.toolName) + u": " + TranscriptModel::flattenPreview(json::dump(b.input));
     case BlockType::ToolResult:
         return (b.toolName.empty() ? QString() : fromUtf8(b.toolName) + u" → ")
-            + (b.isError ? QStringLiteral("[error] ") : QString()) + TranscriptModel::flattenPreview(b.text);
+               + (b.isError ? QStringLiteral("[error] ") : QString()) + TranscriptModel::flattenPreview(b.text);
     case BlockType::Image:
     case BlockType::Document:
         return QStringLiteral("%1 (%2 bytes)").arg(fromUtf8(b.mediaType)).arg(qulonglong(b.dataSize));

@@ -20,8 +20,8 @@ public:
     void setRows(const std::vector<strategy::CompareRow> &rows);
     void setBars(QList<CompareBar> bars);
     const QList<CompareBar> &bars() const { return m_bars; }
-    CompareChartGeometry chartGeometry() const;     // for the current size
-    QString strategyAt(const QPointF &pos) const;   // "" outside the rows
+    CompareChartGeometry chartGeometry() const;   // for the current size
+    QString strategyAt(const QPointF &pos) const; // "" outside the rows
     QString selectedStrategy() const { return m_selected; }
     QString tooltipFor(int row) const;
 

@@ -49,10 +49,10 @@ public:
     ParamForm *paramForm() const { return m_params; }
 
 public Q_SLOTS:
-    void refresh();            // re-reads config, summaries and status
-    bool saveConfig();         // validates and writes config.json; false (message shown) on error
+    void refresh();    // re-reads config, summaries and status
+    bool saveConfig(); // validates and writes config.json; false (message shown) on error
     void compressNow();
-    void checkNeeded();        // emits compactionNeeded when needsCompaction says so
+    void checkNeeded(); // emits compactionNeeded when needsCompaction says so
 
 Q_SIGNALS:
     void compressed(std::shared_ptr<const cl::strategy::Result> result);

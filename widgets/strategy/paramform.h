@@ -54,7 +54,7 @@ private:
     QFormLayout *m_form = nullptr;
     QLabel *m_empty = nullptr;
     QPushButton *m_reset = nullptr;
-    bool m_silent = false;            // no valuesChanged while the form sets values itself
+    bool m_silent = false; // no valuesChanged while the form sets values itself
 };
 
 } // namespace cl::gui

@@ -27,9 +27,9 @@ public:
     int selectedTurn() const { return m_selected; }
     int hoveredTurn() const { return m_hover; }
 
-    QRectF plotRect() const;                    // for the current size
-    SimulationChartGeometry geometry() const;   // for the current size
-    int turnAt(const QPointF &pos) const;       // 0 when outside the plot
+    QRectF plotRect() const;                  // for the current size
+    SimulationChartGeometry geometry() const; // for the current size
+    int turnAt(const QPointF &pos) const;     // 0 when outside the plot
     QString tooltipFor(int turn) const;
 
     QSize sizeHint() const override { return {700, 320}; }

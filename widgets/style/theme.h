@@ -6,15 +6,19 @@
 
 namespace cl::gui::theme {
 
-enum class Choice { System, Light, Dark };
+enum class Choice {
+    System,
+    Light,
+    Dark
+};
 
-QString name(Choice c);                         // "system", "light", "dark"
+QString name(Choice c);                          // "system", "light", "dark"
 bool fromName(const QString &name, Choice *out); // false for an unknown name
 QPalette lightPalette();
 QPalette darkPalette();
 // Sets the Fusion style's palette for the whole application (widgets get PaletteChange).
 void apply(Choice c);
-Choice saved();                                 // QSettings "view/theme", System by default
+Choice saved(); // QSettings "view/theme", System by default
 void save(Choice c);
 // Dark means the base colour's lightness is below 128 (the highlighter theme follows it).
 bool isDark(const QPalette &p);

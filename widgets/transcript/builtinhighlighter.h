@@ -12,7 +12,12 @@ class BuiltinHighlighter : public QSyntaxHighlighter
 {
     Q_OBJECT
 public:
-    enum class Mode { Plain, Json, Diff, Shell };
+    enum class Mode {
+        Plain,
+        Json,
+        Diff,
+        Shell
+    };
 
     explicit BuiltinHighlighter(QTextDocument *document);
 

@@ -145,9 +145,7 @@ void ContextGauge::refresh()
     m_bar->window = m_spin->value();
     m_label->setText(labelText());
     const double ratio = double(m_measured >= 0 ? m_measured : m_estimated) / double(m_spin->value());
-    m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100))
-                                                                        + QStringLiteral(" %"),
-                                                                    bandName(bandForRatio(ratio))));
+    m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100)) + QStringLiteral(" %"), bandName(bandForRatio(ratio))));
     m_bar->update();
 }
 

@@ -26,11 +26,11 @@ public:
     // Sets the window as if the user typed it (remembered unless the transcript recorded one).
     void setContextWindow(qint64 window);
 
-    qint64 measured() const { return m_measured; }   // -1 without usage data
+    qint64 measured() const { return m_measured; } // -1 without usage data
     qint64 estimated() const { return m_estimated; }
     QString labelText() const;
     QSpinBox *windowSpin() const { return m_spin; }
-    QRect barGeometry() const;                      // the bar's rectangle in this widget's coordinates
+    QRect barGeometry() const; // the bar's rectangle in this widget's coordinates
 
     static constexpr qint64 kDefaultWindow = 200000;
     static qint64 rememberedWindow();

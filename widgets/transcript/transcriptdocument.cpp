@@ -159,12 +159,14 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
     // Written straight into the temporary file beside the target, renamed over it when complete.
     WriteResult written;
     std::string why;
-    const bool ok = writeFileAtomic(QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
-        ByteSink sink(fd);
-        written = encodeForExport(*m_current, m_original.get(), target, sink);
-        reason = written.error;
-        return written.ok;
-    }, &why);
+    const bool ok = writeFileAtomic(
+        QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
+            ByteSink sink(fd);
+            written = encodeForExport(*m_current, m_original.get(), target, sink);
+            reason = written.error;
+            return written.ok;
+        },
+        &why);
     for (const std::string &n : written.notes)
         m_exportNotes << qs(n);
     if (!ok)

@@ -59,7 +59,7 @@ public:
     bool isInputPath(const QString &path) const;
 
 Q_SIGNALS:
-    void transcriptChanged();      // current() was replaced (apply, undo, redo, setSource, clear)
+    void transcriptChanged(); // current() was replaced (apply, undo, redo, setSource, clear)
     void modifiedChanged(bool modified);
     void exported(const QString &path, cl::Format format);
 

@@ -25,7 +25,7 @@ public:
     bool fitToData() const { return m_fitToData; }
 
     const UsageData &data() const { return m_data; }
-    ChartGeometry chartGeometry() const;     // for the current size
+    ChartGeometry chartGeometry() const; // for the current size
     QList<qint64> yTicks() const;
     // Message nearest to a widget position (by x), -1 when outside the plot or too far from any point.
     int messageAt(const QPointF &pos) const;
@@ -52,7 +52,7 @@ private:
     void paintSeries(QPainter &p, const ChartGeometry &g) const;
 
     UsageData m_data;
-    QList<int> m_xs;     // messages that have a point in either series, ascending
+    QList<int> m_xs; // messages that have a point in either series, ascending
     qint64 m_window = 200000;
     int m_hover = -1;
     bool m_fitToData = false;

@@ -28,7 +28,9 @@ using nlohmann::json;
 class LineCounter
 {
 public:
-    explicit LineCounter(std::string_view buffer) : m_buffer(buffer) {}
+    explicit LineCounter(std::string_view buffer)
+        : m_buffer(buffer)
+    {}
     std::uint32_t lineAt(std::size_t offset);
 
 private:
@@ -84,9 +86,9 @@ struct Turn {
     std::vector<Block> blocks;
 };
 struct Canonical {
-    std::string system;     // leading system prompt, when asked to lift it out
+    std::string system; // leading system prompt, when asked to lift it out
     std::vector<Turn> turns;
-    std::string model;      // from the header, else the last assistant message's model
+    std::string model; // from the header, else the last assistant message's model
 };
 Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::string> &notes);
 
@@ -97,17 +99,17 @@ std::vector<Turn> alternate(Canonical &&c, std::vector<std::string> &notes);
 
 // Helpers for decoders and encoders.
 Block makeBlock(BlockType type, std::string text);
-std::string dataUrl(const Block &image);                   // "data:<mt>;base64,<data>" or the url; "" if none
-void parseDataUrl(std::string_view url, Block &image);     // fills mediaType, dataSize, input
-std::string placeholderText(const Block &b);               // "[image omitted: image/png]" ...
+std::string dataUrl(const Block &image);               // "data:<mt>;base64,<data>" or the url; "" if none
+void parseDataUrl(std::string_view url, Block &image); // fills mediaType, dataSize, input
+std::string placeholderText(const Block &b);           // "[image omitted: image/png]" ...
 // A copy of b without its text (empty stays empty, anything else becomes one space; a Raw block
 // keeps its JSON): what an encoder needs to decide whether it can carry b, without copying a text
 // that may be megabytes. The encoders take their blocks by value and move the texts into the JSON.
 Block shapeOf(const Block &b);
-std::string argumentsString(const json &input);            // tool input as a JSON string
+std::string argumentsString(const json &input);                                // tool input as a JSON string
 json parseArguments(Transcript &t, std::uint32_t line, const json &arguments); // string -> object (diagnostic when not JSON)
-std::string blocksText(const json &content);               // text of string | blocks, non-text blocks as [type]
-void addNote(std::vector<std::string> &notes, std::string note); // no duplicates
+std::string blocksText(const json &content);                                   // text of string | blocks, non-text blocks as [type]
+void addNote(std::vector<std::string> &notes, std::string note);               // no duplicates
 
 // Writes {header..., arrayKey: [elements...]} byte for byte as json::dump(document, 2) + "\n" would
 // (keys in nlohmann's sorted order), with the array's elements handed over one at a time, so

@@ -15,7 +15,6 @@ void addNote(std::vector<std::string> &notes, std::string note)
         notes.push_back(std::move(note));
 }
 
-
 namespace {
 
 // A value dumped with indent 2, its lines after the first shifted right by `shift` spaces.
@@ -155,7 +154,8 @@ Block shapeOf(const Block &b)
 {
     Block s;
     s.type = b.type;
-    s.text = b.type == BlockType::Raw ? b.text : b.text.empty() ? std::string() : std::string(" ");
+    s.text = b.type == BlockType::Raw ? b.text : b.text.empty() ? std::string()
+                                                                : std::string(" ");
     s.toolId = b.toolId;
     s.toolName = b.toolName;
     s.input = b.input;
@@ -240,7 +240,7 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
     }
     if (nonConversation)
         addNote(notes, std::to_string(nonConversation) + " non-conversation messages (events, metadata, compaction "
-                           "markers) left out");
+                                                         "markers) left out");
     if (sidechain)
         addNote(notes, std::to_string(sidechain) + " sidechain (subagent) messages left out");
     if (rawBlocks)

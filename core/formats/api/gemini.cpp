@@ -94,7 +94,7 @@ struct GeminiDecoder {
             b.input = args && !args->is_null() ? *args : json::object();
             if (b.toolId.empty()) {
                 b.toolId = std::string(api::kSynthPrefix) + idSafe(b.toolName) + "_" + std::to_string(ci) + "_"
-                    + std::to_string(pi);
+                           + std::to_string(pi);
                 open[b.toolName].push_back(b.toolId);
             }
         } else if (const json *resp = cl::json::object(part, "functionResponse")) {

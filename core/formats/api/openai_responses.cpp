@@ -174,8 +174,7 @@ std::vector<json> encodeBlocks(Role role, std::vector<Block> blocks, const std::
             break;
         case BlockType::ToolUse: {
             flush();
-            json call{{"type", "function_call"}, {"call_id", b.toolId}, {"name", b.toolName},
-                      {"arguments", api::argumentsString(b.input)}};
+            json call{{"type", "function_call"}, {"call_id", b.toolId}, {"name", b.toolName}, {"arguments", api::argumentsString(b.input)}};
             if (calls == 1 && !itemId.empty())
                 call["id"] = itemId;
             items.push_back(std::move(call));
@@ -277,8 +276,8 @@ WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out)
     std::size_t dropped = 0;
     for (auto &turn : c.turns) {
         const std::string role = turn.role == Role::Assistant ? "assistant"
-                               : turn.role == Role::System  ? "system"
-                                                            : "user";
+                                 : turn.role == Role::System  ? "system"
+                                                              : "user";
         for (auto &item : encodeBlocks(turn.role, std::move(turn.blocks), role, {}, r.notes)) {
             if (cl::json::str(item, "type") == "reasoning") {
                 reasoning.push_back(std::move(item));
@@ -299,8 +298,7 @@ WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out)
     if (dropped)
         api::addNote(r.notes, std::to_string(dropped) + " reasoning items without a following call or message dropped");
     if (input.count() == 0) {
-        input.element(json{{"type", "message"}, {"role", "user"},
-                           {"content", json::array({json{{"type", "input_text"}, {"text", "(empty conversation)"}}})}});
+        input.element(json{{"type", "message"}, {"role", "user"}, {"content", json::array({json{{"type", "input_text"}, {"text", "(empty conversation)"}}})}});
         api::addNote(r.notes, "inserted a placeholder user message: the conversation was empty");
     }
     input.finish();

@@ -234,7 +234,7 @@ ordered_json encodeBlocks(const std::vector<Block> &blocks, std::vector<std::str
 bool sameBlock(const Block &a, const Block &b)
 {
     return a.type == b.type && a.text == b.text && a.toolId == b.toolId && a.toolName == b.toolName
-        && a.input == b.input && a.mediaType == b.mediaType && a.dataSize == b.dataSize && a.isError == b.isError;
+           && a.input == b.input && a.mediaType == b.mediaType && a.dataSize == b.dataSize && a.isError == b.isError;
 }
 
 namespace {

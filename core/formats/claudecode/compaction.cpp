@@ -27,7 +27,7 @@ bool relinkable(std::string_view line)
 {
     using cl::json::topLevelValue;
     return topLevelValue(line, "parentUuid").end != 0 && topLevelValue(line, "uuid").end != 0
-        && topLevelValue(line, "logicalParentUuid").end == 0;
+           && topLevelValue(line, "logicalParentUuid").end == 0;
 }
 
 // The line with its parentUuid and uuid replaced, written in pieces: no JSON tree and no copy of a
@@ -116,8 +116,7 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     boundary.role = Role::System;
     boundary.kind = MessageKind::CompactBoundary;
     boundary.type = "system/compact_boundary";
-    boundary.meta = {{"trigger", trigger}, {"preTokens", preTokens},
-                     {"postTokens", postTokens >= 0 ? postTokens : contextTokens}};
+    boundary.meta = {{"trigger", trigger}, {"preTokens", preTokens}, {"postTokens", postTokens >= 0 ? postTokens : contextTokens}};
     Block b;
     b.text = "Conversation compacted";
     boundary.blocks.push_back(b);

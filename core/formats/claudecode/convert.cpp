@@ -82,8 +82,8 @@ Envelope envelopeFrom(const Transcript &t)
 bool buildsLine(const Message &m)
 {
     return m.kind == MessageKind::CompactBoundary || m.kind == MessageKind::MicrocompactBoundary
-        || m.kind == MessageKind::Event || m.kind == MessageKind::Meta || m.role == Role::User || m.role == Role::Tool
-        || m.role == Role::Assistant;
+           || m.kind == MessageKind::Event || m.kind == MessageKind::Meta || m.role == Role::User || m.role == Role::Tool
+           || m.role == Role::Assistant;
 }
 
 ordered_json buildLine(const Message &m, const Envelope &env, const std::string &uuid, const std::string &parentUuid,

@@ -24,13 +24,13 @@ class element;
 namespace cl::formats::claudecode {
 
 enum class LineKind : std::uint8_t {
-    Raw,        // unparseable (or not an object): kept as opaque bytes
-    Blank,      // empty / whitespace only
+    Raw,   // unparseable (or not an object): kept as opaque bytes
+    Blank, // empty / whitespace only
     User,
     Assistant,
     System,
     Attachment,
-    Meta,       // any other type: summary, progress, file-history-snapshot, unknown new types
+    Meta, // any other type: summary, progress, file-history-snapshot, unknown new types
 };
 
 inline bool isConversationKind(LineKind k)
@@ -49,8 +49,8 @@ struct LineInfo {
     bool sidechain = false;
     bool isMeta = false;
     bool compactSummary = false;
-    bool toolResultsOnly = false;  // user line whose content is only tool_result blocks
-    bool hasParentKey = false;     // "parentUuid" present (even null): the line takes part in the tree
+    bool toolResultsOnly = false; // user line whose content is only tool_result blocks
+    bool hasParentKey = false;    // "parentUuid" present (even null): the line takes part in the tree
     std::string type;
     std::string subtype;
     std::string uuid;
@@ -58,11 +58,11 @@ struct LineInfo {
     std::string logicalParentUuid;
     std::string agentId;
     std::string timestamp;
-    std::string apiId;             // message.id (assistant)
+    std::string apiId; // message.id (assistant)
     std::string model;
     std::vector<Block> blocks;
     std::optional<Usage> usage;
-    nlohmann::json meta;           // small metadata (null when none)
+    nlohmann::json meta; // small metadata (null when none)
     std::vector<Problem> problems;
 };
 
@@ -77,7 +77,8 @@ bool decodeFast(const simdjson::dom::element &root, std::string_view text, LineI
 // The hot path: one simdjson parser, reused for every line one worker thread decodes. Lines that
 // simdjson rejects (invalid JSON or UTF-8, too deep, huge integers) and a few rare shapes go to
 // decodeLine above, so results and diagnostics are exactly those of the DOM path.
-class LineDecoder {
+class LineDecoder
+{
 public:
     LineDecoder();
     ~LineDecoder();

@@ -139,7 +139,7 @@ void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &ou
     if (!obj.is_object()) {
         out.kind = LineKind::Raw;
         out.problems.push_back({Diagnostic::Severity::Warning, std::string("line is a JSON ") + obj.type_name()
-                                                                    + ", expected an object"});
+                                                                   + ", expected an object"});
         return;
     }
     checkString(obj, "type", out.problems);
@@ -218,12 +218,30 @@ sj::object objectOf(const sj::element &e) { return e.get_object().value_unsafe()
 
 // Top-level keys the decoder reads. Each holds the key's last value (nlohmann's DOM keeps the last
 // of duplicated keys).
-enum Key { kType, kUuid, kParentUuid, kSubtype, kLogicalParentUuid, kAgentId, kTimestamp, kIsSidechain, kIsMeta,
-           kIsCompactSummary, kMessage, kCompactMetadata, kMicrocompactMetadata, kTrigger, kPreTokens, kLevel,
-           kContent, kAttachment, kKeyCount };
+enum Key {
+    kType,
+    kUuid,
+    kParentUuid,
+    kSubtype,
+    kLogicalParentUuid,
+    kAgentId,
+    kTimestamp,
+    kIsSidechain,
+    kIsMeta,
+    kIsCompactSummary,
+    kMessage,
+    kCompactMetadata,
+    kMicrocompactMetadata,
+    kTrigger,
+    kPreTokens,
+    kLevel,
+    kContent,
+    kAttachment,
+    kKeyCount
+};
 constexpr std::string_view kKeyNames[kKeyCount] = {"type", "uuid", "parentUuid", "subtype", "logicalParentUuid",
-    "agentId", "timestamp", "isSidechain", "isMeta", "isCompactSummary", "message", "compactMetadata",
-    "microcompactMetadata", "trigger", "preTokens", "level", "content", "attachment"};
+                                                   "agentId", "timestamp", "isSidechain", "isMeta", "isCompactSummary", "message", "compactMetadata",
+                                                   "microcompactMetadata", "trigger", "preTokens", "level", "content", "attachment"};
 
 struct TopLevel {
     sj::element value[kKeyCount];
@@ -242,7 +260,7 @@ struct TopLevel {
     std::string str(Key k) const
     {
         return has[k] && value[k].type() == ET::STRING ? std::string(value[k].get_string().value_unsafe())
-                                                        : std::string();
+                                                       : std::string();
     }
     bool boolean(Key k) const { return has[k] && value[k].type() == ET::BOOL && value[k].get_bool().value_unsafe(); }
 };
@@ -420,7 +438,7 @@ bool decodeFast(const sj::element &root, std::string_view text, LineInfo &out)
                 for (const auto f : objectOf(a))
                     if (f.key == "type")
                         out.subtype = f.value.type() == ET::STRING ? std::string(f.value.get_string().value_unsafe())
-                                                                    : std::string();
+                                                                   : std::string();
             Block b;
             b.type = BlockType::Raw;
             dumpElement(a, b.text);

@@ -280,7 +280,6 @@ std::string dumpElement(const sj::element &e)
     return out;
 }
 
-
 bool isSmall(const sj::element &e)
 {
     int budget = 64;
@@ -332,7 +331,9 @@ struct LineDecoder::Impl {
     }
 };
 
-LineDecoder::LineDecoder() : d(std::make_unique<Impl>()) {}
+LineDecoder::LineDecoder()
+    : d(std::make_unique<Impl>())
+{}
 LineDecoder::~LineDecoder() = default;
 
 static_assert(kBufferPadding >= simdjson::SIMDJSON_PADDING, "the loader's padding must cover simdjson's reads");

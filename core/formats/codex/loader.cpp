@@ -141,7 +141,10 @@ Block imageBlock(const Json &part)
 class CodexLoader
 {
 public:
-    CodexLoader(Transcript &t, const LoadContext &ctx) : m_t(t), m_ctx(ctx) {}
+    CodexLoader(Transcript &t, const LoadContext &ctx)
+        : m_t(t)
+        , m_ctx(ctx)
+    {}
     void run();
 
 private:

@@ -58,7 +58,8 @@ std::vector<ojson> encodeItems(const Message &m, std::vector<std::string> &notes
 {
     std::vector<ojson> items;
     const bool assistant = m.role == Role::Assistant;
-    const char *role = assistant ? "assistant" : m.role == Role::System ? "developer" : "user";
+    const char *role = assistant ? "assistant" : m.role == Role::System ? "developer"
+                                                                        : "user";
     const char *textType = assistant ? "output_text" : "input_text";
     ojson parts = ojson::array();
     ojson summary = ojson::array();
@@ -146,9 +147,9 @@ std::vector<ojson> reencode(ojson p, const Message &m, std::vector<std::string> 
         if (p.contains("content") && p["content"].is_array()) {
             for (const auto &part : p["content"]) {
                 // The loader read "text" or, failing that, "refusal" as the part's text.
-                const char *key = part.is_object() && part.contains("text") && part["text"].is_string() ? "text"
-                    : part.is_object() && part.contains("refusal") && part["refusal"].is_string()   ? "refusal"
-                                                                                                       : nullptr;
+                const char *key = part.is_object() && part.contains("text") && part["text"].is_string()         ? "text"
+                                  : part.is_object() && part.contains("refusal") && part["refusal"].is_string() ? "refusal"
+                                                                                                                : nullptr;
                 if (!key)
                     content.push_back(part);
                 else if (next < texts.size()) {
@@ -262,7 +263,8 @@ WriteResult rewrite(const Transcript &t, ByteSink &sink)
         }
         if (rec.parsed) {
             const Message *m = rec.message >= 0 && std::size_t(rec.message) < t.messages.size()
-                ? &t.messages[std::size_t(rec.message)] : nullptr;
+                                   ? &t.messages[std::size_t(rec.message)]
+                                   : nullptr;
             if (m && m->timeMs != kNoTime)
                 lastTimestamp = formatTimestamp(m->timeMs);
         }
@@ -313,18 +315,16 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
     }
     if (firstMs == kNoTime)
         firstMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
     std::string ts = formatTimestamp(firstMs);
     std::string id = headerString(t, {"id", "session_id", "sessionId"});
     if (id.empty())
         id = pseudoUuid(t);
     const std::string cwd = headerString(t, {"cwd"});
-    emit(ts, "session_meta", ojson{{"id", id}, {"timestamp", ts}, {"cwd", cwd}, {"originator", "contextlens"},
-                                   {"cli_version", "0.0.0"}, {"source", "cli"}, {"model_provider", "openai"}});
+    emit(ts, "session_meta", ojson{{"id", id}, {"timestamp", ts}, {"cwd", cwd}, {"originator", "contextlens"}, {"cli_version", "0.0.0"}, {"source", "cli"}, {"model_provider", "openai"}});
     if (!model.empty())
-        emit(ts, "turn_context", ojson{{"cwd", cwd}, {"approval_policy", "never"},
-                                       {"sandbox_policy", {{"type", "read-only"}}}, {"model", model},
-                                       {"summary", "auto"}});
+        emit(ts, "turn_context", ojson{{"cwd", cwd}, {"approval_policy", "never"}, {"sandbox_policy", {{"type", "read-only"}}}, {"model", model}, {"summary", "auto"}});
     std::size_t skipped = 0;
     std::int64_t totalIn = 0, totalCached = 0, totalOut = 0, totalReasoning = 0;
     for (const auto &m : t.messages) {
@@ -344,8 +344,7 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
             totalOut += u.outputTokens;
             totalReasoning += u.reasoningTokens;
             auto usage = [](std::int64_t i, std::int64_t c, std::int64_t o, std::int64_t r) {
-                return ojson{{"input_tokens", i}, {"cached_input_tokens", c}, {"output_tokens", o},
-                             {"reasoning_output_tokens", r}, {"total_tokens", i + o}};
+                return ojson{{"input_tokens", i}, {"cached_input_tokens", c}, {"output_tokens", o}, {"reasoning_output_tokens", r}, {"total_tokens", i + o}};
             };
             ojson info{{"total_token_usage", usage(totalIn, totalCached, totalOut, totalReasoning)},
                        {"last_token_usage", usage(in, u.cacheReadTokens, u.outputTokens, u.reasoningTokens)}};

@@ -21,8 +21,8 @@ std::string resultText(const nlohmann::json &result, bool &isError);
 // "messages" array, plus the array's own bounds. ok=false when the document is not that shape.
 struct LegacyLayout {
     bool ok = false;
-    std::size_t arrayBegin = 0;  // '['
-    std::size_t arrayEnd = 0;    // one past ']'
+    std::size_t arrayBegin = 0; // '['
+    std::size_t arrayEnd = 0;   // one past ']'
     std::vector<json::Range> elements;
 };
 LegacyLayout legacyLayout(std::string_view doc);

@@ -25,7 +25,10 @@ Block makeBlock(BlockType type, std::string text)
 class GeminiCliLoader
 {
 public:
-    GeminiCliLoader(Transcript &t, const LoadContext &ctx) : m_t(t), m_ctx(ctx) {}
+    GeminiCliLoader(Transcript &t, const LoadContext &ctx)
+        : m_t(t)
+        , m_ctx(ctx)
+    {}
     void run();
 
 private:
@@ -69,8 +72,8 @@ void GeminiCliLoader::run()
     Json first;
     std::string err;
     const bool firstLineIsObject = !lines.empty()
-        && json::parse(buf.substr(start, lines[0].contentLength), first, err) != json::ParseStatus::Failed
-        && first.is_object();
+                                   && json::parse(buf.substr(start, lines[0].contentLength), first, err) != json::ParseStatus::Failed
+                                   && first.is_object();
     const bool documentish = !firstLineIsObject || json::array(first, "messages") || json::array(first, "history");
     if (documentish) {
         const auto layout = geminicli::legacyLayout(buf);

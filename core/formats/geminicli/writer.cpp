@@ -75,7 +75,7 @@ ojson rebuildContent(const ojson *orig, const Message &m)
     std::size_t next = 0;
     for (const auto &part : *orig) {
         const bool textPart = part.is_string()
-            || (part.is_object() && part.contains("text") && !cl::json::boolean(part, "thought"));
+                              || (part.is_object() && part.contains("text") && !cl::json::boolean(part, "thought"));
         if (!textPart) {
             out.push_back(part);
         } else if (next < texts.size()) {
@@ -129,7 +129,8 @@ void reencodeGemini(ojson &o, const Message *assistant, const Message *tools)
         const Block *res = findResult(id);
         bool origError = false;
         const std::string origText = call.contains("result")
-            ? geminicli::resultText(nlohmann::json::parse(call["result"].dump()), origError) : std::string();
+                                         ? geminicli::resultText(nlohmann::json::parse(call["result"].dump()), origError)
+                                         : std::string();
         if (!res)
             call.erase("result");
         else if (!call.contains("result") || origText != res->text)
@@ -294,7 +295,7 @@ WriteResult rewriteLegacy(const Transcript &t, const geminicli::LegacyLayout &la
     for (std::size_t i = 0; i < elements.size(); ++i) {
         if (i > 0)
             sink += i < el.size() ? std::string(buf.substr(el[i - 1].end, el[i].begin - el[i - 1].end))
-                                       : fallbackSep;
+                                  : fallbackSep;
         sink += elements[i];
     }
     sink.append(buf.substr(suffixBegin));
@@ -319,12 +320,11 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
 {
     std::vector<ojson> lines;
     std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> callAt; // tool id -> (line, call)
-    bool openGemini = false; // the last line is a gemini turn still taking parts
+    bool openGemini = false;                                                     // the last line is a gemini turn still taking parts
     std::string ts = isoTime(0);
     std::size_t skipped = 0;
     auto userLine = [&](const Message &m) -> ojson & {
-        lines.push_back(ojson{{"id", uniqueId(m.id, ids)}, {"timestamp", ts}, {"type", "user"},
-                              {"content", ojson::array()}});
+        lines.push_back(ojson{{"id", uniqueId(m.id, ids)}, {"timestamp", ts}, {"type", "user"}, {"content", ojson::array()}});
         openGemini = false;
         return lines.back();
     };
@@ -338,8 +338,7 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
         }
         if (m.role == Role::Assistant) {
             if (!openGemini) {
-                lines.push_back(ojson{{"id", uniqueId(m.id, ids)}, {"timestamp", ts}, {"type", "gemini"},
-                                      {"content", ""}, {"thoughts", ojson::array()}});
+                lines.push_back(ojson{{"id", uniqueId(m.id, ids)}, {"timestamp", ts}, {"type", "gemini"}, {"content", ""}, {"thoughts", ojson::array()}});
                 if (!m.model.empty())
                     lines.back()["model"] = m.model;
                 openGemini = true;
@@ -361,8 +360,7 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
                     if (!line.contains("toolCalls"))
                         line["toolCalls"] = ojson::array();
                     callAt[id] = {lines.size() - 1, line["toolCalls"].size()};
-                    line["toolCalls"].push_back(ojson{{"id", id}, {"name", b.toolName}, {"args", std::move(args)},
-                                                      {"status", "success"}, {"timestamp", ts}});
+                    line["toolCalls"].push_back(ojson{{"id", id}, {"name", b.toolName}, {"args", std::move(args)}, {"status", "success"}, {"timestamp", ts}});
                 } else {
                     notes.push_back(std::string(blockTypeName(b.type)) + " block in an assistant turn dropped");
                 }
@@ -370,9 +368,11 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
             if (m.usage) {
                 const Usage &u = *m.usage;
                 const std::int64_t in = u.inputTokens + u.cacheReadTokens + u.cacheCreationTokens;
+                // clang-format off
                 line["tokens"] = ojson{{"input", in}, {"output", u.outputTokens}, {"cached", u.cacheReadTokens},
                                        {"thoughts", u.reasoningTokens}, {"tool", 0},
                                        {"total", in + u.outputTokens + u.reasoningTokens}};
+                // clang-format on
             }
             continue;
         }
@@ -425,7 +425,8 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
     }
     if (first == kNoTime)
         first = last = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch()).count();
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
     std::string session = headerString(t, {"sessionId", "session_id", "id"});
     // Stable FNV-based hashes so converting the same input twice gives the same file.
     std::uint64_t h = 1469598103934665603ull;
@@ -442,9 +443,8 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
                       (unsigned long long)(h * 31), (unsigned long long)(h * 131), (unsigned long long)(h * 1031));
         project = buf;
     }
-    sink += dumpLine(ojson{{"sessionId", session}, {"projectHash", project}, {"startTime", isoTime(first)},
-                                {"lastUpdated", isoTime(last)}, {"kind", "main"}})
-        + '\n';
+    sink += dumpLine(ojson{{"sessionId", session}, {"projectHash", project}, {"startTime", isoTime(first)}, {"lastUpdated", isoTime(last)}, {"kind", "main"}})
+            + '\n';
     std::set<std::string> ids;
     for (const auto &o : encodeMessages(msgs, out.notes, ids)) {
         cl::json::dumpTo(o, sink);
@@ -464,8 +464,7 @@ WriteResult writeGeminiCli(const Transcript &t, ByteSink &out)
                layout.ok && layout.elements.size() == t.records.size()
                && (t.records.empty() || t.records.front().offset == layout.elements.front().begin)) {
         r = rewriteLegacy(t, layout, out);
-    } else if (!t.records.empty() && t.records.front().offset == 0 && t.records.back().offset + t.records.back().length
-                   == t.buffer->size()) {
+    } else if (!t.records.empty() && t.records.front().offset == 0 && t.records.back().offset + t.records.back().length == t.buffer->size()) {
         r = rewriteJsonl(t, out);
     } else {
         // A /chat checkpoint (Content[]): rebuild the whole array in the Gemini API encoding.

@@ -16,8 +16,8 @@ namespace cl::strategy {
 
 namespace {
 
-constexpr std::size_t kItem = 240;   // bytes of one quoted line
-constexpr std::size_t kList = 20;    // items of one list
+constexpr std::size_t kItem = 240; // bytes of one quoted line
+constexpr std::size_t kList = 20;  // items of one list
 
 std::string clipLine(std::string_view s, std::size_t max = kItem)
 {
@@ -39,7 +39,8 @@ template <class F> nlohmann::json lastItemsOf(std::size_t total, F &&item, std::
 
 template <class List> nlohmann::json lastItems(const List &items, std::size_t max = kList)
 {
-    return lastItemsOf(items.size(), [&items](std::size_t k) { return std::string_view(items[k]); }, max);
+    return lastItemsOf(
+        items.size(), [&items](std::size_t k) { return std::string_view(items[k]); }, max);
 }
 
 // An item of a list made of several parts in a row (files, then commands, then errors, ...):
@@ -125,8 +126,6 @@ std::string errorLine(const Digest &d, std::size_t k)
     std::string out = e.toolName.empty() ? std::string("tool") : std::string(e.toolName);
     return out.append(": ").append(e.error);
 }
-
-
 
 std::vector<std::string> recentActions(const Digest &d, std::size_t max = 10)
 {
@@ -231,11 +230,11 @@ Summary summarizeClaudeCode(const SummaryRequest &r, const Digest &d)
     sec["errors"] = lastItemsOf(d.errors.size(), [&d](std::size_t k) { return errorLine(d, k); });
     sec["problemSolving"] = lastItemsOf(
         d.assistantResponses.size(), [&d](std::size_t k) { return d.assistantResponses[k].second; }, 8);
-    sec["userMessages"] = lastItemsOf(d.userInputs.size(), [&d](std::size_t k) { return d.userInputs[k].second; }, 50);
+    sec["userMessages"] = lastItemsOf(
+        d.userInputs.size(), [&d](std::size_t k) { return d.userInputs[k].second; }, 50);
     sec["pendingTasks"] = pendingFrom(r, d);
     sec["currentWork"] = currentFrom(r, d);
-    sec["nextStep"] = d.userInputs.empty() ? std::string() : "Continue with the latest request, quoted: \""
-                                                                 + clipLine(d.userInputs.back().second, 400) + "\"";
+    sec["nextStep"] = d.userInputs.empty() ? std::string() : "Continue with the latest request, quoted: \"" + clipLine(d.userInputs.back().second, 400) + "\"";
     sec["commands"] = lastItems(d.commands, 10);
     if (!r.instructions.empty())
         sec["compactInstructions"] = r.instructions;
@@ -256,14 +255,12 @@ Summary summarizeClaudeCode(const SummaryRequest &r, const Digest &d)
     t += "6. All user messages:\n" + bulletList(sec["userMessages"]);
     t += "7. Pending Tasks:\n   - " + sec["pendingTasks"].get<std::string>() + "\n";
     t += "8. Current Work:\n   " + sec["currentWork"].get<std::string>() + "\n";
-    t += "9. Optional Next Step:\n   " + (sec["nextStep"].get<std::string>().empty() ? std::string("(none)")
-                                                                                   : sec["nextStep"].get<std::string>())
+    t += "9. Optional Next Step:\n   " + (sec["nextStep"].get<std::string>().empty() ? std::string("(none)") : sec["nextStep"].get<std::string>())
          + "\n";
     for (const auto &k : kept)
         t += "\n" + k + "\n";
     s.text = std::move(t);
-    finish(s, {{"primaryRequest", "request"}, {"files", "files"}, {"errors", "errors"}, {"pendingTasks", "pending"},
-               {"currentWork", "current work"}});
+    finish(s, {{"primaryRequest", "request"}, {"files", "files"}, {"errors", "errors"}, {"pendingTasks", "pending"}, {"currentWork", "current work"}});
     return s;
 }
 
@@ -326,8 +323,7 @@ Summary summarizeGemini(const SummaryRequest &r, const Digest &d)
                              "file_system_state", "recent_actions", "task_state"})
         s.text += tag(name);
     s.text += "</state_snapshot>";
-    finish(s, {{"overall_goal", "goal"}, {"active_constraints", "constraints"}, {"file_system_state", "files"},
-               {"task_state", "task"}});
+    finish(s, {{"overall_goal", "goal"}, {"active_constraints", "constraints"}, {"file_system_state", "files"}, {"task_state", "task"}});
     return s;
 }
 
@@ -382,7 +378,8 @@ Summary summarizeOpenHands(const SummaryRequest &r, const Digest &d)
         if (c.find("test") != std::string::npos || c.find("pytest") != std::string::npos || c.find("ctest") != std::string::npos)
             tests.push_back(c);
     sec["TESTS"] = lastItems(tests, 10);
-    sec["ERRORS"] = lastItemsOf(d.errors.size(), [&d](std::size_t k) { return errorLine(d, k); }, 10);
+    sec["ERRORS"] = lastItemsOf(
+        d.errors.size(), [&d](std::size_t k) { return errorLine(d, k); }, 10);
     s.text = "Condensed history of " + std::to_string(r.messages.size()) + " forgotten events.\n";
     for (const char *key : {"USER_CONTEXT", "COMPLETED", "PENDING", "CURRENT_STATE", "CODE_STATE", "TESTS", "ERRORS"}) {
         const auto &v = sec[key];

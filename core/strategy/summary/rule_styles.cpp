@@ -68,7 +68,7 @@ std::string duration(std::int64_t ms)
 }
 
 constexpr const char *kOutcomeWords[] = {"fixed", "found", "created", "added", "updated", "resolved", "done",
-    "implemented", "the problem", "the issue", "because", "works", "passes", "修复", "完成"};
+                                         "implemented", "the problem", "the issue", "because", "works", "passes", "修复", "完成"};
 
 // The first `shown` topics (distinct first lines of user inputs) and in `count` how many there are.
 // Distinct lines are found on views (a line's text and whether "…" follows it), so only the shown
@@ -137,10 +137,20 @@ std::string errorType(const std::string &error)
 {
     const std::string e = lowerAscii(error);
     static const std::pair<const char *, const char *> types[] = {{"not found", "not found"},
-        {"no such file", "not found"}, {"cannot find", "not found"}, {"does not exist", "not found"}, {"permission", "permission denied"},
-        {"denied", "permission denied"}, {"syntax", "syntax error"}, {"parse", "syntax error"},
-        {"test", "test failure"}, {"assert", "test failure"}, {"fail", "test failure"}, {"timeout", "timeout"},
-        {"timed out", "timeout"}, {"typeerror", "type error"}, {"type error", "type error"}};
+                                                                  {"no such file", "not found"},
+                                                                  {"cannot find", "not found"},
+                                                                  {"does not exist", "not found"},
+                                                                  {"permission", "permission denied"},
+                                                                  {"denied", "permission denied"},
+                                                                  {"syntax", "syntax error"},
+                                                                  {"parse", "syntax error"},
+                                                                  {"test", "test failure"},
+                                                                  {"assert", "test failure"},
+                                                                  {"fail", "test failure"},
+                                                                  {"timeout", "timeout"},
+                                                                  {"timed out", "timeout"},
+                                                                  {"typeerror", "type error"},
+                                                                  {"type error", "type error"}};
     for (const auto &[needle, type] : types)
         if (e.find(needle) != std::string::npos)
             return type;
@@ -365,10 +375,12 @@ Summary summarizeSeed001(const SummaryRequest &r, const Digest &d)
         out.text += "\n## Instructions\n" + r.instructions + "\n";
     // The parts are in the text now: they move into the sections (an initializer list would copy).
     out.sections = {{"keyPoints", out.keyPoints},
+                    // clang-format off
         {"statistics", {{"userInputs", d.userInputs.size()}, {"assistantResponses", d.assistantResponses.size()},
                         {"toolCalls", d.toolCalls.size()}, {"errors", d.errors.size()}, {"images", d.images.size()},
                         {"documents", d.documents.size()}}},
         {"tokens", {{"original", r.tokensBefore}, {"compacted", compacted}, {"savingPercent", std::max(0L, saving)}}}};
+    // clang-format on
     out.sections["system"] = std::move(sys);
     out.sections["narrative"] = std::move(story);
     if (!tools.empty()) {
@@ -421,8 +433,9 @@ Summary summarizeSeed004(const SummaryRequest &r, const Digest &d)
     }
     out.text = text;
     out.sections = {{"timestamp", d.lastTimeMs == kNoTime ? nlohmann::json(nullptr) : nlohmann::json(d.lastTimeMs)},
-        {"turnRange", {d.userInputs.empty() ? 0 : 1, d.userInputs.size()}}, {"content", text},
-        {"keyPoints", out.keyPoints}};
+                    {"turnRange", {d.userInputs.empty() ? 0 : 1, d.userInputs.size()}},
+                    {"content", text},
+                    {"keyPoints", out.keyPoints}};
     return out;
 }
 

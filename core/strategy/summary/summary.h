@@ -56,12 +56,12 @@ struct Digest {
     Digest(const Digest &) = delete;
     Digest &operator=(const Digest &) = delete;
 
-    std::vector<std::pair<std::size_t, std::string_view>> userInputs;          // index, text
-    std::vector<std::pair<std::size_t, std::string_view>> assistantResponses;  // index, text
+    std::vector<std::pair<std::size_t, std::string_view>> userInputs;         // index, text
+    std::vector<std::pair<std::size_t, std::string_view>> assistantResponses; // index, text
     std::vector<Call> toolCalls;
     std::vector<Error> errors;
     std::vector<Media> images, documents;
-    std::vector<std::string_view> filesRead, filesModified, commands;          // unique, first-seen order
+    std::vector<std::string_view> filesRead, filesModified, commands; // unique, first-seen order
     std::int64_t firstTimeMs = kNoTime, lastTimeMs = kNoTime;
     std::list<std::string> storage; // a list: its elements never move, not even when spliced
 };
@@ -69,14 +69,14 @@ Digest digest(const Transcript &t, const std::vector<std::size_t> &messages);
 
 struct SummaryRequest {
     const Transcript *transcript = nullptr;
-    std::vector<std::size_t> messages;  // transcript indices being summarized, in order
+    std::vector<std::size_t> messages; // transcript indices being summarized, in order
     std::string style = "seed001";
-    std::string instructions;           // user's compact instructions (honoured by the LLM version; echoed here)
-    bool preserveToolCalls = true;      // seed 001: include the tool-usage summary
-    std::size_t maxChars = 0;           // 0: no limit (seed004 uses summaryMaxChars)
-    std::int64_t tokensBefore = 0;      // of the summarized messages (seed 001 statistics)
+    std::string instructions;                     // user's compact instructions (honoured by the LLM version; echoed here)
+    bool preserveToolCalls = true;                // seed 001: include the tool-usage summary
+    std::size_t maxChars = 0;                     // 0: no limit (seed004 uses summaryMaxChars)
+    std::int64_t tokensBefore = 0;                // of the summarized messages (seed 001 statistics)
     const analysis::Analysis *analysis = nullptr; // of the whole transcript (critical tools), optional
-    std::vector<std::size_t> preserved; // transcript indices whose tool results must be quoted verbatim
+    std::vector<std::size_t> preserved;           // transcript indices whose tool results must be quoted verbatim
 };
 
 struct Summary {

@@ -32,7 +32,7 @@ namespace {
 constexpr std::string_view kHeader = "[Conversation History Summary]";
 constexpr std::string_view kFooter = "[End Summary — recent messages follow]";
 constexpr std::string_view kDecisionWords[] = {"decided", "decision", "i'll ", "i will ", "we'll ", "we will ",
-    "let's ", "instead", "because", "chose ", "rather than", "so that", "决定", "因为", "改用", "选择", "所以"};
+                                               "let's ", "instead", "because", "chose ", "rather than", "so that", "决定", "因为", "改用", "选择", "所以"};
 constexpr std::string_view kNextWords[] = {"next", "then ", "todo", "remaining", "still need", "接下来", "下一步", "然后"};
 
 std::string cut(std::string_view s, std::size_t max)
@@ -296,8 +296,7 @@ Summary summarizeSeed003(const SummaryRequest &r, const Digest &d)
                                   {"Errors and resolutions", errors(d, failed)}};
     Summary s;
     s.keyPoints = sections[0].lines;
-    s.sections = {{"decisions", sections[0].lines}, {"filesModified", sections[1].lines},
-                  {"status", sections[2].lines}, {"errors", sections[3].lines}, {"statistics", stats}};
+    s.sections = {{"decisions", sections[0].lines}, {"filesModified", sections[1].lines}, {"status", sections[2].lines}, {"errors", sections[3].lines}, {"statistics", stats}};
     s.text = assemble(stats, sections);
     // Fit maxChars: drop lines from the end of the longest section; the markers always stay.
     while (r.maxChars > 0 && s.text.size() > r.maxChars) {

@@ -19,7 +19,17 @@ using namespace text;
 
 namespace {
 
-enum class Kind { Read, Write, Edit, Delete, Shell, Grep, Glob, Web, Other };
+enum class Kind {
+    Read,
+    Write,
+    Edit,
+    Delete,
+    Shell,
+    Grep,
+    Glob,
+    Web,
+    Other
+};
 
 bool anyOf(std::string_view n, std::initializer_list<std::string_view> names)
 {
@@ -98,8 +108,8 @@ bool isDefinitionWord(std::string_view w)
     if (w.size() < 2 || w.size() > 9)
         return false;
     static constexpr std::string_view kWords[] = {"export", "default", "pub", "public", "static", "abstract",
-        "final", "async", "declare", "inline", "unsafe", "function", "def", "fn", "func", "class", "struct",
-        "trait", "interface", "type", "enum", "const", "let", "var"};
+                                                  "final", "async", "declare", "inline", "unsafe", "function", "def", "fn", "func", "class", "struct",
+                                                  "trait", "interface", "type", "enum", "const", "let", "var"};
     for (const std::string_view k : kWords)
         if (w.size() == k.size() && w[0] == k[0] && w == k) // cheap tests first: no memcmp call per keyword
             return true;
@@ -411,18 +421,51 @@ std::string languageForPath(std::string_view path)
     const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
     const auto dot = file.find_last_of('.');
     if (dot == std::string_view::npos || dot + 1 >= file.size())
-        return file == "Makefile" ? "Makefile" : file == "Dockerfile" ? "Dockerfile" : std::string();
+        return file == "Makefile" ? "Makefile" : file == "Dockerfile" ? "Dockerfile"
+                                                                      : std::string();
     std::string ext(file.substr(dot + 1));
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     static const std::array<std::pair<std::string_view, std::string_view>, 40> table{{
-        {"ts", "TypeScript"}, {"tsx", "TypeScript"}, {"mts", "TypeScript"}, {"js", "JavaScript"},
-        {"jsx", "JavaScript"}, {"mjs", "JavaScript"}, {"cjs", "JavaScript"}, {"py", "Python"}, {"rs", "Rust"},
-        {"go", "Go"}, {"c", "C"}, {"h", "C/C++ header"}, {"hpp", "C++ header"}, {"cpp", "C++"}, {"cc", "C++"},
-        {"cxx", "C++"}, {"java", "Java"}, {"kt", "Kotlin"}, {"rb", "Ruby"}, {"php", "PHP"}, {"cs", "C#"},
-        {"swift", "Swift"}, {"sh", "Shell"}, {"bash", "Shell"}, {"md", "Markdown"}, {"json", "JSON"},
-        {"yaml", "YAML"}, {"yml", "YAML"}, {"toml", "TOML"}, {"html", "HTML"}, {"css", "CSS"}, {"scss", "SCSS"},
-        {"sql", "SQL"}, {"txt", "text"}, {"xml", "XML"}, {"vue", "Vue"}, {"lua", "Lua"}, {"dart", "Dart"},
-        {"scala", "Scala"}, {"cmake", "CMake"},
+        {"ts", "TypeScript"},
+        {"tsx", "TypeScript"},
+        {"mts", "TypeScript"},
+        {"js", "JavaScript"},
+        {"jsx", "JavaScript"},
+        {"mjs", "JavaScript"},
+        {"cjs", "JavaScript"},
+        {"py", "Python"},
+        {"rs", "Rust"},
+        {"go", "Go"},
+        {"c", "C"},
+        {"h", "C/C++ header"},
+        {"hpp", "C++ header"},
+        {"cpp", "C++"},
+        {"cc", "C++"},
+        {"cxx", "C++"},
+        {"java", "Java"},
+        {"kt", "Kotlin"},
+        {"rb", "Ruby"},
+        {"php", "PHP"},
+        {"cs", "C#"},
+        {"swift", "Swift"},
+        {"sh", "Shell"},
+        {"bash", "Shell"},
+        {"md", "Markdown"},
+        {"json", "JSON"},
+        {"yaml", "YAML"},
+        {"yml", "YAML"},
+        {"toml", "TOML"},
+        {"html", "HTML"},
+        {"css", "CSS"},
+        {"scss", "SCSS"},
+        {"sql", "SQL"},
+        {"txt", "text"},
+        {"xml", "XML"},
+        {"vue", "Vue"},
+        {"lua", "Lua"},
+        {"dart", "Dart"},
+        {"scala", "Scala"},
+        {"cmake", "CMake"},
     }};
     for (const auto &[e, name] : table)
         if (e == ext)

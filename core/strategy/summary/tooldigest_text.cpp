@@ -36,7 +36,6 @@ std::string excerpt(std::string_view s)
     return out;
 }
 
-
 std::size_t lineCount(std::string_view s)
 {
     if (s.empty())
@@ -44,8 +43,6 @@ std::size_t lineCount(std::string_view s)
     const auto n = static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
     return s.back() == '\n' ? n : n + 1;
 }
-
-
 
 bool meaningful(std::string_view line)
 {
