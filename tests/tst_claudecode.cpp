@@ -3,6 +3,7 @@
 // input) and writing (byte-exact round trips, edits, deletions, insertions, conversion).
 #include "core/formats/formats.h"
 #include "core/io/loader.h"
+#include "core/io/validity.h"
 #include "core/io/writer.h"
 
 #include "test_support.h"
@@ -112,6 +113,8 @@ private Q_SLOTS:
     void badLines();
     void hugeLineAndDeepNesting();
     void uuidProblems();
+    void resumedRepeatsAndProgressParents();
+    void runningSessionIsValid();
     void threadsAgree();
     void editedMessageWrite();
     void deleteAndInsertWrite();
@@ -422,6 +425,56 @@ void TestClaudeCode::uuidProblems()
     auto c = loadText(userLine("p", "q", R"("p")") + userLine("q", "p", R"("q")"));
     QVERIFY(hasDiag(*c, 0, "cycle"));
     QVERIFY(!c->messages.empty());
+}
+
+// Two lines of one parallel response, the second hanging off a progress line; results for both;
+// then a resumed session writing a result line again, byte for byte. Every call keeps its result,
+// nothing is duplicated, and the file is valid.
+void TestClaudeCode::resumedRepeatsAndProgressParents()
+{
+    auto call = [](const std::string &uuid, const std::string &parent, const std::string &id) {
+        return R"({"parentUuid":")" + parent + R"(","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_R","role":"assistant","content":[{"type":"tool_use","id":")"
+               + id + R"(","name":"Read","input":{"file_path":"/w/)" + id + R"("}}]},"uuid":")" + uuid
+               + R"(","timestamp":"2026-01-01T00:00:01.000Z"})" + "\n";
+    };
+    auto result = [](const std::string &uuid, const std::string &parent, const std::string &id) {
+        return userLine(uuid, parent, R"([{"type":"tool_result","tool_use_id":")" + id + R"(","content":"text of )" + id + R"("}])");
+    };
+    const std::string progress = R"({"parentUuid":"a1","isSidechain":false,"sessionId":"s","type":"progress","data":{"type":"hook_progress"},"uuid":"p1","timestamp":"2026-01-01T00:00:01.500Z"})"
+                                 "\n";
+    const std::string r1 = result("r1", "a2", "t1");
+    const std::string text = userLine("u1", "", R"("read both")") + call("a1", "u1", "t1") + progress + call("a2", "p1", "t2")
+                             + r1 + result("r2", "r1", "t2") + r1 + assistantLine("a3", "r2", "both read");
+    auto t = loadText(text);
+    QCOMPARE(t->offBranchMessages, std::size_t(1)); // one copy of the repeated line
+    int uses = 0, results = 0;
+    for (const auto &m : t->messages)
+        for (const auto &b : m.blocks) {
+            uses += b.type == BlockType::ToolUse;
+            results += b.type == BlockType::ToolResult;
+        }
+    QCOMPARE(uses, 2);
+    QCOMPARE(results, 2);
+    QCOMPARE(pairs(*t), 2);
+    QVERIFY(validate(*t, Format::ClaudeCode).empty());
+    QVERIFY(hasDiag(*t, 7, "repeats line 5"));
+    for (const auto &d : t->diagnostics)
+        QVERIFY2(d.severity == Diagnostic::Severity::Info, d.toString().c_str());
+    QCOMPARE(writeTranscript(*t, Format::ClaudeCode).bytes, text); // still written back unchanged
+}
+
+// A session that is still running ends inside a tool call: that call is in progress, not a
+// violation; the same call followed by a user message is unanswered.
+void TestClaudeCode::runningSessionIsValid()
+{
+    const std::string use = R"({"parentUuid":"u1","isSidechain":false,"sessionId":"s","type":"assistant","message":{"id":"msg_x","role":"assistant","content":[{"type":"tool_use","id":"t9","name":"Bash","input":{"command":"make"}}]},"uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"})"
+                            "\n";
+    auto running = loadText(userLine("u1", "", R"("build it")") + use);
+    QVERIFY(validate(*running, Format::ClaudeCode).empty());
+    auto abandoned = loadText(userLine("u1", "", R"("build it")") + use + userLine("u2", "a1", R"("never mind")"));
+    const auto v = validate(*abandoned, Format::ClaudeCode);
+    QCOMPARE(v.size(), std::size_t(1));
+    QVERIFY(v[0].reason.find("t9") != std::string::npos);
 }
 
 void TestClaudeCode::threadsAgree()

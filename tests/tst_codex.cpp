@@ -4,6 +4,7 @@
 #include "core/formats/formats.h"
 #include "core/util/json.h"
 #include "core/io/loader.h"
+#include "core/io/validity.h"
 #include "core/io/writer.h"
 
 #include "test_support.h"
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void tokenCountUsage();
     void compactedMarker();
     void sampleFixture();
+    void webSearchIsServerSide();
     void badInput();
     void editRewritesOnlyThatLine();
     void removedMessageDropsItsLine();
@@ -268,6 +270,35 @@ void TestCodex::sampleFixture()
     const std::string bytes = readFile(path);
     QCOMPARE(writeTranscript(t, Format::Codex).bytes, bytes);
     QCOMPARE(formats::inMemory(formats::writeCodex, t).bytes, bytes);
+}
+
+// Codex's built-in web search runs on OpenAI's side: the rollout has a web_search_call item without a
+// call_id (real 0.169 rollouts have no id either) and never an output for it. It is a call, but
+// not an unanswered one.
+void TestCodex::webSearchIsServerSide()
+{
+    const std::string bytes =
+        R"({"timestamp":"2026-08-03T10:00:00.000Z","type":"session_meta","payload":{"id":"s-ws","timestamp":"2026-08-03T10:00:00.000Z","cwd":"/tmp","cli_version":"0.169.0"}})"
+        "\n"
+        R"({"timestamp":"2026-08-03T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"what is new in Qt 6.8?"}]}})"
+        "\n"
+        R"({"timestamp":"2026-08-03T10:00:02.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"Qt 6.8 release"}}})"
+        "\n"
+        R"({"timestamp":"2026-08-03T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Qt 6.8 is an LTS release."}]}})"
+        "\n";
+    auto t = load(bytes);
+    QVERIFY(t);
+    const Block *search = nullptr;
+    for (const auto &m : t->messages)
+        for (const auto &b : m.blocks)
+            if (b.type == BlockType::ToolUse)
+                search = &b;
+    QVERIFY(search);
+    QCOMPARE(search->toolName, std::string("web_search"));
+    QVERIFY(search->serverSide);
+    QVERIFY(search->toolId.empty());
+    QVERIFY(validate(*t, Format::Codex).empty());
+    QCOMPARE(writeTranscript(*t, Format::Codex).bytes, bytes);
 }
 
 void TestCodex::badInput()

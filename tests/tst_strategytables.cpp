@@ -72,7 +72,10 @@ Transcript edgeTranscript()
     }
     Message ask;
     ask.role = Role::User;
-    ask.blocks.push_back(Block{BlockType::Text, "please look", {}, {}, nullptr, {}, 0, false, -1, -1});
+    Block text;
+    text.type = BlockType::Text;
+    text.text = "please look";
+    ask.blocks.push_back(text);
     t.messages = {ask, call, results};
     linkToolPairs(t);
     tokens::estimateAll(t);

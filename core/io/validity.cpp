@@ -65,7 +65,7 @@ void checkIds(const Transcript &t, const std::vector<std::size_t> &idx, Violatio
 {
     for (const auto i : idx)
         for (const auto &b : t.messages[i].blocks) {
-            if (b.type == BlockType::ToolUse && b.toolId.empty())
+            if (b.type == BlockType::ToolUse && b.toolId.empty() && !b.serverSide)
                 add(v, i, std::string(call) + " (" + b.toolName + ") without a string " + std::string(idName));
             else if (b.type == BlockType::ToolResult && b.toolId.empty())
                 add(v, i, std::string(result) + " without a string " + std::string(idName));
@@ -262,12 +262,23 @@ void sessionRules(const Transcript &t, Violations &v, bool idsRequired)
 {
     if (idsRequired)
         checkIds(t, requestMessages(t), v, "tool call", "tool result", "id");
+    // A session that is still running ends inside its last turn: the calls after the last message
+    // that could carry a result (a user or tool message) are in progress, not unanswered.
+    std::size_t inProgressFrom = 0;
+    for (std::size_t i = t.messages.size(); i-- > 0;) {
+        const Message &m = t.messages[i];
+        if (m.isConversation() && (m.role == Role::User || m.role == Role::Tool)) {
+            inProgressFrom = i + 1;
+            break;
+        }
+    }
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
         if (!m.isConversation())
             continue;
         for (const auto &b : m.blocks) {
-            if (b.type == BlockType::ToolUse && b.pairMessage < 0)
+            // A call the provider runs itself (Codex web search) has no result item by design.
+            if (b.type == BlockType::ToolUse && b.pairMessage < 0 && !b.serverSide && i < inProgressFrom)
                 add(v, i, "tool call " + b.toolId + " (" + b.toolName + ") has no result");
             else if (b.type == BlockType::ToolResult && b.pairMessage < 0)
                 add(v, i, "tool result " + b.toolId + " has no matching tool call");

@@ -25,6 +25,7 @@ void copyMessageSkeleton(Message &to, const Message &from)
         t.type = f.type;
         t.dataSize = f.dataSize;
         t.isError = f.isError;
+        t.serverSide = f.serverSide;
         t.pairMessage = f.pairMessage;
         t.pairBlock = f.pairBlock;
     }

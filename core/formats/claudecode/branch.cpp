@@ -6,10 +6,20 @@
 
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cl::formats::claudecode {
 
 namespace {
+
+std::string_view recordBytes(const Transcript &t, std::size_t i)
+{
+    const Record &r = t.records[i];
+    std::string_view bytes = std::string_view(*t.buffer).substr(r.offset, r.length);
+    while (!bytes.empty() && (bytes.back() == '\n' || bytes.back() == '\r'))
+        bytes.remove_suffix(1);
+    return bytes;
+}
 
 std::string_view parentOf(const LineInfo &l)
 {
@@ -40,8 +50,17 @@ std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> 
         if (!l.uuid.empty()) {
             const auto [it, inserted] = byUuid.try_emplace(l.uuid, std::uint32_t(i));
             if (!inserted) {
-                t.addDiagnostic(t.records[i].line, "duplicate uuid " + l.uuid + " (first on line "
-                                                       + std::to_string(t.records[it->second].line) + ")");
+                // An older Claude Code resuming a session writes some of its lines again, byte for
+                // byte: a repeat, not a conflict. Either way only the later copy can be on the branch.
+                const std::uint32_t first = it->second;
+                if (recordBytes(t, i) == recordBytes(t, first))
+                    t.addDiagnostic(t.records[i].line,
+                                    "line repeats line " + std::to_string(t.records[first].line)
+                                        + " (written again when the session was resumed); the later copy is used",
+                                    Diagnostic::Severity::Info);
+                else
+                    t.addDiagnostic(t.records[i].line, "duplicate uuid " + l.uuid + " (first on line "
+                                                           + std::to_string(t.records[first].line) + ")");
                 it->second = std::uint32_t(i);
             }
         }
@@ -96,17 +115,33 @@ std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> 
     }
 
     // Parallel tool calls: later lines of the same response and the tool results for it may hang
-    // off an on-branch assistant line as siblings of the chain; they belong to the active turn.
+    // off an on-branch assistant line as siblings of the chain, directly or through progress lines
+    // (a hook's or a tool's progress written between two lines of one response); they belong to
+    // the active turn. A repeated line never joins when a copy of it is already there.
+    std::unordered_set<std::string_view> branchUuids;
+    for (std::size_t i = 0; i < n; ++i)
+        if (onBranch[i] && !lines[i].uuid.empty())
+            branchUuids.insert(lines[i].uuid);
     for (std::size_t i = 0; i < n; ++i) {
-        if (onBranch[i] || parent[i] < 0 || !onBranch[std::size_t(parent[i])])
+        if (onBranch[i] || parent[i] < 0)
             continue;
         const LineInfo &l = lines[i];
-        const LineInfo &p = lines[std::size_t(parent[i])];
+        if (!l.uuid.empty() && branchUuids.count(l.uuid))
+            continue;
+        std::int64_t anc = parent[i];
+        for (std::size_t steps = 0; anc >= 0 && !isConversationKind(lines[std::size_t(anc)].kind) && steps < n; ++steps)
+            anc = parent[std::size_t(anc)];
+        if (anc < 0 || std::size_t(anc) == i || !onBranch[std::size_t(anc)])
+            continue;
+        const LineInfo &p = lines[std::size_t(anc)];
         if (p.kind != LineKind::Assistant)
             continue;
         if ((l.kind == LineKind::Assistant && !l.apiId.empty() && l.apiId == p.apiId)
-            || (l.kind == LineKind::User && l.toolResultsOnly))
+            || (l.kind == LineKind::User && l.toolResultsOnly)) {
             onBranch[i] = 1;
+            if (!l.uuid.empty())
+                branchUuids.insert(l.uuid);
+        }
     }
     for (std::size_t i = 0; i < n; ++i)
         if (!lines[i].hasParentKey && isConversationKind(lines[i].kind))

@@ -348,6 +348,7 @@ void CodexLoader::responseItem(Message &m, const Json &p, std::uint32_t line)
     } else if (type == "web_search_call") {
         const Json *action = json::object(p, "action");
         toolUse(m, p, "web_search", action ? *action : Json::object());
+        m.blocks.back().serverSide = true; // OpenAI runs the search: the rollout has no output item for it
     } else if (type == "tool_search_call") {
         const Json *args = json::child(p, "arguments");
         toolUse(m, p, "tool_search", args ? *args : Json::object());
