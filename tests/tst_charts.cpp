@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Usage chart and context gauge: geometry maths by hand, the widgets fed a hand-built transcript,
 // click -> messageActivated, and real window screenshots of the demo and a compaction sample.
+#include "core/analysis/analysis.h"
 #include "core/tokens/estimator.h"
 #include "widgets/mainwindow/commandline.h"
 #include "widgets/transcript/contextgauge.h"
@@ -303,7 +304,6 @@ private Q_SLOTS:
 
     void gauge()
     {
-        QSettings().remove(QStringLiteral("view/contextWindow"));
         const Transcript t = handBuilt();
         const qint64 now = usageData(t).estimateNow;
         ContextGauge gauge;
@@ -317,18 +317,25 @@ private Q_SLOTS:
         gauge.setContextWindow(1000);
         QCOMPARE(spy.count(), 1);
         QCOMPARE(gauge.labelText(), QStringLiteral("500 / 1,000 (50 %) measured \u00B7 %1 estimated").arg(now));
-        QCOMPARE(QSettings().value(QStringLiteral("view/contextWindow")).toLongLong(), 1000); // remembered
-        QCOMPARE(ContextGauge().contextWindow(), 1000);
+        QVERIFY(!QSettings().contains(QStringLiteral("view/contextWindow"))); // a choice for this file only
 
-        // A window the source records wins, and does not overwrite the remembered choice.
+        // Each transcript brings its window, the one the CLI reports for it (analysis::contextWindowOf):
+        // the window the file records, else the model's from the table, else 200 000.
         const Transcript codexLike = handBuilt(128000);
         gauge.setTranscript(&codexLike);
         QCOMPARE(gauge.contextWindow(), 128000);
-        QCOMPARE(QSettings().value(QStringLiteral("view/contextWindow")).toLongLong(), 1000);
+        QCOMPARE(gauge.contextWindow(), analysis::analyze(codexLike).usage.window);
+        Transcript gemini = handBuilt();
+        gemini.messages[5].model = "gemini-2.5-pro";
+        gauge.setTranscript(&gemini);
+        const auto choice = analysis::contextWindowOf(gemini, {});
+        QVERIFY(choice.source.rfind("table: ", 0) == 0);
+        QCOMPARE(gauge.contextWindow(), choice.window);
+        QCOMPARE(gauge.contextWindow(), analysis::analyze(gemini).usage.window);
+        QVERIFY(gauge.contextWindow() > 200000);
         gauge.setTranscript(nullptr);
-        QCOMPARE(gauge.contextWindow(), 1000);
-        QCOMPARE(gauge.labelText(), QStringLiteral("0 / 1,000 (0 %) estimated"));
-        QSettings().remove(QStringLiteral("view/contextWindow"));
+        QCOMPARE(gauge.contextWindow(), 200000);
+        QCOMPARE(gauge.labelText(), QStringLiteral("0 / 200,000 (0 %) estimated"));
     }
 
     void mainWindowJump()

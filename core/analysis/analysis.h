@@ -305,7 +305,7 @@ struct Zones {
 };
 struct UsageInfo {
     std::int64_t tokens = 0, window = 0;
-    std::string windowSource; // "option", "table: <pattern>", "default"
+    std::string windowSource; // "option", "recorded in the file", "table: <pattern>", "default"
     double ratio = 0;
     std::string band; // none, snip, microcompact, auto_compact, hard_truncate
 };
@@ -328,6 +328,14 @@ Zones zones(const Transcript &t, const ConversationView &v, std::int64_t thresho
 NeedsCompaction needsCompaction(std::int64_t tokens, std::size_t messages, const AnalysisOptions &o);
 std::string usageBand(double ratio, const std::vector<double> &bands);
 std::int64_t contextWindowFor(const std::string &model, const std::vector<WindowRule> &table, std::string *pattern = nullptr);
+// The context window of a transcript, the one answer GUI and CLI give for a file: o.contextWindow
+// when set (the user's choice), else the window the file records (Codex model_context_window), else
+// the model table for the last model the conversation names, else 200 000. Source as in UsageInfo.
+struct WindowChoice {
+    std::int64_t window = 0;
+    std::string source;
+};
+WindowChoice contextWindowOf(const Transcript &t, const AnalysisOptions &o);
 bool modelMatches(const std::string &model, const std::string &pattern);
 Facts facts(const Transcript &t, const ConversationView &v);
 

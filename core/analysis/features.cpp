@@ -85,6 +85,36 @@ std::int64_t contextWindowFor(const std::string &model, const std::vector<Window
     return 0;
 }
 
+namespace {
+
+// The model the conversation names last (o.model when set; the transcript header as a fallback).
+std::string modelOf(const Transcript &t, const AnalysisOptions &o)
+{
+    std::string model = o.model;
+    for (std::size_t i = t.messages.size(); model.empty() && i-- > 0;)
+        if (t.messages[i].isConversation() && !t.messages[i].sidechain)
+            model = t.messages[i].model;
+    if (model.empty() && t.header.is_object())
+        if (const auto it = t.header.find("model"); it != t.header.end() && it->is_string())
+            model = it->get<std::string>();
+    return model;
+}
+
+} // namespace
+
+WindowChoice contextWindowOf(const Transcript &t, const AnalysisOptions &o)
+{
+    if (o.contextWindow > 0)
+        return {o.contextWindow, "option"};
+    for (std::size_t i = t.messages.size(); i-- > 0;)
+        if (const auto &u = t.messages[i].usage; u && u->contextWindow > 0)
+            return {u->contextWindow, "recorded in the file"};
+    std::string pattern;
+    if (const std::int64_t w = contextWindowFor(modelOf(t, o), o.windows, &pattern); w > 0)
+        return {w, "table: " + pattern};
+    return {200000, "default"};
+}
+
 bool loadTables(const nlohmann::json &j, std::vector<ProviderRule> &providers, std::vector<WindowRule> &windows,
                 std::string &error)
 {
@@ -350,24 +380,10 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
     drainPriorities();
     a.boundary = findCompactionBoundary(a.boundaries, a.view.size(), o);
 
-    std::string model = o.model;
-    for (std::size_t p = a.view.size(); model.empty() && p-- > 0;)
-        model = t.messages[a.view.index[p]].model;
-    if (model.empty() && t.header.is_object())
-        if (const auto it = t.header.find("model"); it != t.header.end() && it->is_string())
-            model = it->get<std::string>();
-
-    std::string pattern;
-    a.usage.window = o.contextWindow;
-    a.usage.windowSource = "option";
-    if (a.usage.window <= 0) {
-        a.usage.window = contextWindowFor(model, o.windows, &pattern);
-        a.usage.windowSource = "table: " + pattern;
-    }
-    if (a.usage.window <= 0) {
-        a.usage.window = 200000;
-        a.usage.windowSource = "default";
-    }
+    const std::string model = modelOf(t, o);
+    const WindowChoice window = contextWindowOf(t, o);
+    a.usage.window = window.window;
+    a.usage.windowSource = window.source;
     const std::int64_t target = o.targetTokens > 0 ? o.targetTokens
                                                    : std::int64_t(double(a.usage.window) * o.targetWindowShare);
     a.features = features(t, a.view, target);

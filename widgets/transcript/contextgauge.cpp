@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/contextgauge.h"
 
+#include "core/analysis/analysis.h"
 #include "widgets/models/chartgeometry.h"
 #include "widgets/style/theme.h"
 
@@ -8,13 +9,11 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPainter>
-#include <QSettings>
 #include <QSpinBox>
 
 namespace cl::gui {
 
 namespace {
-const QString kWindowKey = QStringLiteral("view/contextWindow");
 
 QColor bandColour(Band b, bool dark)
 {
@@ -95,17 +94,11 @@ ContextGauge::ContextGauge(QWidget *parent)
     m_spin->setGroupSeparatorShown(true);
     m_spin->setPrefix(tr("window "));
     m_spin->setToolTip(tr("Context window in tokens (bands: 40 % snip, 60 % microcompact, 80 % auto-compact, 95 % hard truncate)"));
-    m_spin->setValue(int(rememberedWindow()));
+    m_spin->setValue(int(kDefaultWindow));
     m_bar->window = m_spin->value();
     layout->addWidget(m_spin);
     connect(m_spin, &QSpinBox::valueChanged, this, &ContextGauge::onSpinChanged);
     refresh();
-}
-
-qint64 ContextGauge::rememberedWindow()
-{
-    const qint64 w = QSettings().value(kWindowKey, kDefaultWindow).toLongLong();
-    return w > 0 ? w : kDefaultWindow;
 }
 
 void ContextGauge::setTranscript(const Transcript *transcript)
@@ -113,10 +106,8 @@ void ContextGauge::setTranscript(const Transcript *transcript)
     const UsageData d = transcript ? usageData(*transcript) : UsageData{};
     m_measured = d.lastMeasured;
     m_estimated = d.estimateNow;
-    m_recorded = d.recordedWindow > 0;
-    m_settingWindow = true; // a recorded window describes this file; it is not the user's choice
-    m_spin->setValue(int(m_recorded ? d.recordedWindow : rememberedWindow()));
-    m_settingWindow = false;
+    const qint64 window = transcript ? analysis::contextWindowOf(*transcript, {}).window : kDefaultWindow;
+    m_spin->setValue(int(std::clamp<qint64>(window, m_spin->minimum(), m_spin->maximum())));
     onSpinChanged(m_spin->value());
 }
 
@@ -132,8 +123,6 @@ void ContextGauge::setContextWindow(qint64 window)
 
 void ContextGauge::onSpinChanged(int value)
 {
-    if (!m_settingWindow && !m_recorded)
-        QSettings().setValue(kWindowKey, qint64(value));
     refresh();
     Q_EMIT contextWindowChanged(value);
 }

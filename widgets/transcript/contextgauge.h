@@ -20,10 +20,11 @@ class ContextGauge : public QWidget
 public:
     explicit ContextGauge(QWidget *parent = nullptr);
 
-    // Takes the window the source records, else the remembered one (QSettings "view/contextWindow").
+    // Takes the transcript's context window as the CLI does (analysis::contextWindowOf: recorded in
+    // the file, else the model table, else 200 000); the default window without a transcript.
     void setTranscript(const Transcript *transcript);
     qint64 contextWindow() const;
-    // Sets the window as if the user typed it (remembered unless the transcript recorded one).
+    // Sets the window as if the user typed it, for this transcript (the next one brings its own).
     void setContextWindow(qint64 window);
 
     qint64 measured() const { return m_measured; } // -1 without usage data
@@ -33,7 +34,6 @@ public:
     QRect barGeometry() const; // the bar's rectangle in this widget's coordinates
 
     static constexpr qint64 kDefaultWindow = 200000;
-    static qint64 rememberedWindow();
 
 Q_SIGNALS:
     void contextWindowChanged(qint64 window);
@@ -47,8 +47,6 @@ private:
     QSpinBox *m_spin;
     qint64 m_measured = -1;
     qint64 m_estimated = 0;
-    bool m_recorded = false; // the window came from the transcript: do not overwrite the user's setting
-    bool m_settingWindow = false;
 };
 
 } // namespace cl::gui
