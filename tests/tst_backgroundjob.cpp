@@ -177,7 +177,7 @@ private Q_SLOTS:
             },
             [&done](int) { done = true; },
             [&](JobProgress p) {
-                progressOnOwnersThread = progressOnOwnersThread && QThread::currentThread() == qApp->thread();
+                progressOnOwnersThread = progressOnOwnersThread && QThread::currentThread() == QCoreApplication::instance()->thread();
                 progressAfterDone = progressAfterDone || done;
                 seen.push_back(p);
             });
