@@ -6,6 +6,7 @@
 #include "core/io/loader.h"
 #include "core/io/validity.h"
 #include "core/io/writer.h"
+#include "core/strategies/registry.h"
 
 #include "test_support.h"
 
@@ -299,6 +300,18 @@ void TestCodex::webSearchIsServerSide()
     QVERIFY(search->toolId.empty());
     QVERIFY(validate(*t, Format::Codex).empty());
     QCOMPARE(writeTranscript(*t, Format::Codex).bytes, bytes);
+    // Strategy results are checked on their shape: the search stays server-side there too.
+    const strategy::Input in(*t);
+    for (const strategy::Strategy *s : strategy::all()) {
+        nlohmann::json params = nlohmann::json::object();
+        for (const auto &spec : s->params())
+            if (spec.name == "force")
+                params["force"] = true;
+        std::string error;
+        const strategy::Result r = strategy::run(*s, in, params, {}, &error);
+        QVERIFY2(error.empty(), error.c_str());
+        QVERIFY2(r.violations.empty(), std::string(s->name()).c_str());
+    }
 }
 
 void TestCodex::badInput()

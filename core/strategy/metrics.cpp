@@ -13,6 +13,7 @@
 #include "core/strategy/strategy.h"
 
 #include "core/analysis/analysis.h"
+#include "core/model/messagecopy.h"
 #include "core/tokens/estimator.h"
 
 #include <algorithm>
@@ -162,21 +163,17 @@ Transcript Result::shape(const Transcript &original) const
     t.path = original.path;
     t.messages.resize(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
+        // What validity reads: the skeleton (roles, kinds, block types, flags such as serverSide),
+        // the type, the tool ids and names, and whether each text is empty.
         const Message &m = message(original, k);
         Message &s = t.messages[k];
-        s.role = m.role;
-        s.kind = m.kind;
+        copyMessageSkeleton(s, m);
         s.type = m.type;
-        s.sidechain = m.sidechain;
-        s.line = m.line;
-        s.blocks.resize(m.blocks.size());
         for (std::size_t b = 0; b < m.blocks.size(); ++b) {
             const Block &from = m.blocks[b];
             Block &to = s.blocks[b];
-            to.type = from.type;
             to.toolId = from.toolId;
             to.toolName = from.toolName;
-            to.isError = from.isError;
             if (!from.text.empty())
                 to.text = "."; // only whether it is empty is checked
         }
