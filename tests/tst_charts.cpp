@@ -219,8 +219,11 @@ private Q_SLOTS:
         QCOMPARE(d.compactions.size(), 1);
         QCOMPARE(d.compactions[0].message, 3);
         QCOMPARE(d.compactions[0].preTokens, 120000);
-        QCOMPARE(d.recordedWindow, 0);
-        QCOMPARE(usageData(handBuilt(128000)).recordedWindow, 128000);
+        // The window a file records is the analysis' to report (the gauge and the CLI ask it).
+        QCOMPARE(analysis::contextWindowOf(t, {}).window, qint64(200000));
+        QCOMPARE(analysis::contextWindowOf(t, {}).source, std::string("default"));
+        QCOMPARE(analysis::contextWindowOf(handBuilt(128000), {}).window, qint64(128000));
+        QCOMPARE(analysis::contextWindowOf(handBuilt(128000), {}).source, std::string("recorded in the file"));
     }
 
     void chart()

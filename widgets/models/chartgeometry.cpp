@@ -34,8 +34,6 @@ UsageData usageData(const Transcript &t)
     bool restart = false;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
-        if (m.usage && m.usage->contextWindow > 0)
-            d.recordedWindow = m.usage->contextWindow;
         if (m.sidechain)
             continue;
         if (m.kind == MessageKind::CompactBoundary) {

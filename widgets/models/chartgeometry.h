@@ -32,9 +32,8 @@ struct UsageData {
     QList<UsagePoint> estimated; // one per conversation message: the estimate of the context before it
     QList<CompactMarker> compactions;
     int messageCount = 0;
-    qint64 recordedWindow = 0; // Usage::contextWindow of the last response recording it, 0 if none
-    qint64 lastMeasured = -1;  // last measured point, -1 when the source has no usage data
-    qint64 estimateNow = 0;    // estimate of the whole context after the last compaction
+    qint64 lastMeasured = -1; // last measured point, -1 when the source has no usage data
+    qint64 estimateNow = 0;   // estimate of the whole context after the last compaction
 
     qint64 maxTokens() const; // largest value of either series (0 when empty)
 };
