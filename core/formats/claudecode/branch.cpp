@@ -12,15 +12,6 @@ namespace cl::formats::claudecode {
 
 namespace {
 
-std::string_view recordBytes(const Transcript &t, std::size_t i)
-{
-    const Record &r = t.records[i];
-    std::string_view bytes = std::string_view(*t.buffer).substr(r.offset, r.length);
-    while (!bytes.empty() && (bytes.back() == '\n' || bytes.back() == '\r'))
-        bytes.remove_suffix(1);
-    return bytes;
-}
-
 std::string_view parentOf(const LineInfo &l)
 {
     return !l.parentUuid.empty() ? std::string_view(l.parentUuid) : std::string_view(l.logicalParentUuid);
@@ -51,12 +42,12 @@ std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> 
             const auto [it, inserted] = byUuid.try_emplace(l.uuid, std::uint32_t(i));
             if (!inserted) {
                 // An older Claude Code resuming a session writes some of its lines again, byte for
-                // byte: a repeat, not a conflict. Either way only the later copy can be on the branch.
+                // byte: a repeat, not a conflict. Either way at most one copy joins the branch (below).
                 const std::uint32_t first = it->second;
-                if (recordBytes(t, i) == recordBytes(t, first))
+                if (withoutTerminator(t.recordBytes(t.records[i])) == withoutTerminator(t.recordBytes(t.records[first])))
                     t.addDiagnostic(t.records[i].line,
                                     "line repeats line " + std::to_string(t.records[first].line)
-                                        + " (written again when the session was resumed); the later copy is used",
+                                        + " (written again when the session was resumed); it is kept once",
                                     Diagnostic::Severity::Info);
                 else
                     t.addDiagnostic(t.records[i].line, "duplicate uuid " + l.uuid + " (first on line "

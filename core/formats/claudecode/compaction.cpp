@@ -13,13 +13,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::string_view chomp(std::string_view s)
-{
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 // A line that can take a new place in the chain by replacing its parentUuid and uuid values in its
 // bytes: an object with both keys at its top level and no logicalParentUuid (a boundary's, which
 // the new chain must not carry).
@@ -73,7 +66,7 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
             continue;
         // Read from the line's bytes (it may hold a 50 MB tool result); fields of the wrong type read
         // as absent, as the loader reads them.
-        const std::string_view line = chomp(t.recordBytes(rec));
+        const std::string_view line = withoutTerminator(t.recordBytes(rec));
         if (const std::string uuid = cl::json::topLevelString(line, "uuid"); !uuid.empty() && !cl::json::topLevelTrue(line, "isSidechain")) {
             leaf = uuid;
             lastTimestamp = cl::json::topLevelString(line, "timestamp");
@@ -136,7 +129,7 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
             // Untouched: the original line(s) with a new place in the chain. Checked first, written after.
             std::vector<std::string_view> lines;
             for (const std::uint32_t r : m.records)
-                lines.push_back(chomp(t.recordBytes(t.records[r])));
+                lines.push_back(withoutTerminator(t.recordBytes(t.records[r])));
             copied = std::all_of(lines.begin(), lines.end(), [](std::string_view l) { return relinkable(l); });
             if (copied)
                 for (const std::string_view l : lines) {

@@ -23,6 +23,14 @@ class element;
 
 namespace cl::formats::claudecode {
 
+// A line's bytes without its terminator (\n or \r\n).
+inline std::string_view withoutTerminator(std::string_view s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
 enum class LineKind : std::uint8_t {
     Raw,   // unparseable (or not an object): kept as opaque bytes
     Blank, // empty / whitespace only

@@ -16,13 +16,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::string_view withoutTerminator(std::string_view s)
-{
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 ordered_json parseOrdered(std::string_view text)
 {
     if (cl::json::nestingDepth(text) > cl::json::kMaxDepth)
