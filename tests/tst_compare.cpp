@@ -36,6 +36,7 @@ std::shared_ptr<const Transcript> generated(std::size_t messages, std::uint64_t 
     o.messages = messages;
     o.seed = seed;
     o.maxReadLines = 200;
+    o.compactAt = 100; // no compaction: every message is live context
     std::string error;
     std::string bytes = gen::generate(o, nullptr, &error);
     auto loaded = loadBytes(std::move(bytes), "generated.jsonl");

@@ -10,6 +10,7 @@
 #include "core/strategy/strategy.h"
 #include "core/io/validity.h"
 #include "core/strategies/registry.h"
+#include "core/tokens/estimator.h"
 
 #include "test_support.h"
 
@@ -28,6 +29,7 @@ namespace {
 struct Case {
     std::string name;
     std::shared_ptr<Transcript> t;
+    std::int64_t window = 0; // the context window the session was generated for; 0: the model's
 };
 
 std::shared_ptr<Transcript> generated(std::size_t messages, std::int64_t window, std::uint64_t seed)
@@ -93,7 +95,12 @@ std::string signature(const Message &m)
     return s;
 }
 
-bool live(const Message &m) { return m.isConversation() && !m.sidechain && m.role != Role::System; }
+// A turn of the file's main chain, history before a compaction included.
+bool live(const Message &m)
+{
+    return (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary) && !m.sidechain
+           && m.role != Role::System;
+}
 
 // The context an agent resumes from: the conversation after the last compact boundary. For a
 // result (`fromInserted`): after the last boundary that came from the file, or from the first
@@ -228,13 +235,23 @@ private Q_SLOTS:
         m_cases.push_back({"generated", plain});
         // A small window makes the generator write compactions of its own: the export must chain
         // onto the last one and resume from the conversation after it.
-        auto compacted = generated(200, 30000, 11);
-        QVERIFY(compacted);
-        bool hasBoundary = false;
-        for (const auto &m : compacted->messages)
-            hasBoundary = hasBoundary || m.kind == MessageKind::CompactBoundary;
-        QVERIFY(hasBoundary);
-        m_cases.push_back({"generated-compacted", compacted});
+        // Strategies work on the live context after the last compaction: take a seed whose live part
+        // is well over half the auto-compaction threshold of the window the strategies are given (a
+        // smaller one than the session was generated with), so that every strategy has work.
+        constexpr std::int64_t kWindow = 50000;
+        std::shared_ptr<Transcript> compacted;
+        for (std::uint64_t seed = 11; seed < 60 && !compacted; ++seed) {
+            auto t = generated(400, 100000, seed);
+            QVERIFY(t);
+            if (liveStart(*t) == 0 || tokens::totalEstimate(*t) < kWindow * 45 / 100)
+                continue;
+            analysis::AnalysisOptions ao; // auto-compact is the choosiest (a safe cut before the request)
+            ao.contextWindow = kWindow;
+            if (run(*find("auto-compact"), Input(*t, ao), json::object()).changed)
+                compacted = t;
+        }
+        QVERIFY2(compacted, "no generated session with a compaction and a large live part");
+        m_cases.push_back({"generated-compacted", compacted, kWindow});
         const QDir dir(QStringLiteral(CL_SAMPLES_DIR "/claude-code"));
         for (const QString &f : dir.entryList({QStringLiteral("*.jsonl")}, QDir::Files, QDir::Name)) {
             auto r = loadFile(dir.filePath(f).toStdString());
@@ -287,7 +304,9 @@ void TestExport::checkCompactionStyle()
     const Transcript &orig = *c->t;
     const Strategy *s = find(strategy.toStdString());
     QVERIFY(s);
-    Input in(orig);
+    analysis::AnalysisOptions ao;
+    ao.contextWindow = c->window;
+    Input in(orig, ao);
     std::string error;
     const Result r = run(*s, in, paramsFor(*s, strategy.toStdString()), {}, &error);
     QVERIFY2(error.empty(), error.c_str());

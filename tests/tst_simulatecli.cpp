@@ -349,6 +349,7 @@ private Q_SLOTS:
         o.messages = 2400;
         o.seed = 11;
         o.maxReadLines = 60;
+        o.compactAt = 100; // no compaction: the whole session is live context
         const std::string path = m_dir.filePath(QStringLiteral("long.jsonl")).toStdString();
         std::ofstream(path, std::ios::binary) << gen::generate(o);
         const auto t = load(path);

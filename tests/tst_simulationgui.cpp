@@ -273,6 +273,7 @@ private Q_SLOTS:
         o.format = Format::ClaudeCode;
         o.messages = 3000;
         o.seed = 5;
+        o.compactAt = 100; // no compaction: the whole session is live context
         o.maxReadLines = 60;
         auto t = loadBytes(gen::generate(o), "long.jsonl", LoadOptions{}).transcript;
         QVERIFY(t);

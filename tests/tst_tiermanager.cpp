@@ -142,6 +142,7 @@ void TestTierManager::simulationOnGeneratedSession()
     o.messages = 160;
     o.seed = 3;
     o.maxReadLines = 400;
+    o.compactAt = 100; // no compaction: the whole session is live context
     auto loaded = loadBytes(gen::generate(o), "sim.jsonl", LoadOptions{});
     QVERIFY(loaded.transcript);
     const Transcript &t = *loaded.transcript;

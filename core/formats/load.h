@@ -18,6 +18,7 @@ namespace cl {
 struct LoadOptions {
     std::optional<Format> format;         // explicit override; auto-detect when empty
     bool loadSubagents = true;            // Claude Code: <session>/subagents/*.jsonl
+    bool wholeHistory = false;            // true: no message is history (markLiveContext not called)
     int threads = util::defaultThreads(); // parsing and token estimation
     std::function<void(double)> progress; // 0..1, may be called from worker threads
     const std::atomic_bool *cancel = nullptr;

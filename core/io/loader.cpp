@@ -375,6 +375,8 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
         return result;
     }
     linkToolPairs(*t);
+    if (!opts.wholeHistory)
+        markLiveContext(*t);
     tokens::estimateAll(*t, opts.threads);
     // The analysis' per-message text scans, while the text is warm (analysis::indexText).
     analysis::indexText(*t, analysis::AnalysisOptions{}, opts.threads);

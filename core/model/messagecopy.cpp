@@ -17,6 +17,7 @@ void copyMessageSkeleton(Message &to, const Message &from)
     to.timeMs = from.timeMs;
     to.sidechain = from.sidechain;
     to.isMeta = from.isMeta;
+    to.history = from.history;
     to.line = from.line;
     to.blocks.resize(from.blocks.size());
     for (std::size_t b = 0; b < from.blocks.size(); ++b) {

@@ -108,6 +108,29 @@ bool Transcript::hasEdits() const
     return false;
 }
 
+std::size_t markLiveContext(Transcript &t)
+{
+    std::size_t boundary = t.messages.size();
+    for (std::size_t i = t.messages.size(); i-- > 0;)
+        if (!t.messages[i].sidechain && t.messages[i].kind == MessageKind::CompactBoundary) {
+            boundary = i;
+            break;
+        }
+    if (boundary == t.messages.size())
+        return 0;
+    for (std::size_t i = 0; i < boundary; ++i)
+        t.messages[i].history = true;
+    return boundary;
+}
+
+std::size_t liveStart(const Transcript &t)
+{
+    std::size_t i = 0;
+    while (i < t.messages.size() && t.messages[i].history)
+        ++i;
+    return i < t.messages.size() ? i : 0;
+}
+
 void linkToolPairs(Transcript &t)
 {
     struct Loc {

@@ -109,6 +109,7 @@ struct Message {
     std::int64_t timeMs = kNoTime; // parsed timestamp, ms since epoch
     bool sidechain = false;
     bool isMeta = false;        // Claude Code isMeta (slash-command expansion)
+    bool history = false;       // before the last compaction: in the file, no longer sent (markLiveContext)
     std::optional<Usage> usage; // measured usage reported with this message (once per API response)
     nlohmann::json meta;        // small metadata worth showing (compactMetadata, subtype fields, ...)
     std::vector<Block> blocks;
@@ -124,7 +125,11 @@ struct Message {
         TextIndex textIndex;                     // the analysis' text scan (key 0 = not computed)
     } cache;
 
-    bool isConversation() const { return kind == MessageKind::Conversation || kind == MessageKind::CompactSummary; }
+    // Part of the conversation the model sees: a turn or a compaction summary, not history.
+    bool isConversation() const
+    {
+        return !history && (kind == MessageKind::Conversation || kind == MessageKind::CompactSummary);
+    }
     bool hasToolUse() const;
     bool hasToolResult() const;
     std::string plainText() const; // text blocks joined with '\n'
@@ -172,6 +177,16 @@ struct Transcript {
 // Fills Block::pairMessage/pairBlock for every tool_use / tool_result pair (by id) and copies the
 // tool name onto results. Reports orphans and duplicate ids as diagnostics. Idempotent.
 void linkToolPairs(Transcript &t);
+
+// The live context (docs/design/analysis.md, "Live context"): the model sees only what follows the
+// last compaction (Claude Code compact_boundary, Codex `compacted`, Gemini CLI compression). Marks
+// every message before the last compaction boundary outside a sidechain as history, so that
+// isConversation() is false for it: tokens, analysis, strategies, validity and conversions then work
+// on the live context, while the history stays loaded and is written back untouched. Returns the
+// number of messages marked. Loaders call it unless LoadOptions::wholeHistory asks otherwise.
+std::size_t markLiveContext(Transcript &t);
+// Index of the first message that is not history (0 when nothing is).
+std::size_t liveStart(const Transcript &t);
 
 // Parses an RFC 3339 / ISO 8601 timestamp ("2025-09-03T00:47:19.293Z", offsets allowed) or epoch
 // numbers; returns kNoTime when it cannot.
