@@ -104,7 +104,8 @@ void TestCodex::handWrittenRollout()
     QCOMPARE(countDiag(*t, Diagnostic::Severity::Error), 0);
     QCOMPARE(countDiag(*t, Diagnostic::Severity::Warning), 0);
     QCOMPARE(t->records.size(), std::size_t(19));
-    QCOMPARE(t->messages.size(), std::size_t(19)); // one message per line
+    // One message per line, and the compacted line's two replacement-history items.
+    QCOMPARE(t->messages.size(), std::size_t(21));
     std::string concat;
     for (const auto &r : t->records)
         concat += t->recordBytes(r);
@@ -121,7 +122,7 @@ void TestCodex::handWrittenRollout()
             ++events;
         if (m.kind == MessageKind::Meta)
             ++meta;
-        if (m.kind != MessageKind::Conversation)
+        if (m.kind != MessageKind::Conversation || m.type.rfind("compacted/", 0) == 0)
             continue;
         ++conv;
         sys += m.role == Role::System;
@@ -165,10 +166,10 @@ void TestCodex::handWrittenRollout()
     QVERIFY(info12);
     QCOMPARE(m[12].blocks.at(0).text, std::string("refused"));
     QVERIFY(m[12].blocks[0].isError); // success:false
-    QCOMPARE(m[18].blocks.size(), std::size_t(2));
-    QCOMPARE(m[18].blocks[1].type, BlockType::Image);
-    QCOMPARE(m[18].blocks[1].mediaType, std::string("image/png"));
-    QCOMPARE(m[18].blocks[1].dataSize, std::size_t(12));
+    QCOMPARE(m[20].blocks.size(), std::size_t(2));
+    QCOMPARE(m[20].blocks[1].type, BlockType::Image);
+    QCOMPARE(m[20].blocks[1].mediaType, std::string("image/png"));
+    QCOMPARE(m[20].blocks[1].dataSize, std::size_t(12));
     // The duplicate event_msg copies are events, not conversation.
     QCOMPARE(m[4].kind, MessageKind::Event);
     QCOMPARE(m[14].kind, MessageKind::Event);
@@ -209,7 +210,18 @@ void TestCodex::compactedMarker()
     QCOMPARE(c.type, std::string("compacted"));
     QCOMPARE(json::str(c.meta, "message"), std::string("Summary: tests were run, two fail."));
     QCOMPARE(json::num(c.meta, "replacement_history"), std::int64_t(2));
-    QCOMPARE(t->messages[17].kind, MessageKind::Event); // context_compacted
+    // The replacement history is what the model sees from here on: messages of the compacted line.
+    QCOMPARE(t->messages[17].type, std::string("compacted/message"));
+    QCOMPARE(t->messages[17].role, Role::User);
+    QCOMPARE(t->messages[17].plainText(), std::string("Run the tests"));
+    QCOMPARE(t->messages[18].role, Role::Assistant);
+    QCOMPARE(t->messages[17].records, std::vector<std::uint32_t>{16});
+    QCOMPARE(t->records[16].message, 16);
+    QCOMPARE(t->messages[19].kind, MessageKind::Event); // context_compacted
+    // Everything before the compacted line is history; the replacement history is live.
+    QCOMPARE(liveStart(*t), std::size_t(16));
+    QVERIFY(!t->messages[15].isConversation());
+    QVERIFY(t->messages[17].isConversation() && t->messages[18].isConversation());
 }
 
 void TestCodex::sampleFixture()
@@ -222,14 +234,15 @@ void TestCodex::sampleFixture()
     QCOMPARE(t.format, Format::Codex);
     QCOMPARE(countDiag(t, Diagnostic::Severity::Error), 0);
     QCOMPARE(t.records.size(), std::size_t(118));
-    QCOMPARE(t.messages.size(), std::size_t(118));
+    // One message per line, and 159 items of the six compacted lines' replacement histories.
+    QCOMPARE(t.messages.size(), std::size_t(118 + 159));
     // Counted by hand from the file: response_item message lines 6 (user), 23 (assistant),
     // 98 (developer); reasoning 7, 39; calls 9, 10, 12, 14, 43, 103, 114; outputs 11, 13, 21, 28,
     // 105, 115; compacted 26, 47, 69, 81, 89, 111.
     int user = 0, asst = 0, sys = 0, tool = 0, uses = 0, results = 0, compacted = 0;
     for (const auto &m : t.messages) {
         compacted += m.kind == MessageKind::CompactBoundary;
-        if (m.kind != MessageKind::Conversation)
+        if (m.kind != MessageKind::Conversation || m.type.rfind("compacted/", 0) == 0)
             continue;
         user += m.role == Role::User;
         asst += m.role == Role::Assistant;
@@ -400,14 +413,14 @@ void TestCodex::editRewritesOnlyThatLine()
 
     // Editing the text of a message keeps its image part in place.
     auto t2 = load(bytes);
-    t2->messages[18].blocks[0].text = "Fix them now";
-    t2->messages[18].edited = true;
+    t2->messages[20].blocks[0].text = "Fix them now";
+    t2->messages[20].edited = true;
     auto re2 = load(writeTranscript(*t2, Format::Codex).bytes);
-    QCOMPARE(re2->messages.size(), std::size_t(19));
-    QCOMPARE(re2->messages[18].plainText(), std::string("Fix them now"));
-    QCOMPARE(re2->messages[18].blocks.size(), std::size_t(2));
-    QCOMPARE(re2->messages[18].blocks[1].type, BlockType::Image);
-    QCOMPARE(re2->messages[18].blocks[1].dataSize, std::size_t(12));
+    QCOMPARE(re2->messages.size(), std::size_t(21));
+    QCOMPARE(re2->messages[20].plainText(), std::string("Fix them now"));
+    QCOMPARE(re2->messages[20].blocks.size(), std::size_t(2));
+    QCOMPARE(re2->messages[20].blocks[1].type, BlockType::Image);
+    QCOMPARE(re2->messages[20].blocks[1].dataSize, std::size_t(12));
 }
 
 void TestCodex::removedMessageDropsItsLine()

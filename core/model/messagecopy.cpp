@@ -27,6 +27,7 @@ void copyMessageSkeleton(Message &to, const Message &from)
         t.dataSize = f.dataSize;
         t.isError = f.isError;
         t.serverSide = f.serverSide;
+        t.repeated = f.repeated;
         t.pairMessage = f.pairMessage;
         t.pairBlock = f.pairBlock;
     }

@@ -170,6 +170,13 @@ void linkToolPairs(Transcript &t)
                     continue;
                 }
                 auto &use = t.messages[it->second.msg].blocks[it->second.block];
+                if (use.pairMessage >= 0 && b.repeated) {
+                    // The agent's own restatement: it answers the same call; the call keeps its first.
+                    b.pairMessage = it->second.msg;
+                    b.pairBlock = it->second.block;
+                    b.toolName = use.toolName;
+                    continue;
+                }
                 if (use.pairMessage >= 0) {
                     t.addDiagnostic(m.line, "second tool result for tool call id " + b.toolId);
                     continue;

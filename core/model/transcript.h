@@ -63,6 +63,7 @@ struct Block {
     std::size_t dataSize = 0; // image / document payload size in bytes of base64
     bool isError = false;     // tool_result is_error / failed tool call
     bool serverSide = false;  // a call the provider runs itself (Codex web_search_call): no result follows
+    bool repeated = false;    // a result its agent records and sends twice (Gemini CLI restates a turn's results)
     // Pairing, filled by linkToolPairs(): message index holding the partner block, -1 if orphan.
     std::int32_t pairMessage = -1;
     std::int32_t pairBlock = -1;

@@ -137,6 +137,21 @@ Transcript Result::materialize(const Transcript &original) const
     for (std::size_t k = 0; k < slots.size(); ++k)
         if (slots[k].origin >= 0)
             remap[static_cast<std::size_t>(slots[k].origin)] = static_cast<std::int32_t>(k);
+    // A record that gave several messages (a Codex compacted line's replacement history, a Gemini
+    // CLI "$set" of messages or turn with inline results) and lost some of them: the messages left
+    // are flagged edited, so that the writer re-encodes the record without the removed ones.
+    std::vector<char> lost(original.records.size(), 0);
+    bool anyLost = false;
+    for (std::size_t i = 0; i < remap.size(); ++i)
+        if (remap[i] < 0)
+            for (const std::uint32_t r : original.messages[i].records)
+                if (r < lost.size())
+                    lost[r] = anyLost = true;
+    if (anyLost)
+        for (auto &m : t.messages)
+            for (const std::uint32_t r : m.records)
+                if (r < lost.size() && lost[r])
+                    m.edited = true;
     std::int32_t next = static_cast<std::int32_t>(slots.empty() ? 0 : slots.size() - 1);
     for (std::size_t i = remap.size(); i-- > 0;) {
         if (remap[i] >= 0)

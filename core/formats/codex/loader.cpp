@@ -243,6 +243,19 @@ void CodexLoader::line(const json::LineSpan &span, std::string_view text, bool l
         const std::string summary = json::str(*payload, "message");
         if (!summary.empty())
             m.blocks.push_back(makeBlock(BlockType::Text, summary));
+        // What the model sees from here on: the replacement history (the user requests Codex kept
+        // and the summary as the last user message), decoded as messages of this line.
+        const auto boundary = std::int32_t(m_t.messages.size() - 1);
+        if (history)
+            for (const auto &item : *history) {
+                if (!item.is_object())
+                    continue;
+                Message &h = newMessage(recIndex, o, "compacted/" + json::str(item, "type")); // m is stale now
+                m_t.records[recIndex].message = boundary;
+                responseItem(h, item, span.line);
+                if (h.role == Role::User && !summary.empty() && h.plainText().find(summary) != std::string::npos)
+                    h.kind = MessageKind::CompactSummary;
+            }
     } else {
         // world_state, inter_agent_communication_metadata, ... and whatever comes next.
         m.kind = MessageKind::Event;

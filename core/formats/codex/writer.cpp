@@ -207,10 +207,110 @@ std::vector<ojson> reencode(ojson p, const Message &m, std::vector<std::string> 
     return {p};
 }
 
+// The envelope's "ordinal" value in a raw line (current rollouts number every line from 0), as
+// [begin, end) offsets; {0, 0} when the line has none.
+std::pair<std::size_t, std::size_t> ordinalSpan(std::string_view raw)
+{
+    const std::size_t key = raw.find("\"ordinal\"");
+    const std::size_t payload = raw.find("\"payload\"");
+    if (key == std::string_view::npos || (payload != std::string_view::npos && payload < key))
+        return {0, 0};
+    std::size_t b = raw.find(':', key + 9);
+    if (b == std::string_view::npos)
+        return {0, 0};
+    for (++b; b < raw.size() && raw[b] == ' ';)
+        ++b;
+    std::size_t e = b;
+    while (e < raw.size() && raw[e] >= '0' && raw[e] <= '9')
+        ++e;
+    return e > b ? std::pair{b, e} : std::pair<std::size_t, std::size_t>{0, 0};
+}
+
+// Numbers the lines of a rollout that numbers its lines: a line keeps its ordinal until the first
+// line was removed, inserted or split; from there on every line gets the next number (Codex refuses
+// a rollout whose records lack one, and pages through them in this order).
+class Ordinals
+{
+public:
+    explicit Ordinals(const Transcript &t)
+    {
+        for (const Record &r : t.records)
+            if (r.parsed) {
+                m_used = ordinalSpan(t.recordBytes(r)).second > 0;
+                break;
+            }
+    }
+    void renumberFromHere() { m_renumber = m_used; }
+    // An original line, possibly renumbered.
+    void raw(std::string_view line, ByteSink &sink)
+    {
+        const auto [b, e] = m_used ? ordinalSpan(line) : std::pair<std::size_t, std::size_t>{0, 0};
+        if (e == 0) {
+            sink.append(line);
+            return;
+        }
+        if (!m_renumber) {
+            m_next = std::stoll(std::string(line.substr(b, e - b))) + 1;
+            sink.append(line);
+            return;
+        }
+        sink.append(line.substr(0, b));
+        sink += std::to_string(m_next++);
+        sink.append(line.substr(e));
+    }
+    // A line ContextLens wrote: the envelope gets the next ordinal (after the timestamp, as Codex has it).
+    ojson envelope(std::string timestamp, const char *type, ojson payload)
+    {
+        ojson line{{"timestamp", std::move(timestamp)}};
+        if (m_used)
+            line["ordinal"] = m_next++;
+        line["type"] = type;
+        line["payload"] = std::move(payload);
+        return line;
+    }
+    bool used() const { return m_used; }
+
+private:
+    bool m_used = false;
+    bool m_renumber = false;
+    std::int64_t m_next = 0;
+};
+
+// A compacted line whose replacement history a strategy changed: the history rebuilt from the
+// messages left (the summary message included); empty when nothing changed.
+std::string reencodeCompacted(std::string_view raw, const Transcript &t, const std::vector<std::size_t> &msgs,
+                              std::vector<std::string> &notes)
+{
+    ojson line = ojson::parse(json::sanitizeUtf8(raw), nullptr, false);
+    if (!line.is_object() || !line.contains("payload") || !line["payload"].is_object())
+        return {};
+    ojson &payload = line["payload"];
+    const std::size_t before = payload.contains("replacement_history") && payload["replacement_history"].is_array()
+                                   ? payload["replacement_history"].size()
+                                   : 0;
+    std::size_t kept = 0;
+    bool edited = false;
+    ojson history = ojson::array();
+    for (std::size_t i : msgs) {
+        const Message &m = t.messages[i];
+        if (m.kind == MessageKind::CompactBoundary)
+            continue;
+        ++kept;
+        edited = edited || m.edited;
+        for (auto &item : encodeItems(m, notes))
+            history.push_back(std::move(item));
+    }
+    if (!edited && kept == before)
+        return {};
+    payload["replacement_history"] = std::move(history);
+    return line.dump();
+}
+
 // Same-format rewrite: walk the records in file order.
 WriteResult rewrite(const Transcript &t, ByteSink &sink)
 {
     WriteResult out;
+    Ordinals ordinals(t);
     std::vector<std::vector<std::size_t>> byRecord(t.records.size());
     std::vector<std::vector<std::size_t>> insertedAfter(t.records.size() + 1); // slot 0 = before everything
     std::size_t lastSlot = 0;
@@ -231,7 +331,8 @@ WriteResult rewrite(const Transcript &t, ByteSink &sink)
             const Message &m = t.messages[i];
             const std::string ts = m.timeMs != kNoTime ? formatTimestamp(m.timeMs) : lastTimestamp;
             for (auto &item : encodeItems(m, out.notes)) {
-                json::dumpTo(ojson{{"timestamp", ts}, {"type", "response_item"}, {"payload", std::move(item)}}, sink);
+                ordinals.renumberFromHere();
+                json::dumpTo(ordinals.envelope(ts, "response_item", std::move(item)), sink);
                 sink += '\n';
             }
         }
@@ -241,22 +342,34 @@ WriteResult rewrite(const Transcript &t, ByteSink &sink)
         const Record &rec = t.records[r];
         const std::string_view raw = t.recordBytes(rec);
         const auto &msgs = byRecord[r];
+        const std::string compacted = rec.type == "compacted" && rec.parsed && !msgs.empty()
+                                          ? reencodeCompacted(raw, t, msgs, out.notes)
+                                          : std::string();
         if (msgs.empty() && rec.message >= 0) {
             // Its message was removed by a strategy: the line goes too.
+            ordinals.renumberFromHere();
+        } else if (!compacted.empty()) {
+            const std::string eol = raw.size() >= 2 && raw.substr(raw.size() - 2) == "\r\n" ? "\r\n" : "\n";
+            ordinals.raw(compacted, sink);
+            sink += eol;
         } else if (msgs.empty() || !t.messages[msgs.front()].edited || !rec.parsed) {
-            sink.append(raw);
+            ordinals.raw(raw, sink);
         } else {
             const Message &m = t.messages[msgs.front()];
             ojson line = ojson::parse(json::sanitizeUtf8(raw), nullptr, false);
             if (!line.is_object() || rec.type != "response_item" || !line.contains("payload")) {
                 if (rec.type != "response_item")
                     out.notes.push_back("edited " + m.type + " line kept as it was");
-                sink.append(raw);
+                ordinals.raw(raw, sink);
             } else {
                 const std::string eol = raw.size() >= 2 && raw.substr(raw.size() - 2) == "\r\n" ? "\r\n" : "\n";
-                for (auto &payload : reencode(line["payload"], m, out.notes)) {
+                auto payloads = reencode(line["payload"], m, out.notes);
+                if (payloads.size() != 1)
+                    ordinals.renumberFromHere();
+                for (auto &payload : payloads) {
                     line["payload"] = std::move(payload);
-                    json::dumpTo(line, sink);
+                    std::string bytes = line.dump();
+                    ordinals.raw(bytes, sink);
                     sink += eol;
                 }
             }

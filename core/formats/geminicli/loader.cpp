@@ -7,6 +7,7 @@
 #include "core/formats/geminicli/internal.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cl::formats {
 
@@ -48,6 +49,7 @@ private:
     void decodeMessage(Entry &e, const Json &o, std::uint32_t line);
     void addContent(Message &m, const Json &content, std::uint32_t line);
     void rewind(const std::string &id, std::uint32_t line);
+    void replaceMessages(std::uint32_t rec, const Json &list, Message marker);
     void mergeHeader(const Json &o, bool skipMessages);
     void finish();
 
@@ -55,6 +57,8 @@ private:
     const LoadContext &m_ctx;
     std::vector<Entry> m_entries;
     std::unordered_map<std::string, std::size_t> m_active; // message id -> entry
+    std::unordered_set<std::string> m_seen;                // every message id read so far
+    std::size_t m_rewrites = 0;                            // $set.messages lines that restate the history
 };
 
 void GeminiCliLoader::run()
@@ -208,6 +212,10 @@ void GeminiCliLoader::decode(std::uint32_t rec, const Json &o)
             for (auto it = set->begin(); it != set->end(); ++it)
                 if (it.value().is_primitive())
                     m.meta[it.key()] = it.value();
+            if (const Json *list = json::array(*set, "messages")) {
+                replaceMessages(rec, *list, std::move(m));
+                return;
+            }
         } else {
             m_t.addDiagnostic(line, "\"$set\" is not an object");
         }
@@ -220,6 +228,7 @@ void GeminiCliLoader::decode(std::uint32_t rec, const Json &o)
             e.isMessage = false; // cannot be replaced or rewound to
         }
         const std::string id = json::str(o, "id");
+        m_seen.insert(id);
         if (e.isMessage) {
             if (const auto it = m_active.find(id); it != m_active.end()) {
                 // A message written again (updated): the later line wins, in the earlier place.
@@ -413,6 +422,65 @@ void GeminiCliLoader::addContent(Message &m, const Json &content, std::uint32_t 
     }
 }
 
+// A "$set" of "messages" replaces the whole conversation; later message lines add to it. Gemini
+// CLI writes one when a session starts or resumes (the history restated: every id already known)
+// and when it compresses the history (a state snapshot and the turns it keeps: new ids). A
+// restatement supersedes the lines it restates (the later copy wins, as for a message written
+// again); a compression is a compaction: the earlier messages stay, as history before a boundary.
+void GeminiCliLoader::replaceMessages(std::uint32_t rec, const Json &list, Message marker)
+{
+    const std::uint32_t line = m_t.records[rec].line;
+    // A restatement names a turn's results "<turn id>_response"; every other id is one already read.
+    bool restates = true;
+    for (const auto &el : list) {
+        std::string id = el.is_object() ? json::str(el, "id") : std::string();
+        constexpr std::string_view kResponse = "_response";
+        if (id.size() > kResponse.size() && id.compare(id.size() - kResponse.size(), kResponse.size(), kResponse) == 0)
+            id.resize(id.size() - kResponse.size());
+        if (!m_seen.count(id))
+            restates = false;
+    }
+    const bool hadMessages = !m_active.empty();
+    Entry head;
+    head.record = rec;
+    if (hadMessages && !restates) {
+        marker.kind = MessageKind::CompactBoundary;
+        marker.role = Role::System;
+        marker.meta["compression"] = true;
+        marker.meta["messages"] = list.size();
+    } else if (hadMessages) {
+        ++m_rewrites;
+        for (auto &e : m_entries)
+            if (e.isMessage && !e.dropped) {
+                e.dropped = true;
+                m_t.offBranchMessages += e.messages.size();
+            }
+    }
+    head.messages.push_back(std::move(marker));
+    m_entries.push_back(std::move(head));
+    m_active.clear();
+    for (const auto &el : list) {
+        if (!el.is_object() || !json::child(el, "id")) {
+            m_t.addDiagnostic(line, "an element of \"$set\".messages is not a message");
+            continue;
+        }
+        Entry e;
+        e.record = rec;
+        e.isMessage = true;
+        decodeMessage(e, el, line);
+        const std::string id = json::str(el, "id");
+        m_seen.insert(id);
+        if (const auto it = m_active.find(id); it != m_active.end()) {
+            // Gemini CLI lists a turn's tool results under the id of the turn that called them.
+            for (auto &msg : e.messages)
+                m_entries[it->second].messages.push_back(std::move(msg));
+            continue;
+        }
+        m_active[id] = m_entries.size();
+        m_entries.push_back(std::move(e));
+    }
+}
+
 void GeminiCliLoader::rewind(const std::string &id, std::uint32_t line)
 {
     const auto it = m_active.find(id);
@@ -435,6 +503,23 @@ void GeminiCliLoader::rewind(const std::string &id, std::uint32_t line)
 
 void GeminiCliLoader::finish()
 {
+    // Gemini CLI records a turn's tool results twice, inline in the turn's toolCalls and as a user
+    // line after it, and sends both when it resumes: the second is a repetition, not an orphan.
+    std::unordered_set<std::string> answered;
+    for (auto &e : m_entries) {
+        if (e.dropped)
+            continue;
+        for (auto &msg : e.messages) {
+            if (msg.kind == MessageKind::CompactBoundary)
+                answered.clear();
+            for (auto &b : msg.blocks)
+                if (b.type == BlockType::ToolResult && !b.toolId.empty() && !answered.insert(b.toolId).second)
+                    b.repeated = true;
+        }
+    }
+    if (m_rewrites)
+        m_t.addDiagnostic(0, std::to_string(m_rewrites) + " restatement(s) of the history (\"$set\".messages, written on resume): the latest wins",
+                          Diagnostic::Severity::Info);
     std::size_t total = 0;
     for (const auto &e : m_entries)
         total += e.dropped ? 0 : e.messages.size();
@@ -443,7 +528,7 @@ void GeminiCliLoader::finish()
         if (e.dropped)
             continue;
         for (std::size_t k = 0; k < e.messages.size(); ++k) {
-            if (k == 0)
+            if (k == 0 && m_t.records[e.record].message < 0)
                 m_t.records[e.record].message = std::int32_t(m_t.messages.size());
             e.messages[k].records = {e.record};
             m_t.messages.push_back(std::move(e.messages[k]));

@@ -160,10 +160,24 @@ void reencodeGemini(ojson &o, const Message *assistant, const Message *tools)
         o["toolCalls"] = std::move(calls);
 }
 
+// Lines for synthesized messages (no source record), in the recorded-session shape.
+std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std::vector<std::string> &notes,
+                                  std::set<std::string> &ids);
+
 // Re-encoded bytes of an edited record; empty when its messages lost everything.
 std::string reencodeRecord(std::string_view raw, const std::vector<const Message *> &msgs, WriteResult &out)
 {
     ojson o = ojson::parse(json::sanitizeUtf8(raw), nullptr, false);
+    if (o.is_object() && o.contains("$set") && o["$set"].is_object() && o["$set"].contains("messages")) {
+        // The conversation Gemini CLI resumes from (a restatement or a compression): the line stays,
+        // with the messages the strategy left, even none.
+        std::set<std::string> ids;
+        ojson list = ojson::array();
+        for (auto &el : encodeMessages(msgs, out.notes, ids))
+            list.push_back(std::move(el));
+        o["$set"]["messages"] = std::move(list);
+        return dumpLine(o);
+    }
     const Message *assistant = nullptr;
     const Message *tools = nullptr;
     const Message *user = nullptr;
@@ -222,9 +236,24 @@ bool anyEdited(const std::vector<const Message *> &msgs)
     return std::any_of(msgs.begin(), msgs.end(), [](const Message *m) { return m->edited; });
 }
 
-// Lines for synthesized messages (no source record), in the recorded-session shape.
-std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std::vector<std::string> &notes,
-                                  std::set<std::string> &ids);
+// A "$set" of "messages" a strategy took messages from: fewer messages of the record are left than
+// its elements give (one each, and one more for a turn with inline tool results).
+bool lostMessages(std::string_view raw, const std::vector<const Message *> &msgs)
+{
+    if (raw.find("\"messages\"") == std::string_view::npos)
+        return false;
+    const ojson o = ojson::parse(json::sanitizeUtf8(raw), nullptr, false);
+    if (!o.is_object() || !o.contains("$set") || !o["$set"].is_object() || !o["$set"].contains("messages")
+        || !o["$set"]["messages"].is_array())
+        return false;
+    std::size_t expected = 0;
+    for (const auto &el : o["$set"]["messages"])
+        expected += 1 + (el.is_object() && el.contains("toolCalls") ? 1 : 0);
+    const auto left = std::size_t(std::count_if(msgs.begin(), msgs.end(), [](const Message *m) {
+        return m->kind == MessageKind::Conversation || m->kind == MessageKind::CompactSummary;
+    }));
+    return left < expected;
+}
 
 WriteResult rewriteJsonl(const Transcript &t, ByteSink &sink)
 {
@@ -246,7 +275,7 @@ WriteResult rewriteJsonl(const Transcript &t, ByteSink &sink)
         const auto &msgs = p.byRecord[r];
         if (msgs.empty() && rec.message >= 0) {
             // Its messages were removed by a strategy: the line goes too.
-        } else if (!rec.parsed || !anyEdited(msgs)) {
+        } else if (!rec.parsed || (!anyEdited(msgs) && !(rec.type == "$set" && lostMessages(raw, msgs)))) {
             sink.append(raw);
         } else {
             const std::string eol = raw.size() >= 2 && raw.substr(raw.size() - 2) == "\r\n" ? "\r\n" : "\n";
