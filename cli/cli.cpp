@@ -89,6 +89,10 @@ std::optional<Format> parseFormat(const std::string &name, std::string &error)
     return f;
 }
 
+namespace {
+bool g_wholeHistory = false; // --whole-history, for every command of this run
+} // namespace
+
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
 {
     struct stat st = {};
@@ -102,6 +106,7 @@ std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optiona
     }
     LoadOptions opts;
     opts.format = as;
+    opts.wholeHistory = g_wholeHistory;
     LoadResult r = loadFile(path, opts);
     if (!r.ok()) {
         error = r.error.empty() ? path + ": cannot load" : r.error;
@@ -202,6 +207,11 @@ std::string helpText()
                             "pipes and FIFOs are read to their end. UTF-16 files are decoded (with a warning).\n"
                             "Written files follow the umask when new and keep their mode when replaced (--force).\n"
                             "\n"
+                            "Every figure is about the live context, what the model sees: the conversation after the\n"
+                            "last compaction plus the fixed part of each request (system prompt, tools); history before\n"
+                            "a compaction is loaded and written back untouched. --whole-history (any command) counts\n"
+                            "every message instead.\n"
+                            "\n"
                             "Exit codes:\n"
                             "  0  success\n"
                             "  1  loaded or validated, but with diagnostics (warnings, errors) or violations\n"
@@ -288,7 +298,14 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return Exit::Failure;
     }
     const std::string &cmd = args.front();
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    // --whole-history: every message counts, history before the last compaction included.
+    std::vector<std::string> rest;
+    g_wholeHistory = false;
+    for (auto it = args.begin() + 1; it != args.end(); ++it)
+        if (*it == "--whole-history")
+            g_wholeHistory = true;
+        else
+            rest.push_back(*it);
     bool json = false;
     for (const auto &a : rest)
         json = json || a == "--json";

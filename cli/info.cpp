@@ -4,7 +4,9 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "core/analysis/analysis.h"
 #include "core/tokens/estimator.h"
+#include "core/tokens/fixedpart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -71,8 +73,10 @@ ojson report(const Transcript &t)
             subagentMessages += s->messages.size();
 
     const auto points = tokens::measuredContext(t);
-    const auto error = tokens::estimatorError(t);
-    ojson tok{{"estimated", tokens::totalEstimate(t)}};
+    const tokens::FixedPart fixed = tokens::fixedPart(t);
+    const auto error = tokens::estimatorError(t, fixed.tokens);
+    const std::int64_t conversation = tokens::totalEstimate(t);
+    ojson tok{{"estimated", conversation}};
     if (!points.empty()) {
         tok["measured"] = points.back().measured;
         tok["measuredPoints"] = points.size();
@@ -82,6 +86,25 @@ ojson report(const Transcript &t)
         tok["measured"] = nullptr;
         tok["measuredPoints"] = 0;
     }
+    // The live context: what the next request sends (docs/design/analysis.md, "Live context").
+    std::size_t history = 0;
+    std::int64_t historyTokens = 0;
+    for (const auto &m : t.messages)
+        if (m.history && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary) && !m.sidechain) {
+            ++history;
+            historyTokens += tokens::estimateMessage(m);
+        }
+    const analysis::WindowChoice window = analysis::contextWindowOf(t, analysis::AnalysisOptions{});
+    ojson live{{"historyMessages", history},
+               {"historyTokens", historyTokens},
+               {"liveFromMessage", history ? ojson(liveStart(t) + 1) : ojson(nullptr)},
+               {"conversationTokens", conversation},
+               {"fixedTokens", fixed.tokens},
+               {"fixedSource", std::string(tokens::fixedPartSourceName(fixed.source))},
+               {"fixedHow", fixed.how},
+               {"totalTokens", conversation + fixed.tokens},
+               {"contextWindow", window.window},
+               {"contextWindowSource", window.source}};
     std::size_t errors = 0, warnings = 0;
     for (const auto &d : diagnosticsJson(t)) {
         errors += d["severity"] == "error";
@@ -105,6 +128,7 @@ ojson report(const Transcript &t)
     j["unansweredToolCalls"] = orphans;
     j["thinkingBlocks"] = thinking;
     j["tokens"] = tok;
+    j["live"] = live;
     j["sidechainMessages"] = sidechain;
     j["subagents"] = t.subagents.size();
     j["subagentMessages"] = subagentMessages;
@@ -144,6 +168,14 @@ std::string text(const ojson &j)
     row("tool rounds", num(j["toolRounds"]));
     row("thinking blocks", num(j["thinkingBlocks"]));
     const ojson &tok = j["tokens"];
+    const ojson &live = j["live"];
+    row("live context", num(live["totalTokens"]) + " of " + num(live["contextWindow"]) + " (" + live["contextWindowSource"].get<std::string>()
+                            + "): conversation " + num(live["conversationTokens"]) + " + fixed part " + num(live["fixedTokens"]));
+    row("  fixed part", live["fixedSource"].get<std::string>() + ": " + live["fixedHow"].get<std::string>());
+    if (!live["liveFromMessage"].is_null())
+        row("  history", num(live["historyMessages"]) + " messages (" + num(live["historyTokens"])
+                             + " tokens) before the last compaction, no longer sent; live from message "
+                             + num(live["liveFromMessage"]));
     row("tokens estimated", num(tok["estimated"]));
     if (!tok["measured"].is_null())
         row("tokens measured", num(tok["measured"]) + " (last of " + num(tok["measuredPoints"]) + " responses; estimator error "

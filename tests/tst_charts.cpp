@@ -203,19 +203,23 @@ private Q_SLOTS:
         const qint64 e0 = tokens::estimateMessage(t.messages[0]), e1 = tokens::estimateMessage(t.messages[1]);
         const qint64 e4 = tokens::estimateMessage(t.messages[4]), e5 = tokens::estimateMessage(t.messages[5]);
         QVERIFY(e0 > 0 && e4 > 0);
-        QCOMPARE(d.estimated[0].tokens, 0);
-        QCOMPARE(d.estimated[1].tokens, e0);
-        QCOMPARE(d.estimated[2].tokens, e0 + e1);
-        QCOMPARE(d.estimated[3].tokens, 0); // restarts after the compaction
+        // Every estimate has the fixed part of the request, here learned from the first measured
+        // usage: 1000 measured where the conversation before it is e0.
+        QCOMPARE(d.fixed, 1000 - e0);
+        QVERIFY(d.fixedHow.startsWith(QStringLiteral("measured: ")));
+        QCOMPARE(d.estimated[0].tokens, d.fixed);
+        QCOMPARE(d.estimated[1].tokens, d.fixed + e0);
+        QCOMPARE(d.estimated[2].tokens, d.fixed + e0 + e1);
+        QCOMPARE(d.estimated[3].tokens, d.fixed); // restarts after the compaction
         QVERIFY(d.estimated[3].restart);
         QVERIFY(!d.estimated[2].restart && !d.estimated[4].restart);
-        QCOMPARE(d.estimated[4].tokens, e4);
-        QCOMPARE(d.estimateNow, e4 + e5);
+        QCOMPARE(d.estimated[4].tokens, d.fixed + e4);
+        QCOMPARE(d.estimateNow, d.fixed + e4 + e5);
         // The dashed line passes through measuredContext's own estimates.
         const auto points = tokens::measuredContext(t);
         QCOMPARE(points.size(), std::size_t(2));
-        QCOMPARE(d.estimated[1].tokens, points[0].estimated);
-        QCOMPARE(d.estimated[4].tokens, points[1].estimated);
+        QCOMPARE(d.estimated[1].tokens, points[0].estimated + d.fixed);
+        QCOMPARE(d.estimated[4].tokens, points[1].estimated + d.fixed);
         QCOMPARE(d.compactions.size(), 1);
         QCOMPARE(d.compactions[0].message, 3);
         QCOMPARE(d.compactions[0].preTokens, 120000);
@@ -280,10 +284,13 @@ private Q_SLOTS:
     {
         const Transcript t = handBuilt();
         const UsageData d = usageData(t);
-        QCOMPARE(d.maxTokens(), 1000); // the first measured point; the estimates are far smaller
+        // The estimates (each with the fixed part) are the largest values now, just above 1000.
+        const qint64 top = d.maxTokens();
+        QVERIFY(top > 1000 && top < 1100);
+        QVERIFY(top >= d.estimateNow);
         QCOMPARE(chartValueMax(d, 200000, false), 200000);
-        QCOMPARE(chartValueMax(d, 200000, true), 1000);
-        QCOMPARE(chartValueMax(d, 500, false), 1000); // the data above the window still fits
+        QCOMPARE(chartValueMax(d, 200000, true), top);
+        QCOMPARE(chartValueMax(d, 500, false), top); // the data above the window still fits
         QCOMPARE(chartValueMax(UsageData{}, 0, true), 1);
 
         UsageChart chart;
@@ -293,11 +300,12 @@ private Q_SLOTS:
         QVERIFY(!chart.fitToData());
         QCOMPARE(chart.yTicks().back(), 200000);
         chart.setFitToData(true);
-        QCOMPARE(chart.yTicks().back(), 1000); // 0, 200, ... 1000
-        QCOMPARE(chart.chartGeometry().yMax, 1000.0);
-        // The measured point of 1000 tokens now reaches the top of the plot instead of 0.5 %.
+        // Nice ticks just above the data: the largest value is near the top instead of at 0.5 %.
+        QVERIFY(chart.yTicks().back() >= top && chart.yTicks().back() <= 2 * top);
+        QCOMPARE(chart.chartGeometry().yMax, double(chart.yTicks().back()));
         const ChartGeometry g = chart.chartGeometry();
-        QCOMPARE(g.yToPixel(1000), g.plot.top());
+        QCOMPARE(g.yToPixel(g.yMax), g.plot.top());
+        QVERIFY(g.yToPixel(double(top)) < g.plot.top() + g.plot.height() / 2);
         QVERIFY(QSettings().value(QStringLiteral("view/chartFitToData")).toBool()); // remembered
         QVERIFY(UsageChart().fitToData());
         chart.setFitToData(false);
@@ -314,12 +322,13 @@ private Q_SLOTS:
         gauge.setTranscript(&t);
         QCOMPARE(gauge.measured(), 500);
         QCOMPARE(gauge.estimated(), now);
-        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 200,000 (0 %) measured \u00B7 %1 estimated").arg(now));
+        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 200,000 (0 %) measured \u00B7 %1 estimated").arg(QLocale().toString(now)));
+        QCOMPARE(gauge.fixedPart(), usageData(t).fixed);
 
         QSignalSpy spy(&gauge, &ContextGauge::contextWindowChanged);
         gauge.setContextWindow(1000);
         QCOMPARE(spy.count(), 1);
-        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 1,000 (50 %) measured \u00B7 %1 estimated").arg(now));
+        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 1,000 (50 %) measured \u00B7 %1 estimated").arg(QLocale().toString(now)));
         QVERIFY(!QSettings().contains(QStringLiteral("view/contextWindow"))); // a choice for this file only
 
         // Each transcript brings its window, the one the CLI reports for it (analysis::contextWindowOf):

@@ -237,10 +237,20 @@ private Q_SLOTS:
         QCOMPARE(pts[0].measured, std::int64_t(150));
         QCOMPARE(pts[1].message, std::size_t(5));
         QCOMPARE(pts[1].estimated, std::int64_t(100));
-        const auto err = tokens::estimatorError(t);
+        const auto err = tokens::estimatorError(t, 0);
         QCOMPARE(err.points, std::size_t(2));
         // |100-150|/150 = 33.33 %, |100-90|/90 = 11.11 % -> mean 22.22 %
         QVERIFY(qAbs(err.meanAbsPercent - 22.2222) < 0.01);
+        // Like with like: the fixed part of each request is added to every estimate.
+        const auto withFixed = tokens::estimatorError(t, 20);
+        // |120-150|/150 = 20 %, |120-90|/90 = 33.33 % -> mean 26.67 %
+        QVERIFY(qAbs(withFixed.meanAbsPercent - 26.6667) < 0.01);
+        QCOMPARE(withFixed.lastEstimated, std::int64_t(120));
+        // History before the compaction keeps its place in the measurement made before it.
+        markLiveContext(t);
+        QVERIFY(t.messages[0].history && !t.messages[4].history);
+        QCOMPARE(tokens::measuredContext(t)[0].estimated, std::int64_t(100));
+        QCOMPARE(tokens::totalEstimate(t), std::int64_t(200)); // the live conversation: summary and answer
     }
 
     void detection_data()

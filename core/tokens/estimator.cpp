@@ -261,26 +261,28 @@ std::vector<MeasuredPoint> measuredContext(const Transcript &t)
         }
         if (m.usage && m.usage->contextTokens() > 0)
             points.push_back({i, m.usage->contextTokens(), cumulative, m.usage->outputTokens});
-        if (m.isConversation())
+        // What was sent at the time, history included: before its compaction it was live.
+        if (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary)
             cumulative += estimateMessage(m);
     }
     return points;
 }
 
-ErrorReport estimatorError(const Transcript &t)
+ErrorReport estimatorError(const Transcript &t, std::int64_t fixedTokens)
 {
     ErrorReport r;
+    r.fixed = fixedTokens;
     const auto points = measuredContext(t);
     double sumAbs = 0, sumSigned = 0;
     for (const auto &p : points) {
         if (p.measured <= 0)
             continue;
-        const double e = double(p.estimated - p.measured) / double(p.measured) * 100.0;
+        const double e = double(p.estimated + fixedTokens - p.measured) / double(p.measured) * 100.0;
         sumAbs += std::abs(e);
         sumSigned += e;
         ++r.points;
         r.lastMeasured = p.measured;
-        r.lastEstimated = p.estimated;
+        r.lastEstimated = p.estimated + fixedTokens;
     }
     if (r.points) {
         r.meanAbsPercent = sumAbs / double(r.points);

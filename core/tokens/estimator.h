@@ -58,7 +58,7 @@ std::int64_t totalEstimate(const Transcript &t); // conversation messages only
 struct MeasuredPoint {
     std::size_t message = 0;    // index of the message carrying the usage
     std::int64_t measured = 0;  // context the model saw (input + cache creation + cache read)
-    std::int64_t estimated = 0; // estimator's cumulative total of the conversation before it
+    std::int64_t estimated = 0; // estimator's total of the conversation sent with it (since the compaction before it)
     std::int64_t output = 0;
 };
 std::vector<MeasuredPoint> measuredContext(const Transcript &t);
@@ -68,8 +68,11 @@ struct ErrorReport {
     double meanAbsPercent = 0; // mean |estimated - measured| / measured * 100
     double meanSignedPercent = 0;
     std::int64_t lastMeasured = 0;
-    std::int64_t lastEstimated = 0;
+    std::int64_t lastEstimated = 0; // conversation estimate + fixed part
+    std::int64_t fixed = 0;         // the fixed part added to every estimate
 };
-ErrorReport estimatorError(const Transcript &t);
+// Like with like: each measured context against the estimate of the conversation sent with it plus
+// the fixed part of the request (tokens/fixedpart.h; the caller passes fixedPart(t).tokens).
+ErrorReport estimatorError(const Transcript &t, std::int64_t fixedTokens);
 
 } // namespace cl::tokens

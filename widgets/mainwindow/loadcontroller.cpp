@@ -2,17 +2,29 @@
 #include "widgets/mainwindow/loadcontroller.h"
 
 #include <QFile>
+#include <QSettings>
 
 namespace cl::gui {
 
 namespace {
-LoadOptions optionsFor(std::optional<Format> format)
+LoadOptions optionsFor(std::optional<Format> format, bool wholeHistory)
 {
     LoadOptions opts;
     opts.format = format;
+    opts.wholeHistory = wholeHistory;
     return opts;
 }
 } // namespace
+
+bool LoadController::wholeHistory()
+{
+    return QSettings().value(QStringLiteral("view/wholeHistory"), false).toBool();
+}
+
+void LoadController::setWholeHistory(bool whole)
+{
+    QSettings().setValue(QStringLiteral("view/wholeHistory"), whole);
+}
 
 LoadController::LoadController(QObject *parent)
     : QObject(parent)
@@ -24,15 +36,16 @@ LoadController::~LoadController() = default;
 
 LoadResult LoadController::loadNow(const QString &path, std::optional<Format> format)
 {
-    return loadFile(QFile::encodeName(path).toStdString(), optionsFor(format));
+    return loadFile(QFile::encodeName(path).toStdString(), optionsFor(format, wholeHistory()));
 }
 
 void LoadController::start(const QString &path, std::optional<Format> format)
 {
     const std::string file = QFile::encodeName(path).toStdString();
+    const bool whole = wholeHistory();
     m_job.start( // cancels the running load: its result is stale
-        [file, format](JobControl &control) {
-            LoadOptions opts = optionsFor(format);
+        [file, format, whole](JobControl &control) {
+            LoadOptions opts = optionsFor(format, whole);
             opts.cancel = control.cancelFlag();
             // Called from loader threads; JobControl serialises progress updates.
             opts.progress = [&control](double f) { control.setProgress(f); };

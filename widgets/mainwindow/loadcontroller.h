@@ -22,6 +22,10 @@ public:
 
     void start(const QString &path, std::optional<Format> format = std::nullopt);
     void cancel();
+    // View › Whole History: load every message as live, history before a compaction included
+    // (LoadOptions::wholeHistory); remembered across sessions.
+    static bool wholeHistory();
+    static void setWholeHistory(bool whole);
     bool isLoading() const { return m_job.isRunning(); }
     // The same load, on the calling thread (used by --screenshot).
     static LoadResult loadNow(const QString &path, std::optional<Format> format = std::nullopt);

@@ -6,6 +6,7 @@
 #include "widgets/analysis/contextmap.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
+#include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/recentfiles.h"
 #include "widgets/transcript/transcriptpanel.h"
 #include "widgets/strategy/compareview.h"
@@ -86,6 +87,16 @@ void MainWindow::createMenus()
     });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *whole = view->addAction(tr("&Whole History (Ignore Compactions)"));
+    whole->setObjectName(QStringLiteral("wholeHistoryAction"));
+    whole->setCheckable(true);
+    whole->setChecked(LoadController::wholeHistory());
+    whole->setToolTip(tr("Count every message, also the history before the last compaction that the model no longer sees"));
+    connect(whole, &QAction::toggled, this, [this](bool on) {
+        LoadController::setWholeHistory(on);
+        reload();
+    });
+    view->addSeparator();
     QAction *raw = view->addAction(tr("&Raw JSON"));
     raw->setCheckable(true);
     raw->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));

@@ -2,6 +2,7 @@
 #include "widgets/mainwindow/statuspanel.h"
 
 #include "core/tokens/estimator.h"
+#include "core/tokens/fixedpart.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -47,7 +48,14 @@ void StatusPanel::showSummary(const Transcript *t)
     parts << QString::fromUtf8(formatName(t->format).data(), qsizetype(formatName(t->format).size()))
           << count(t->messages.size(), tr("%1 message"), tr("%1 messages"))
           << count(toolCalls, tr("%1 tool call"), tr("%1 tool calls"))
-          << tr("~%1 tokens estimated").arg(loc.toString(qlonglong(tokens::totalEstimate(*t))));
+          << tr("live context ~%1 (conversation %2 + fixed part %3)")
+                 .arg(loc.toString(qlonglong(tokens::totalEstimate(*t) + tokens::fixedPart(*t).tokens)),
+                      loc.toString(qlonglong(tokens::totalEstimate(*t))), loc.toString(qlonglong(tokens::fixedPart(*t).tokens)));
+    std::size_t history = 0;
+    for (const Message &m : t->messages)
+        history += m.history && !m.sidechain && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary);
+    if (history)
+        parts << count(history, tr("%1 message of history"), tr("%1 messages of history"));
     const auto measured = tokens::measuredContext(*t);
     if (!measured.empty())
         parts << tr("measured context %1").arg(loc.toString(qlonglong(measured.back().measured)));

@@ -2,6 +2,7 @@
 #include "widgets/models/chartgeometry.h"
 
 #include "core/tokens/estimator.h"
+#include "core/tokens/fixedpart.h"
 
 #include <QLocale>
 
@@ -24,12 +25,16 @@ UsageData usageData(const Transcript &t)
 {
     UsageData d;
     d.messageCount = int(t.messages.size());
+    const tokens::FixedPart fixed = tokens::fixedPart(t);
+    d.fixed = fixed.tokens;
+    d.fixedHow = QString::fromStdString(std::string(tokens::fixedPartSourceName(fixed.source)) + ": " + fixed.how);
     for (const tokens::MeasuredPoint &p : tokens::measuredContext(t)) {
         d.measured.push_back({int(p.message), p.measured, false});
         d.lastMeasured = p.measured;
     }
     // Same walk as measuredContext, but one point per conversation message so the estimate line
     // exists for sources without usage data; it restarts at every compaction like the model's context.
+    // History before a compaction was the context at its time; every estimate has the fixed part.
     qint64 cumulative = 0;
     bool restart = false;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
@@ -46,13 +51,13 @@ UsageData usageData(const Transcript &t)
             restart = true;
             continue;
         }
-        if (!m.isConversation())
+        if (m.kind != MessageKind::Conversation && m.kind != MessageKind::CompactSummary)
             continue;
-        d.estimated.push_back({int(i), cumulative, restart});
+        d.estimated.push_back({int(i), cumulative + d.fixed, restart});
         restart = false;
         cumulative += tokens::estimateMessage(m);
     }
-    d.estimateNow = cumulative;
+    d.estimateNow = cumulative + d.fixed;
     return d;
 }
 

@@ -33,7 +33,9 @@ struct UsageData {
     QList<CompactMarker> compactions;
     int messageCount = 0;
     qint64 lastMeasured = -1; // last measured point, -1 when the source has no usage data
-    qint64 estimateNow = 0;   // estimate of the whole context after the last compaction
+    qint64 estimateNow = 0;   // estimate of the live context: conversation after the last compaction + fixed part
+    qint64 fixed = 0;         // fixed part of every request (tokens/fixedpart.h), in every estimate
+    QString fixedHow;         // "<source>: where the figure comes from"
 
     qint64 maxTokens() const; // largest value of either series (0 when empty)
 };

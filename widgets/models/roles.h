@@ -20,6 +20,7 @@ enum Roles {
     IsSecondaryRole,               // bool sidechain, meta or event row (drawn greyed)
     IsBoundaryRole,                // bool compact / microcompact boundary row
     IsMetaOrEventRole,             // bool the row is (or belongs to) a Meta / Event message
+    IsHistoryRole,                 // bool the row is (or belongs to) history before the last compaction
     SeverityRole,                  // int cl::Diagnostic::Severity (diagnostics model)
     // Analysis columns of the transcript model (all invalid when no analysis is set or the row is
     // not a conversation message; block rows answer PriorityRole, RoundRole and CriticalRole).

@@ -47,6 +47,14 @@ void TranscriptFilterModel::setHideMetaEvents(bool hide)
     invalidateFilter();
 }
 
+void TranscriptFilterModel::setHideHistory(bool hide)
+{
+    if (hide == m_hideHistory)
+        return;
+    m_hideHistory = hide;
+    invalidateFilter();
+}
+
 void TranscriptFilterModel::setPriorityFilter(int priority)
 {
     if (priority == m_priority)
@@ -143,6 +151,8 @@ bool TranscriptFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &s
     const QModelIndex idx = sourceModel()->index(sourceRow, 0, sourceParent);
     // IsMetaOrEventRole is also true on the blocks of such a message, so recursion cannot revive it.
     if (m_hideMeta && idx.data(IsMetaOrEventRole).toBool())
+        return false;
+    if (m_hideHistory && idx.data(IsHistoryRole).toBool())
         return false;
     if (!acceptsAnalysis(sourceParent.isValid() ? sourceParent.row() : sourceRow, sourceParent.isValid() ? sourceRow : -1))
         return false;

@@ -36,6 +36,7 @@ public:
     // Applies the pattern after kDebounceMs without a further call, so typing stays fluent.
     void setPatternDebounced(const QString &text, bool isRegex);
     void setHideMetaEvents(bool hide);
+    void setHideHistory(bool hide);       // rows before the last compaction (Message::history)
     void setPriorityFilter(int priority); // cl::analysis::Priority as int, -1 = any
     void setCriticalOnly(bool on);
     void setImportantOnly(bool on);
@@ -48,6 +49,7 @@ public:
     bool isRegex() const { return m_regex; }
     bool isPatternValid() const { return m_expression.isValid(); }
     bool hideMetaEvents() const { return m_hideMeta; }
+    bool hideHistory() const { return m_hideHistory; }
     bool isPending() const { return m_debounce.isActive(); }
     int priorityFilter() const { return m_priority; }
     bool criticalOnly() const { return m_criticalOnly; }
@@ -73,6 +75,7 @@ private:
     bool m_regex = false;
     bool m_pendingRegex = false;
     bool m_hideMeta = false;
+    bool m_hideHistory = false;
     QRegularExpression m_expression;
     QPointer<TranscriptModel> m_transcriptModel; // the source when it is one: direct lookups
     int m_priority = -1;

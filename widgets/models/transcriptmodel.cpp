@@ -137,7 +137,10 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
         case TokensColumn: return qint64(tokens::estimateMessage(m));
         }
         return {};
-    case Qt::ToolTipRole: return text::messageToolTip(m);
+    case Qt::ToolTipRole:
+        return m.history ? tr("History: before the last compaction, no longer sent to the model") + QStringLiteral("\n")
+                               + text::messageToolTip(m)
+                         : text::messageToolTip(m);
     case Qt::TextAlignmentRole:
         return column == IndexColumn || column == TokensColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ForegroundRole:
@@ -148,9 +151,10 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
         // Translucent amber reads on both light and dark palettes.
         return text::isBoundary(m) ? QVariant(QBrush(QColor(255, 170, 0, 70))) : QVariant();
     case Qt::FontRole:
-        if (text::isBoundary(m)) {
+        if (text::isBoundary(m) || m.history) {
             QFont f;
-            f.setBold(true);
+            f.setBold(text::isBoundary(m));
+            f.setItalic(m.history);
             return f;
         }
         return {};
@@ -167,6 +171,7 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
     case IsSecondaryRole: return text::isSecondary(m);
     case IsBoundaryRole: return text::isBoundary(m);
     case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    case IsHistoryRole: return m.history;
     }
     return {};
 }
@@ -207,6 +212,7 @@ QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, in
     case IsSecondaryRole: return text::isSecondary(m);
     case IsBoundaryRole: return false;
     case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    case IsHistoryRole: return m.history;
     }
     return {};
 }

@@ -107,7 +107,7 @@ QString timeLabel(std::int64_t timeMs)
 
 bool isSecondary(const Message &m)
 {
-    return m.sidechain || m.isMeta || m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    return m.sidechain || m.isMeta || m.history || m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
 }
 
 bool isBoundary(const Message &m)

@@ -106,6 +106,8 @@ void ContextGauge::setTranscript(const Transcript *transcript)
     const UsageData d = transcript ? usageData(*transcript) : UsageData{};
     m_measured = d.lastMeasured;
     m_estimated = d.estimateNow;
+    m_fixed = d.fixed;
+    m_fixedHow = d.fixedHow;
     const qint64 window = transcript ? analysis::contextWindowOf(*transcript, {}).window : kDefaultWindow;
     m_spin->setValue(int(std::clamp<qint64>(window, m_spin->minimum(), m_spin->maximum())));
     onSpinChanged(m_spin->value());
@@ -134,7 +136,10 @@ void ContextGauge::refresh()
     m_bar->window = m_spin->value();
     m_label->setText(labelText());
     const double ratio = double(m_measured >= 0 ? m_measured : m_estimated) / double(m_spin->value());
-    m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100)) + QStringLiteral(" %"), bandName(bandForRatio(ratio))));
+    m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100)) + QStringLiteral(" %"), bandName(bandForRatio(ratio)))
+                      + QStringLiteral("\n")
+                      + tr("Live context: the conversation after the last compaction + the fixed part of each request (%1 tokens; %2)")
+                            .arg(QLocale().toString(m_fixed), m_fixedHow));
     m_bar->update();
 }
 

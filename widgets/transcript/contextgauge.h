@@ -27,8 +27,9 @@ public:
     // Sets the window as if the user typed it, for this transcript (the next one brings its own).
     void setContextWindow(qint64 window);
 
-    qint64 measured() const { return m_measured; } // -1 without usage data
-    qint64 estimated() const { return m_estimated; }
+    qint64 measured() const { return m_measured; }   // -1 without usage data
+    qint64 estimated() const { return m_estimated; } // live conversation + fixed part
+    qint64 fixedPart() const { return m_fixed; }
     QString labelText() const;
     QSpinBox *windowSpin() const { return m_spin; }
     QRect barGeometry() const; // the bar's rectangle in this widget's coordinates
@@ -47,6 +48,8 @@ private:
     QSpinBox *m_spin;
     qint64 m_measured = -1;
     qint64 m_estimated = 0;
+    qint64 m_fixed = 0;
+    QString m_fixedHow;
 };
 
 } // namespace cl::gui

@@ -26,6 +26,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     , m_filterEdit(new QLineEdit(this))
     , m_regex(new QCheckBox(tr("Regex"), this))
     , m_hideMeta(new QCheckBox(tr("Hide metadata/events"), this))
+    , m_hideHistory(new QCheckBox(tr("Hide history"), this))
     , m_priorityCombo(new QComboBox(this))
     , m_criticalOnly(new QCheckBox(tr("Critical"), this))
     , m_importantOnly(new QCheckBox(tr("Important"), this))
@@ -36,6 +37,9 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     m_filterEdit->setClearButtonEnabled(true);
     m_regex->setToolTip(tr("Treat the filter as a regular expression"));
     m_hideMeta->setToolTip(tr("Hide metadata lines and system events"));
+    m_hideHistory->setToolTip(tr("Hide the messages before the last compaction: they are in the file but no longer sent to "
+                                 "the model (shown greyed and italic)"));
+    m_hideHistory->setVisible(false); // only for transcripts with history
 
     m_view->setModel(m_filter);
     m_view->setUniformRowHeights(true); // large transcripts: no per-row height queries
@@ -80,6 +84,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     bar->addWidget(m_filterEdit, 1);
     bar->addWidget(m_regex);
     bar->addWidget(m_hideMeta);
+    bar->addWidget(m_hideHistory);
     bar->addWidget(m_priorityCombo);
     bar->addWidget(m_criticalOnly);
     bar->addWidget(m_importantOnly);
@@ -92,6 +97,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     connect(m_filterEdit, &QLineEdit::textChanged, this, &TranscriptPanel::updateFilter);
     connect(m_regex, &QCheckBox::toggled, this, [this] { m_filter->setPattern(m_filterEdit->text(), m_regex->isChecked()); });
     connect(m_hideMeta, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setHideMetaEvents);
+    connect(m_hideHistory, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setHideHistory);
     connect(m_priorityCombo, &QComboBox::currentIndexChanged, this,
             [this] { m_filter->setPriorityFilter(m_priorityCombo->currentData().toInt()); });
     connect(m_criticalOnly, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setCriticalOnly);
@@ -108,6 +114,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
 
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
 {
+    m_hideHistory->setVisible(transcript && liveStart(*transcript) > 0);
     m_model->setTranscript(std::move(transcript));
     Q_EMIT rowSelected(-1, -1);
 }

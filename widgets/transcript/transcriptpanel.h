@@ -59,6 +59,7 @@ private:
     QLineEdit *m_filterEdit;
     QCheckBox *m_regex;
     QCheckBox *m_hideMeta;
+    QCheckBox *m_hideHistory;
     QComboBox *m_priorityCombo;
     QCheckBox *m_criticalOnly;
     QCheckBox *m_importantOnly;

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The fixed part of every request (docs/design/tokens.md, "Fixed part"): what an agent sends with
+// each request besides the conversation — system prompt, tool definitions, environment context.
+// The live context the model sees is the conversation after the last compaction plus this part.
+// Where the figure comes from, best first:
+//   recorded  the file holds the exact system prompt and tool definitions (Claude Code
+//             api-request-shape lines, an API request document's "tools"); their text estimated;
+//   measured  the first measured usage minus the estimate of the conversation it covered;
+//   default   a stated figure per agent (docs/design/tokens.md lists them), for files with neither.
+
+#include "core/model/transcript.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cl::tokens {
+
+struct FixedPart {
+    enum class Source : std::uint8_t {
+        None, // nothing is sent besides the conversation (API documents without tools)
+        Recorded,
+        Measured,
+        Default
+    };
+    Source source = Source::None;
+    std::int64_t tokens = 0;
+    std::int64_t systemTokens = 0; // recorded only: system prompt
+    std::int64_t toolTokens = 0;   // recorded only: tool definitions
+    std::size_t tools = 0;         // recorded only: number of tool definitions
+    std::string how;               // one line for humans: where the figure comes from
+};
+std::string_view fixedPartSourceName(FixedPart::Source s);
+
+// The per-agent default when nothing better is known (0 for API formats).
+std::int64_t defaultFixedTokens(Format f);
+FixedPart fixedPart(const Transcript &t);
+
+} // namespace cl::tokens

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// The live context in the main window: history before the last compaction greyed and italic,
+// hidden on request, left out of the status bar's figures; View › Whole History reloads with every
+// message live. On the Codex fixture with a compaction (tests/data/codex/live-compacted.jsonl).
+#include "core/tokens/estimator.h"
+#include "core/tokens/fixedpart.h"
+#include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/statuspanel.h"
+#include "widgets/models/roles.h"
+#include "widgets/models/transcriptfiltermodel.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/transcript/contextgauge.h"
+#include "widgets/transcript/transcriptpanel.h"
+
+#include "test_support.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QFont>
+#include <QSettings>
+#include <QtTest>
+
+using namespace cl;
+using namespace cl::gui;
+
+namespace {
+const bool kEnvironment = cl::test::guiEnvironment();
+const QString kFile = QStringLiteral(CL_TEST_DATA_DIR "/codex/live-compacted.jsonl");
+} // namespace
+
+class TestLiveContextGui : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { QSettings().remove(QStringLiteral("view/wholeHistory")); }
+    void cleanup() { QSettings().remove(QStringLiteral("view/wholeHistory")); }
+
+    void historyIsGreyedAndHideable()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(w.openFileNow(kFile));
+        const Transcript &t = *w.transcript();
+        QVERIFY(liveStart(t) > 0);
+        TranscriptModel *model = w.transcriptPanel()->model();
+        int history = 0;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QModelIndex idx = model->index(row, TranscriptModel::PreviewColumn);
+            const bool isHistory = idx.data(IsHistoryRole).toBool();
+            QCOMPARE(isHistory, t.messages[std::size_t(row)].history);
+            if (!isHistory)
+                continue;
+            ++history;
+            QVERIFY(idx.data(Qt::FontRole).value<QFont>().italic());
+            QVERIFY(idx.data(IsSecondaryRole).toBool()); // drawn greyed
+            QVERIFY(idx.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("History:")));
+        }
+        QCOMPARE(std::size_t(history), liveStart(t));
+
+        // The status bar speaks of the live context: conversation after the compaction + fixed part.
+        const QString status = w.statusPanel()->summaryText();
+        const qint64 live = tokens::totalEstimate(t), fixed = tokens::fixedPart(t).tokens;
+        QVERIFY2(status.contains(QStringLiteral("live context ~%1").arg(QLocale().toString(live + fixed))), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("messages of history")), qPrintable(status));
+        QCOMPARE(w.findChild<ContextGauge *>()->estimated(), live + fixed);
+
+        // "Hide history" is offered and hides exactly those rows.
+        QCheckBox *hideHistory = nullptr;
+        for (QCheckBox *box : w.transcriptPanel()->findChildren<QCheckBox *>())
+            if (box->text() == QStringLiteral("Hide history"))
+                hideHistory = box;
+        QVERIFY(hideHistory);
+        QVERIFY(hideHistory->isVisible());
+        TranscriptFilterModel *filter = w.transcriptPanel()->filterModel();
+        const int all = filter->rowCount();
+        hideHistory->setChecked(true);
+        QCOMPARE(filter->rowCount(), all - history);
+        hideHistory->setChecked(false);
+        QCOMPARE(filter->rowCount(), all);
+    }
+
+    void wholeHistorySwitchReloads()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(kFile));
+        const qint64 liveTokens = tokens::totalEstimate(*w.transcript());
+        auto *action = w.findChild<QAction *>(QStringLiteral("wholeHistoryAction"));
+        QVERIFY(action && action->isCheckable() && !action->isChecked());
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        action->setChecked(true);
+        QTRY_COMPARE(finished.count(), 1);
+        QVERIFY(LoadController::wholeHistory()); // remembered
+        QCOMPARE(liveStart(*w.transcript()), std::size_t(0));
+        QVERIFY(tokens::totalEstimate(*w.transcript()) > liveTokens);
+        QVERIFY(!w.statusPanel()->summaryText().contains(QStringLiteral("of history")));
+        action->setChecked(false);
+        QTRY_COMPARE(finished.count(), 2);
+        QCOMPARE(tokens::totalEstimate(*w.transcript()), liveTokens);
+    }
+};
+
+QTEST_MAIN(TestLiveContextGui)
+#include "tst_livecontextgui.moc"
