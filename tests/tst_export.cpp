@@ -83,11 +83,22 @@ std::multiset<std::string> dangling(std::string_view bytes)
 }
 
 // Role, kind and every block's content: what a model would be sent.
+// A tool id as the strategy's result had it: the export gives the new context's ids a "_cl" + 6 hex
+// suffix (core/formats/claudecode/compaction.cpp).
+std::string originalToolId(const std::string &id)
+{
+    const std::size_t at = id.size() >= 9 ? id.size() - 9 : std::string::npos;
+    if (at == std::string::npos || id.compare(at, 3, "_cl") != 0
+        || id.find_first_not_of("0123456789abcdef", at + 3) != std::string::npos)
+        return id;
+    return id.substr(0, at);
+}
+
 std::string signature(const Message &m)
 {
     std::string s = std::string(roleName(m.role)) + (m.kind == MessageKind::CompactSummary ? " summary" : "") + ":";
     for (const auto &b : m.blocks) {
-        s += "\n  [" + std::string(blockTypeName(b.type)) + " id=" + b.toolId + " err=" + (b.isError ? "1" : "0") + "] ";
+        s += "\n  [" + std::string(blockTypeName(b.type)) + " id=" + originalToolId(b.toolId) + " err=" + (b.isError ? "1" : "0") + "] ";
         if (b.type == BlockType::ToolUse)
             s += b.toolName + " " + b.input.dump();
         s += b.text;
@@ -387,6 +398,20 @@ void TestExport::checkCompactionStyle()
     QCOMPARE(before.size(), conversation(orig).size());
     QCOMPARE(firstDifference(before, conversation(orig)), -1L);
 
+    // Claude Code joins lines by message.id and finds results by tool_use_id across the whole file:
+    // the new context shares neither with the lines before it.
+    std::set<std::string> oldIds;
+    for (std::size_t i = 0; i < std::size_t(boundaryAt); ++i) {
+        oldIds.insert(t2.messages[i].apiMessageId);
+        for (const auto &b : t2.messages[i].blocks)
+            oldIds.insert(b.toolId);
+    }
+    oldIds.erase(std::string());
+    for (std::size_t i = std::size_t(boundaryAt) + 1; i < t2.messages.size(); ++i) {
+        QVERIFY2(!oldIds.count(t2.messages[i].apiMessageId), t2.messages[i].apiMessageId.c_str());
+        for (const auto &b : t2.messages[i].blocks)
+            QVERIFY2(b.toolId.empty() || !oldIds.count(b.toolId), b.toolId.c_str());
+    }
     const std::vector<std::string> got = contextAfterLastBoundary(t2, false);
     const std::vector<std::string> want = contextAfterLastBoundary(m, true);
     const long diff = firstDifference(got, want);

@@ -255,7 +255,7 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
     std::unordered_map<std::string, std::vector<Use>> pending;
     std::map<std::pair<std::size_t, std::size_t>, std::pair<std::size_t, std::size_t>> resultOf; // use -> result
     std::set<std::string> usedIds;
-    std::size_t synthesized = 0, renamed = 0, orphans = 0, placeholders = 0;
+    std::size_t synthesized = 0, renamed = 0, orphans = 0, placeholders = 0, repeats = 0;
     for (std::size_t i = 0; i < items.size(); ++i) {
         for (std::size_t j = 0; j < items[i].blocks.size(); ++j) {
             Block &b = items[i].blocks[j];
@@ -272,6 +272,11 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
                 }
                 if (!original.empty())
                     pending[original].push_back({i, j});
+            } else if (b.type == BlockType::ToolResult && b.repeated) {
+                // Gemini CLI's restatement of a result its call already has: one result per call.
+                b = textBlock(std::string());
+                items[i].claimed[j] = true;
+                ++repeats;
             } else if (b.type == BlockType::ToolResult) {
                 auto it = pending.find(b.toolId);
                 if (it != pending.end() && !it->second.empty()) {
@@ -293,6 +298,8 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
         addNote(notes, std::to_string(renamed) + " tool calls with a duplicate id were given a new id");
     if (orphans)
         addNote(notes, std::to_string(orphans) + " tool results without a matching call turned into text");
+    if (repeats)
+        addNote(notes, std::to_string(repeats) + " repeated tool results (recorded twice by the agent) left out: one result per call");
 
     bool seenNonSystem = false;
     std::size_t midSystem = 0, misplacedThinking = 0, misplacedCalls = 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 
 namespace cl::formats {
 
@@ -23,23 +24,74 @@ bool relinkable(std::string_view line)
            && topLevelValue(line, "logicalParentUuid").end == 0;
 }
 
-// The line with its parentUuid and uuid replaced, written in pieces: no JSON tree and no copy of a
-// line that may hold a 50 MB tool result; every other byte stays as it was.
-void writeRelinked(std::string_view line, const std::string &parent, const std::string &uuid, ByteSink &out)
+// Where the line's message.id value ("msg_…" with its quotes) is, as [begin, end); {0, 0} if not
+// found. Claude Code writes compact JSON; the message object is searched, not the whole line.
+std::pair<std::size_t, std::size_t> messageIdSpan(std::string_view line, const std::string &id)
 {
-    auto p = cl::json::topLevelValue(line, "parentUuid");
-    auto u = cl::json::topLevelValue(line, "uuid");
-    std::string pv = cl::json::dump(nlohmann::json(parent)), uv = cl::json::dump(nlohmann::json(uuid));
-    if (u.begin < p.begin) {
-        std::swap(p, u);
-        std::swap(pv, uv);
+    if (id.empty())
+        return {0, 0};
+    const auto msg = cl::json::topLevelValue(line, "message");
+    if (msg.end == 0)
+        return {0, 0};
+    const std::string needle = "\"id\":" + cl::json::dump(nlohmann::json(id));
+    const std::size_t at = line.substr(msg.begin, msg.end - msg.begin).find(needle);
+    if (at == std::string_view::npos)
+        return {0, 0};
+    const std::size_t begin = msg.begin + at + 5;
+    return {begin, begin + needle.size() - 5};
+}
+
+using Renames = std::vector<std::pair<std::string, std::string>>; // quoted old value -> quoted new value
+
+// The line with its parentUuid, uuid, message.id (when given) and tool ids replaced, written in
+// pieces: no JSON tree and no copy of a line that may hold a 50 MB tool result; every other byte
+// stays as it was.
+void writeRelinked(std::string_view line, const std::string &parent, const std::string &uuid, const std::string &oldId,
+                   const std::string &newId, const Renames &toolIds, ByteSink &out)
+{
+    const auto p = cl::json::topLevelValue(line, "parentUuid");
+    const auto u = cl::json::topLevelValue(line, "uuid");
+    struct Splice {
+        std::size_t begin, end;
+        std::string value;
+    };
+    std::vector<Splice> splices{{p.begin, p.end, cl::json::dump(nlohmann::json(parent))},
+                                {u.begin, u.end, cl::json::dump(nlohmann::json(uuid))}};
+    if (const auto [b, e] = messageIdSpan(line, oldId); e > 0 && !newId.empty())
+        splices.push_back({b, e, cl::json::dump(nlohmann::json(newId))});
+    const auto msg = cl::json::topLevelValue(line, "message");
+    for (const auto &[from, to] : toolIds)
+        for (std::size_t at = line.find(from, msg.begin); msg.end > 0 && at != std::string_view::npos && at + from.size() <= msg.end;
+             at = line.find(from, at + from.size()))
+            splices.push_back({at, at + from.size(), to});
+    std::sort(splices.begin(), splices.end(), [](const Splice &a, const Splice &b) { return a.begin < b.begin; });
+    std::size_t at = 0;
+    for (const Splice &s : splices) {
+        out += line.substr(at, s.begin - at);
+        out += s.value;
+        at = s.end;
     }
-    out += line.substr(0, p.begin);
-    out += pv;
-    out += line.substr(p.end, u.begin - p.end);
-    out += uv;
-    out += line.substr(u.end);
+    out += line.substr(at);
     out += '\n';
+}
+
+// Tool ids in the new context get a suffix, for the same reason: Claude Code looks a result up by
+// its tool_use_id across the file and would find the old line's (an error result's original text
+// instead of the strategy's placeholder).
+std::string freshToolId(const std::string &id)
+{
+    std::string hex = claudecode::newUuid();
+    hex.erase(std::remove(hex.begin(), hex.end(), '-'), hex.end());
+    return id + "_cl" + hex.substr(0, 6);
+}
+
+// A fresh API message id: Claude Code joins the lines of one response by message.id across the
+// whole file, so a copy in the new context that kept its id would take the old lines' blocks along.
+std::string freshMessageId()
+{
+    std::string hex = claudecode::newUuid();
+    hex.erase(std::remove(hex.begin(), hex.end(), '-'), hex.end());
+    return "msg_cl" + hex.substr(0, 22);
 }
 
 } // namespace
@@ -119,10 +171,27 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     sink += '\n';
 
     std::string parent = boundaryUuid;
+    std::unordered_map<std::string, std::string> freshIds;      // message.id -> its id in the new context
+    std::unordered_map<std::string, std::string> freshToolIdOf; // tool id -> its id in the new context
     for (std::size_t i = start; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
         if (!inContext(m))
             continue;
+        std::string newId;
+        if (!m.apiMessageId.empty()) {
+            auto [it, added] = freshIds.try_emplace(m.apiMessageId);
+            if (added)
+                it->second = freshMessageId();
+            newId = it->second;
+        }
+        Renames renames;
+        for (const Block &b : m.blocks)
+            if ((b.type == BlockType::ToolUse || b.type == BlockType::ToolResult) && !b.toolId.empty()) {
+                auto [it, added] = freshToolIdOf.try_emplace(b.toolId);
+                if (added)
+                    it->second = freshToolId(b.toolId);
+                renames.emplace_back(cl::json::dump(nlohmann::json(b.toolId)), cl::json::dump(nlohmann::json(it->second)));
+            }
         const std::string ts = !m.timestamp.empty() ? m.timestamp : lastTimestamp;
         bool copied = false;
         if (!m.edited && !m.records.empty()) {
@@ -130,19 +199,29 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
             std::vector<std::string_view> lines;
             for (const std::uint32_t r : m.records)
                 lines.push_back(withoutTerminator(t.recordBytes(t.records[r])));
-            copied = std::all_of(lines.begin(), lines.end(), [](std::string_view l) { return relinkable(l); });
+            copied = std::all_of(lines.begin(), lines.end(), [&](std::string_view l) {
+                return relinkable(l) && (newId.empty() || messageIdSpan(l, m.apiMessageId).second > 0);
+            });
             if (copied)
                 for (const std::string_view l : lines) {
                     const std::string uuid = newUuid();
-                    writeRelinked(l, parent, uuid, sink);
+                    writeRelinked(l, parent, uuid, m.apiMessageId, newId, renames, sink);
                     parent = uuid;
                 }
         }
         if (!copied) {
             const std::string uuid = newUuid();
-            const ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
+            ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
             if (line.empty())
                 continue;
+            if (!newId.empty() && line.contains("message") && line["message"].contains("id"))
+                line["message"]["id"] = newId;
+            if (line.contains("message") && line["message"].contains("content") && line["message"]["content"].is_array())
+                for (auto &part : line["message"]["content"])
+                    for (const char *key : {"id", "tool_use_id"})
+                        if (part.is_object() && part.contains(key) && part[key].is_string())
+                            if (const auto it = freshToolIdOf.find(part[key].get<std::string>()); it != freshToolIdOf.end())
+                                part[key] = it->second;
             cl::json::dumpTo(line, sink);
             sink += '\n';
             parent = uuid;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cl::formats {
 
@@ -103,6 +104,61 @@ void fillHeader(Transcript &t, const std::vector<cc::LineInfo> &lines)
                 t.header["sessionId"] = s;
                 break;
             }
+}
+
+// A compaction that keeps recent messages (compactMetadata.preservedMessages: their uuids and the
+// anchor, the summary line they follow) sends them after the summary, although their lines come
+// before the boundary: they move there in the conversation order, and stay out of history.
+void placePreservedMessages(Transcript &t)
+{
+    std::size_t boundary = t.messages.size();
+    for (std::size_t i = t.messages.size(); i-- > 0;)
+        if (!t.messages[i].sidechain && t.messages[i].kind == MessageKind::CompactBoundary) {
+            boundary = i;
+            break;
+        }
+    if (boundary == t.messages.size() || !t.messages[boundary].meta.is_object())
+        return;
+    const nlohmann::json *kept = cl::json::object(t.messages[boundary].meta, "preservedMessages");
+    const nlohmann::json *uuids = kept ? cl::json::array(*kept, "uuids") : nullptr;
+    if (!uuids || uuids->empty())
+        return;
+    std::unordered_set<std::string> wanted;
+    for (const auto &u : *uuids)
+        if (u.is_string())
+            wanted.insert(u.get<std::string>());
+    const std::string anchor = cl::json::str(*kept, "anchorUuid");
+    std::size_t anchorAt = boundary;
+    for (std::size_t i = boundary + 1; i < t.messages.size() && !anchor.empty(); ++i)
+        if (t.messages[i].id == anchor) {
+            anchorAt = i;
+            break;
+        }
+    std::vector<std::size_t> moved;
+    for (std::size_t i = 0; i < boundary; ++i)
+        if (!t.messages[i].sidechain && wanted.count(t.messages[i].id))
+            moved.push_back(i);
+    if (moved.empty())
+        return;
+    std::vector<std::size_t> order;
+    order.reserve(t.messages.size());
+    for (std::size_t i = 0; i <= anchorAt; ++i)
+        if (!std::binary_search(moved.begin(), moved.end(), i))
+            order.push_back(i);
+    order.insert(order.end(), moved.begin(), moved.end());
+    for (std::size_t i = anchorAt + 1; i < t.messages.size(); ++i)
+        order.push_back(i);
+    std::vector<Message> messages;
+    messages.reserve(order.size());
+    for (const std::size_t i : order)
+        messages.push_back(std::move(t.messages[i]));
+    t.messages = std::move(messages);
+    for (auto &r : t.records)
+        r.message = -1;
+    for (std::size_t i = 0; i < t.messages.size(); ++i)
+        for (const std::uint32_t r : t.messages[i].records)
+            if (r < t.records.size() && t.records[r].message < 0)
+                t.records[r].message = std::int32_t(i);
 }
 
 } // namespace
@@ -265,6 +321,7 @@ void cc::assemble(Transcript &t, const std::vector<json::LineSpan> &spans, std::
             openGroups[lane + m.apiMessageId] = t.messages.size();
         t.messages.push_back(std::move(m));
     }
+    placePreservedMessages(t);
     ctx.progress(0.9);
 }
 

@@ -247,12 +247,14 @@ void CodexLoader::line(const json::LineSpan &span, std::string_view text, bool l
         // and the summary as the last user message), decoded as messages of this line.
         const auto boundary = std::int32_t(m_t.messages.size() - 1);
         if (history)
-            for (const auto &item : *history) {
+            for (std::size_t k = 0; k < history->size(); ++k) {
+                const Json &item = (*history)[k];
                 if (!item.is_object())
                     continue;
                 Message &h = newMessage(recIndex, o, "compacted/" + json::str(item, "type")); // m is stale now
                 m_t.records[recIndex].message = boundary;
                 responseItem(h, item, span.line);
+                h.meta["replacementIndex"] = k; // its place, for the writer (metadata runs in parallel)
                 if (h.role == Role::User && !summary.empty() && h.plainText().find(summary) != std::string::npos)
                     h.kind = MessageKind::CompactSummary;
             }

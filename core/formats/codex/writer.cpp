@@ -291,18 +291,28 @@ std::string reencodeCompacted(std::string_view raw, const Transcript &t, const s
     std::size_t kept = 0;
     bool edited = false;
     ojson history = ojson::array();
+    // Codex keeps one replacement_history_metadata entry per item: the entries of the items left.
+    const bool parallel = payload.contains("replacement_history_metadata") && payload["replacement_history_metadata"].is_array()
+                          && payload["replacement_history_metadata"].size() == before;
+    ojson metadata = ojson::array();
     for (std::size_t i : msgs) {
         const Message &m = t.messages[i];
         if (m.kind == MessageKind::CompactBoundary)
             continue;
         ++kept;
         edited = edited || m.edited;
-        for (auto &item : encodeItems(m, notes))
+        const std::int64_t index = json::num(m.meta, "replacementIndex", -1);
+        for (auto &item : encodeItems(m, notes)) {
             history.push_back(std::move(item));
+            if (parallel && index >= 0 && std::size_t(index) < before)
+                metadata.push_back(payload["replacement_history_metadata"][std::size_t(index)]);
+        }
     }
     if (!edited && kept == before)
         return {};
     payload["replacement_history"] = std::move(history);
+    if (parallel)
+        payload["replacement_history_metadata"] = std::move(metadata);
     return line.dump();
 }
 
