@@ -1,0 +1,493 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Checks contextlens-cli against sessions recorded by the real agents (record.py) and what the agents
+sent to the fake model server.
+
+  (a) validate / info load each recorded session: exit 0, no warnings or errors, no violations
+      (info-level notes are listed, not failed)
+  (b) convert to the same format writes the file back byte for byte
+  (c) convert to the agent's API format equals the live context of the agent's last request (the
+      export's final answer aside): same tool-call ids (Gemini: same calls by name and id), same tool
+      results, same number of user and assistant turns, its texts all in the request, the compaction
+      summary present, the history the agent compacted away absent
+  (d) every strategy on each recorded and on a generated session: the export placed where the agent
+      looks, resumed with a short prompt, and the logged request checked: accepted; the export's
+      texts and kept tool calls there, each once; the texts the strategy wrote (summary, placeholders)
+      there; dropped tool calls absent; no tool call the uncompacted resume does not send (history
+      from before the last compaction); smaller than the uncompacted resume when a reduction is
+      reported. Strategies run with --window so that the session fills 95 % of it (they act).
+      compact --json reports fates as counts only, so the dropped tool calls and the written texts
+      come from comparing `convert --to API` of the input with `compact --to API` of the result.
+
+  check.py RECORDINGS --cli PATH --work DIR [--jobs 2] [--messages 40] [--json OUT] [--markdown OUT]
+Exit 1 when any check fails.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import filecmp
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
+from fake_model_server import SUMMARY_MARKER
+
+RESUME_PROMPT = "Give me a one-line status of where we are."
+RESUME_SCRIPT = {"turns": [{"text": "Status: resumed from the saved session."}]}
+TRIGGER_SHARE = 0.95  # strategies run with a window the session fills to this share, so that they act
+
+
+# ---------------------------------------------------------------------------------------------
+# The conversation part of an API request or export, per API format.
+
+def conversation(api: str, body: dict) -> list:
+    return body.get({"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}[api]) or []
+
+
+def conv_chars(api: str, body: dict) -> int:
+    return len(json.dumps(conversation(api, body), ensure_ascii=False))
+
+
+def norm_id(call_id: str) -> str:
+    """Gemini CLI stores 'run_shell_command__<id>' and sends '<id>'. A Claude Code export gives the
+    tool ids of its new context a '_cl' + 6 hex suffix (Claude Code finds results by id across the
+    file): the same call."""
+    if not call_id:
+        return call_id
+    call_id = call_id.split("__", 1)[-1]
+    return re.sub(r"_cl[0-9a-f]{6}$", "", call_id)
+
+
+def tool_calls(api: str, body: dict) -> list:
+    """[(name, id)] of the tool calls in order."""
+    out = []
+    for item in conversation(api, body):
+        if api == "anthropic" and isinstance(item.get("content"), list):
+            out += [(b.get("name"), b.get("id")) for b in item["content"] if b.get("type") == "tool_use"]
+        elif api == "openai-responses" and item.get("type") in ("function_call", "custom_tool_call",
+                                                                 "local_shell_call"):
+            out.append((item.get("name"), item.get("call_id")))
+        elif api == "gemini":
+            out += [(p["functionCall"].get("name"), norm_id(p["functionCall"].get("id")))
+                    for p in item.get("parts", []) if "functionCall" in p]
+    return out
+
+
+def tool_results(api: str, body: dict) -> list:
+    """Ids of the tool results in order (Gemini: normalised functionResponse ids)."""
+    out = []
+    for item in conversation(api, body):
+        if api == "anthropic" and isinstance(item.get("content"), list):
+            out += [b.get("tool_use_id") for b in item["content"] if b.get("type") == "tool_result"]
+        elif api == "openai-responses" and item.get("type", "").endswith("_output"):
+            out.append(item.get("call_id"))
+        elif api == "gemini":
+            out += [norm_id(p["functionResponse"].get("id")) for p in item.get("parts", []) if "functionResponse" in p]
+    return out
+
+
+def call_ids(api: str, body: dict) -> set:
+    return {norm_id(i) for _, i in tool_calls(api, body) if i}
+
+
+def roles(api: str, body: dict) -> dict:
+    """Turns by role: user / assistant messages (Responses: message items; Gemini: user / model)."""
+    count = {"user": 0, "assistant": 0}
+    for item in conversation(api, body):
+        if api == "openai-responses" and item.get("type", "message") != "message":
+            continue
+        role = {"model": "assistant"}.get(item.get("role"), item.get("role"))
+        if role in count:
+            count[role] += 1
+    return count
+
+
+def texts(api: str, body: dict) -> list:
+    """Every text in the conversation part (strings, text blocks, tool outputs)."""
+    out = []
+
+    def walk(v):
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                if k not in ("id", "call_id", "tool_use_id", "type", "role", "name", "signature"):
+                    walk(x)
+    walk(conversation(api, body))
+    return out
+
+
+def message_texts(api: str, body: dict) -> list:
+    """The plain texts of user and assistant messages: no thinking, no tool input or output."""
+    out = []
+    for item in conversation(api, body):
+        if api == "anthropic":
+            content = item.get("content")
+            out += [content] if isinstance(content, str) else \
+                [b.get("text", "") for b in content or [] if b.get("type") == "text"]
+        elif api == "openai-responses" and item.get("type", "message") == "message":
+            out += [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict)]
+        elif api == "gemini":
+            out += [p["text"] for p in item.get("parts", []) if "text" in p and not p.get("thought")]
+    return [t for t in out if t]
+
+
+def without_final_answer(api: str, body: dict) -> dict:
+    """A session export ends with the answer to the agent's last request: drop it to compare."""
+    items = list(conversation(api, body))
+    while items:
+        last = items[-1]
+        role = last.get("role")
+        if api == "openai-responses" and last.get("type") in ("function_call", "reasoning"):
+            role = "assistant"
+        if role not in ("assistant", "model"):
+            break
+        items.pop()
+    key = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}[api]
+    return {**body, key: items}
+
+
+# ---------------------------------------------------------------------------------------------
+
+class Cli:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def run(self, *args, timeout=300):
+        for attempt in range(30):  # a rebuild may remove or rewrite the binary for a moment
+            try:
+                p = subprocess.run([str(self.path), *map(str, args)], capture_output=True, text=True,
+                                   timeout=timeout)
+                return p.returncode, p.stdout, p.stderr
+            except OSError as e:
+                print(f"  waiting for {self.path}: {e.strerror}", flush=True)
+                time.sleep(10)
+        raise RuntimeError(f"{self.path} did not become runnable")
+
+    def json(self, *args):
+        rc, out, err = self.run(*args, "--json")
+        try:
+            return rc, json.loads(out), err
+        except ValueError:
+            return rc, None, (out + err)[-2000:]
+
+
+class Report:
+    def __init__(self):
+        self.checks = []  # {"check", "subject", "ok", "reason"}
+
+    def add(self, check, subject, ok, reason="", **extra):
+        self.checks.append({"check": check, "subject": subject, "ok": bool(ok), "reason": reason, **extra})
+        print(f"  [{'PASS' if ok else 'FAIL'}] {check} {subject}" + (f": {reason}" if reason else ""), flush=True)
+        return ok
+
+
+# ---------------------------------------------------------------------------------------------
+# (a) (b) (c)
+
+def check_load(cli: Cli, rep: Report, agent: str, session: Path):
+    for command in ("validate", "info"):
+        rc, data, err = cli.json(command, session)
+        diags = (data or {}).get("diagnostics", [])
+        viol = (data or {}).get("violations", [])
+        said = [f"{d.get('severity')}: {d.get('text') or d.get('message')}" for d in diags] + \
+               [f"violation: message {v.get('message')}: {v.get('reason')}" for v in viol]
+        bad = [t for t in said if not t.startswith("info:")]  # notes pass, warnings and errors fail
+        shown = "; ".join(said[:8]) + (f" (+{len(said) - 8} more)" if len(said) > 8 else "")
+        rep.add(f"a-{command}", agent, rc == 0 and data is not None and not bad,
+                "; ".join(filter(None, [f"exit {rc}" if rc else "", shown])), diagnostics=said, exit=rc)
+
+
+def check_roundtrip(cli: Cli, rep: Report, agent: str, session: Path, work: Path):
+    out = work / f"roundtrip-{agent}{session.suffix}"
+    out.unlink(missing_ok=True)
+    rc, _, err = cli.run("convert", session, "--to", agent, "-o", out)
+    same = out.exists() and filecmp.cmp(session, out, shallow=False)
+    reason = "" if same else (f"convert exit {rc}: {err.strip()[-300:]}" if not out.exists() else
+                              f"bytes differ: {session.stat().st_size} -> {out.stat().st_size} "
+                              f"(first difference at byte {first_difference(session, out)})")
+    rep.add("b-roundtrip", agent, same, reason + (f"; convert exit {rc}" if same and rc else ""), exit=rc)
+
+
+def first_difference(a: Path, b: Path) -> int:
+    x, y = a.read_bytes(), b.read_bytes()
+    return next((i for i in range(min(len(x), len(y))) if x[i] != y[i]), min(len(x), len(y)))
+
+
+def check_live_context(cli: Cli, rep: Report, agent: str, recording: dict, base: Path, work: Path):
+    api = API_FORMAT[agent]
+    out = work / f"live-{agent}.json"
+    out.unlink(missing_ok=True)
+    rc, _, err = cli.run("convert", recording["session"], "--to", api, "-o", out)
+    if not out.exists():
+        return rep.add("c-live-context", agent, False, f"convert --to {api} exit {rc}: {err.strip()[-300:]}")
+    export = without_final_answer(api, json.loads(out.read_text()))
+    steps = [base / s["log_dir"] for s in recording["steps"]]
+    requests = [r for d in steps for r in load_requests(d)]
+    last = [r for r in load_requests(steps[-1]) if r["kind"] == "turn"][-1]["body"]
+    compactions = [r["body"] for r in requests if r["kind"] == "compaction"]
+    before = set().union(*(call_ids(api, c) for c in compactions)) if compactions else set()
+    gone = before - call_ids(api, last)  # what the agent's own compaction removed
+    problems = []
+    key = (lambda calls: calls) if api == "gemini" else (lambda calls: [i for _, i in calls])
+    want, got = key(tool_calls(api, last)), key(tool_calls(api, export))
+    if want != got:
+        problems.append(f"tool calls: request {want}, export {got}")
+    if tool_results(api, last) != tool_results(api, export):
+        problems.append(f"tool results: request {tool_results(api, last)}, export {tool_results(api, export)}")
+    if roles(api, last) != roles(api, export):
+        problems.append(f"turns: request {roles(api, last)}, export {roles(api, export)}")
+    sent = "\n".join(texts(api, last))
+    unsent = [t for t in message_texts(api, export) if len(t.strip()) >= 20 and t.strip()[:200] not in sent]
+    if unsent:
+        problems.append(f"{len(unsent)} text(s) of the export not in the request, e.g. {unsent[0][:90]!r}")
+    if not any(SUMMARY_MARKER in t for t in texts(api, export)):
+        problems.append("compaction summary missing")
+    revived = sorted(gone & call_ids(api, export))
+    if revived:
+        problems.append(f"{len(revived)} tool call(s) from before the compaction present: {revived}")
+    rep.add("c-live-context", agent, not problems, "; ".join(problems),
+            request_chars=conv_chars(api, last), export_chars=conv_chars(api, export))
+
+
+# ---------------------------------------------------------------------------------------------
+# (d)
+
+def make_agent(name: str, bin_dir: Path):
+    agent = AGENTS[name](bin_dir)
+    agent.own_compaction = False  # resumes measure what ContextLens wrote, not the agent's own compaction
+    return agent
+
+
+def resume(agent_name: str, bin_dir: Path, session: Path, base: Path):
+    agent = make_agent(agent_name, bin_dir)
+    home, cwd = base / "home", base / "work"
+    cwd.mkdir(parents=True, exist_ok=True)
+    resume_id = agent.place(session, home, cwd)
+    result = agent.run(home, cwd, RESUME_PROMPT, RESUME_SCRIPT, base / "logs", resume=resume_id)
+    turns = result.turn_requests()
+    return result, (turns[0]["body"] if turns else None)
+
+
+def inserted_texts(api: str, original: dict, compacted: dict) -> list:
+    """Texts the strategy wrote (summaries, placeholders): in the compacted export, not in the original."""
+    known = set(texts(api, original))
+    return [t for t in texts(api, compacted) if t not in known and len(t.strip()) >= 20]
+
+
+def text_problems(api: str, export: dict, summary: list, request: dict, sent_text: str) -> list:
+    problems = []
+    unsent = [t for t in message_texts(api, export) if len(t.strip()) >= 20 and t.strip()[:200] not in sent_text]
+    if unsent:  # the conversation the export holds must reach the model
+        problems.append(f"{len(unsent)} of the export's texts not sent, e.g. {unsent[0][:80]!r}")
+    missing = [t for t in summary if t.strip()[:200] not in sent_text]
+    if missing:
+        problems.append(f"{len(missing)} text(s) the strategy wrote (summary, placeholder) not sent, "
+                        f"e.g. {missing[0][:80]!r}")
+    exported = message_texts(api, export)
+    extra = Counter(message_texts(api, request)) - Counter(exported)
+    doubled = sum(n for t, n in extra.items() if t in set(exported))
+    if doubled:  # e.g. the agent merged a kept line with its pre-boundary original
+        problems.append(f"{doubled} text block(s) of the export sent more often than the export holds them")
+    return problems
+
+
+def run_strategy(ctx: dict, strategy: str) -> dict:
+    cli, agent, api, session, work = ctx["cli"], ctx["agent"], ctx["api"], ctx["session"], ctx["work"] / strategy
+    work.mkdir(parents=True, exist_ok=True)
+    row = {"agent": agent, "session": ctx["label"], "strategy": strategy, "ok": False, "reason": ""}
+    out, out_api = work / f"compacted{session.suffix}", work / "compacted.api.json"
+    for p in (out, out_api):
+        p.unlink(missing_ok=True)
+    common = [session, "--strategy", strategy, "--window", ctx["window"]]
+    rc, data, err = cli.json("compact", *common, "-o", out)
+    if data is None or not out.exists():
+        row["reason"] = f"compact exit {rc}: {err.strip()[-300:]}"
+        return row
+    stats = data["stats"]
+    row.update(tokens_before=stats["tokensBefore"], tokens_after=stats["tokensAfter"],
+               reduction=stats["reduction"], changed=data.get("changed"), fates=stats.get("fates"))
+    problems = []
+    if rc != 0:
+        problems.append(f"compact exit {rc}: " + "; ".join(
+            v.get("reason", "") for v in data.get("resultViolations", []) + data.get("violations", []))[:300])
+    rc2, _, err2 = cli.run("compact", *common, "--to", api, "-o", out_api)
+    if not out_api.exists():
+        problems.append(f"compact --to {api} exit {rc2}: {err2.strip()[-200:]}")
+        compacted_api = {}
+    else:
+        compacted_api = json.loads(out_api.read_text())
+    original_api = ctx["original_api"]
+    dropped = call_ids(api, original_api) - call_ids(api, compacted_api) if compacted_api else set()
+    kept = call_ids(api, compacted_api)
+    summary = inserted_texts(api, original_api, compacted_api) if compacted_api else []
+
+    result, request = resume(agent, ctx["bin_dir"], out, work / "resume")
+    row.update(resume_exit=result.rc, requests=[r["kind"] for r in result.requests],
+               request_messages=len(conversation(api, request)) if request else None,
+               request_chars=conv_chars(api, request) if request else None,
+               baseline_messages=ctx["baseline_messages"], baseline_chars=ctx["baseline_chars"])
+    if result.rc != 0 or request is None:
+        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+        problems.append(f"agent did not resume (exit {result.rc}, {len(result.requests)} request(s)): "
+                        + " | ".join(tail)[-400:])
+    else:
+        sent_ids, sent_text = call_ids(api, request), "\n".join(texts(api, request))
+        if stats.get("messagesAfter", 1):  # (with nothing left the API export holds only a filler text)
+            problems += text_problems(api, compacted_api, summary, request, sent_text)
+        lost = sorted(kept - sent_ids)
+        if lost:
+            problems.append(f"{len(lost)} kept tool call(s) not sent: {lost[:4]}")
+        revived = sorted(dropped & sent_ids)
+        if revived:
+            problems.append(f"{len(revived)} dropped tool call(s) sent: {revived[:4]}")
+        older = sorted(sent_ids - ctx["baseline_ids"])
+        if older:  # e.g. history from before the session's last compaction brought back
+            problems.append(f"{len(older)} tool call(s) sent that the uncompacted resume does not send: "
+                            f"{older[:4]}")
+        if stats["reduction"] > 0 and row["request_chars"] >= ctx["baseline_chars"]:
+            problems.append(f"reported {stats['reduction']:.0%} reduction but the request is not smaller: "
+                            f"{ctx['baseline_chars']} -> {row['request_chars']} characters")
+    row["ok"], row["reason"] = not problems, "; ".join(problems)
+    row["dropped_ids"], row["summary_texts"] = len(dropped), len(summary)
+    return row
+
+
+def check_strategies(cli: Cli, rep: Report, agent: str, label: str, session: Path, work: Path, bin_dir: Path,
+                     strategies: list, jobs: int) -> list:
+    api = API_FORMAT[agent]
+    work.mkdir(parents=True, exist_ok=True)
+    orig_api = work / "original.api.json"
+    orig_api.unlink(missing_ok=True)
+    cli.run("convert", session, "--to", api, "-o", orig_api)
+    _, info, _ = cli.json("info", session)
+    tokens = max(1, (info or {}).get("tokens", {}).get("estimated", 1))
+    result, baseline = resume(agent, bin_dir, session, work / "baseline")
+    if not rep.add("d-baseline-resume", f"{agent}/{label}", result.rc == 0 and baseline is not None,
+                   f"exit {result.rc}: {result.stderr.strip()[-300:]}" if result.rc or baseline is None else ""):
+        return []
+    ctx = {"cli": cli, "agent": agent, "api": api, "session": session, "work": work, "label": label,
+           "bin_dir": bin_dir, "window": math.ceil(tokens / TRIGGER_SHARE),
+           "original_api": json.loads(orig_api.read_text()) if orig_api.exists() else {},
+           "baseline_messages": len(conversation(api, baseline)), "baseline_chars": conv_chars(api, baseline),
+           "baseline_ids": call_ids(api, baseline)}
+    rows = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for row in pool.map(lambda s: run_strategy(ctx, s), strategies):
+            row["window"] = ctx["window"]
+            rep.add("d-strategy", f"{agent}/{label}/{row['strategy']}", row["ok"], row["reason"])
+            rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+
+def markdown(meta: dict, rep: Report, rows: list) -> str:
+    lines = ["# Real agents: recorded sessions, compaction exports, resumes", "",
+             "Produced by `scripts/ci-agents.sh --write-results` (tests/agents/). Each agent runs offline "
+             "against tests/agents/fake_model_server.py; the request sizes are the characters of the "
+             "conversation part (messages / input / contents) of the first request the agent sends when "
+             "resuming.", "",
+             f"- machine: {meta['machine']}", f"- date: {meta['date']}",
+             f"- agents: {', '.join(meta['agents'])}", f"- contextlens-cli: {meta['cli_version']}",
+             f"- checks: {meta['passed']} passed, {meta['failed']} failed; leg duration {meta['seconds']} s "
+             "(install reused, record, check; 2 resumes at a time)", "",
+             "## Recorded sessions (a, b, c)", "", "| check | agent | verdict | reason |", "|---|---|---|---|"]
+    for c in rep.checks:
+        if c["check"][0] in "abc":
+            lines.append(f"| {c['check']} | {c['subject']} | {'pass' if c['ok'] else 'FAIL'} | "
+                         f"{md(c['reason'])} |")
+    for agent in AGENTS:
+        for label in dict.fromkeys(r["session"] for r in rows if r["agent"] == agent):
+            sel = [r for r in rows if r["agent"] == agent and r["session"] == label]
+            lines += ["", f"## {agent}, {label} session (window {sel[0]['window']})", "",
+                      "| strategy | tokens before → after | request messages before → after | "
+                      "request chars before → after | verdict | reason |", "|---|---|---|---|---|---|"]
+            for r in sel:
+                lines.append(
+                    f"| {r['strategy']} | {r.get('tokens_before', '-')} → {r.get('tokens_after', '-')} | "
+                    f"{r.get('baseline_messages', '-')} → {r.get('request_messages', '-')} | "
+                    f"{r.get('baseline_chars', '-')} → {r.get('request_chars', '-')} | "
+                    f"{'pass' if r['ok'] else 'FAIL'} | {md(r['reason'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def md(s: str) -> str:
+    """A table cell: no folders of this run, no quoted texts (they may be the agents' own prompts)."""
+    s = re.sub(r"(?:/[^\s/:'\"]+)+/", "", str(s))
+    s = re.sub(r", e\.g\. (['\"]).*?\1(?=;|$)", "", s)
+    return s.replace("|", "\\|").replace("\n", " ")[:400]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("recordings", type=Path, help="the OUT folder of record.py")
+    ap.add_argument("--cli", type=Path, required=True)
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
+    ap.add_argument("--agents", default="claude-code,codex,gemini-cli")
+    ap.add_argument("--strategies", help="comma-separated; default: every one `strategies --json` lists")
+    ap.add_argument("--messages", type=int, default=40,
+                    help="size of the generated sessions (40 stays below Gemini CLI's own tool-output masking, "
+                         "which starts past about 80K tokens of tool output and would confound the sizes)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", type=Path, help="write every check and row here")
+    ap.add_argument("--markdown", type=Path, help="write the results table here")
+    args = ap.parse_args()
+    start = time.monotonic()
+    cli, rep, rows = Cli(args.cli), Report(), []
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    _, listing, _ = cli.json("strategies")
+    strategies = args.strategies.split(",") if args.strategies else [s["name"] for s in listing["strategies"]]
+    for agent in args.agents.split(","):
+        base = args.recordings.resolve() / agent
+        recording = json.loads((base / "recording.json").read_text())
+        print(f"== {agent}: recorded session {recording['session']}", flush=True)
+        if not rep.add("recording", agent, recording["ok"] and recording["session"],
+                       "; ".join(f"{s['step']} exit {s['rc']}" for s in recording["steps"])
+                       if not recording["ok"] else ""):
+            continue
+        session = Path(recording["session"])
+        check_load(cli, rep, agent, session)
+        check_roundtrip(cli, rep, agent, session, work)
+        check_live_context(cli, rep, agent, recording, base, work)
+        rows += check_strategies(cli, rep, agent, "recorded", session, work / agent / "recorded", args.bin_dir,
+                                 strategies, args.jobs)
+        generated = work / agent / f"generated-{args.messages}.jsonl"
+        rc, _, err = cli.run("generate", "--format", agent, "--messages", args.messages, "--seed", 1, "-o", generated)
+        if rep.add("generate", agent, rc == 0 and generated.exists(), err.strip()[-300:] if rc else ""):
+            rows += check_strategies(cli, rep, agent, f"generated {args.messages}-message", generated,
+                                     work / agent / "generated", args.bin_dir, strategies, args.jobs)
+    failed = [c for c in rep.checks if not c["ok"]]
+    _, version, _ = cli.run("--version")
+    meta = {"machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, "
+                       f"{platform.freedesktop_os_release().get('PRETTY_NAME', '')}",
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "agents": [VERSIONS[a] for a in args.agents.split(",")], "cli_version": version.strip(),
+            "passed": len(rep.checks) - len(failed), "failed": len(failed),
+            "seconds": round(time.time() - float(os.environ.get("CI_AGENTS_START", time.time() - (time.monotonic() - start))))}
+    if args.json:
+        args.json.write_text(json.dumps({"meta": meta, "checks": rep.checks, "rows": rows}, indent=1))
+    if args.markdown:
+        args.markdown.write_text(markdown(meta, rep, rows))
+    print(f"\n{meta['passed']} checks passed, {meta['failed']} failed ({meta['seconds']} s)")
+    for c in failed:
+        print(f"  FAIL {c['check']} {c['subject']}: {c['reason']}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
