@@ -132,6 +132,12 @@ ojson report(const Transcript &t)
     j["sidechainMessages"] = sidechain;
     j["subagents"] = t.subagents.size();
     j["subagentMessages"] = subagentMessages;
+    // An agent file opened on its own: a conversation of its own, linked to the call that started it.
+    j["agentFile"] = t.header.is_object() && t.header.value("agentFile", false);
+    if (j["agentFile"] && t.header.contains("parentSession"))
+        j["parent"] = ojson{{"session", t.header.value("parentSession", "")},
+                            {"toolUseId", t.header.value("parentToolUseId", "")},
+                            {"line", t.header.value("parentLine", 0)}};
     j["offBranchMessages"] = t.offBranchMessages;
     j["compactions"] = compactions;
     j["firstTimestamp"] = firstTime == kNoTime ? ojson(nullptr) : ojson(firstTime);
@@ -183,6 +189,10 @@ std::string text(const ojson &j)
     else
         row("tokens measured", "- (no usage data)");
     row("sidechain messages", num(j["sidechainMessages"]));
+    if (j["agentFile"].get<bool>())
+        row("agent file", j.contains("parent") ? "started by tool call " + j["parent"]["toolUseId"].get<std::string>() + " on line "
+                                                     + num(j["parent"]["line"]) + " of " + j["parent"]["session"].get<std::string>()
+                                               : std::string("a subagent's own file (its parent session is not beside it)"));
     row("subagents", num(j["subagents"]) + " (" + num(j["subagentMessages"]) + " messages)");
     row("off-branch messages", num(j["offBranchMessages"]));
     row("compactions", num(j["compactions"]));

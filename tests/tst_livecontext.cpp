@@ -15,6 +15,9 @@
 
 #include <QtTest>
 
+#include <QDir>
+#include <QTemporaryDir>
+
 #include <fstream>
 #include <iterator>
 
@@ -72,6 +75,25 @@ std::string liveText(const Transcript &t)
             for (const auto &b : m.blocks)
                 s += b.text + "|";
     return s;
+}
+
+// A subagent's lines: every one a sidechain, the first one's parent in the parent session.
+std::string agentLines(const std::string &firstParent)
+{
+    using nlohmann::json;
+    const json base = {{"isSidechain", true}, {"userType", "external"}, {"cwd", "/w"}, {"sessionId", "s1"}, {"agentId", "a1b2c3"}};
+    auto line = [&](json extra) {
+        json o = base;
+        o.update(extra);
+        return o.dump() + "\n";
+    };
+    auto usage = [](int created, int read) {
+        return json{{"input_tokens", 5}, {"cache_creation_input_tokens", created}, {"cache_read_input_tokens", read}, {"output_tokens", 20}};
+    };
+    return line({{"parentUuid", firstParent.empty() ? json(nullptr) : json(firstParent)}, {"type", "user"}, {"uuid", "u1"}, {"timestamp", "2026-01-01T00:00:00Z"}, {"message", {{"role", "user"}, {"content", "Find the config files"}}}})
+           + line({{"parentUuid", "u1"}, {"type", "assistant"}, {"uuid", "a1"}, {"timestamp", "2026-01-01T00:00:01Z"}, {"message", {{"id", "msg_1"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", json::array({{{"type", "tool_use"}, {"id", "toolu_1"}, {"name", "Glob"}, {"input", {{"pattern", "*.toml"}}}}})}, {"usage", usage(3000, 0)}}}})
+           + line({{"parentUuid", "a1"}, {"type", "user"}, {"uuid", "u2"}, {"timestamp", "2026-01-01T00:00:02Z"}, {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "toolu_1"}, {"content", "a.toml\nb.toml"}}})}}}})
+           + line({{"parentUuid", "u2"}, {"type", "assistant"}, {"uuid", "a2"}, {"timestamp", "2026-01-01T00:00:03Z"}, {"message", {{"id", "msg_2"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", json::array({{{"type", "text"}, {"text", "Two config files: a.toml and b.toml."}}})}, {"usage", usage(0, 3100)}}}});
 }
 
 } // namespace
@@ -157,6 +179,48 @@ private Q_SLOTS:
         QVERIFY2(live.find("COUNT-TWO") == std::string::npos, live.c_str());
         QVERIFY2(live.find("state_snapshot") != std::string::npos, live.c_str());
         QVERIFY(tokens::totalEstimate(*back) < tokens::totalEstimate(*t));
+    }
+
+    // A subagent file opened on its own is a conversation of its own, linked to the Task call of
+    // the parent session beside it; a compaction agent's file (its first parent in the parent
+    // session) loads without warnings too.
+    void agentFilesAreConversations()
+    {
+        QTemporaryDir dir;
+        const QString sub = dir.filePath(QStringLiteral("s1/subagents"));
+        QVERIFY(QDir().mkpath(sub));
+        const std::string agentPath = QString(sub + QStringLiteral("/agent-a1b2c3.jsonl")).toStdString();
+        std::ofstream(agentPath, std::ios::binary) << agentLines("parent-uuid-in-session");
+        using nlohmann::json;
+        const json call = {{"parentUuid", nullptr}, {"isSidechain", false}, {"type", "assistant"}, {"uuid", "p1"}, {"sessionId", "s1"}, {"message", {{"id", "msg_p"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", json::array({{{"type", "tool_use"}, {"id", "toolu_task"}, {"name", "Task"}, {"input", {{"prompt", "find"}}}}})}}}};
+        const json result = {{"parentUuid", "p1"}, {"isSidechain", false}, {"type", "user"}, {"uuid", "p2"}, {"sessionId", "s1"}, {"toolUseResult", {{"agentId", "a1b2c3"}, {"status", "completed"}}}, {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "toolu_task"}, {"content", "done"}}})}}}};
+        std::ofstream(dir.filePath(QStringLiteral("s1.jsonl")).toStdString(), std::ios::binary) << call.dump() << "\n"
+                                                                                                << result.dump() << "\n";
+
+        const auto r = loadFile(agentPath);
+        QVERIFY(r.ok());
+        const Transcript &t = *r.transcript;
+        QCOMPARE(count(t, Diagnostic::Severity::Warning), 0);
+        QCOMPARE(t.format, Format::ClaudeCode);
+        QVERIFY(tokens::totalEstimate(t) > 0);
+        for (const auto &m : t.messages)
+            QVERIFY(!m.sidechain);
+        QCOMPARE(t.header.value("parentToolUseId", ""), std::string("toolu_task"));
+        QCOMPARE(t.header.value("parentLine", 0), 2);
+        // A strategy acts on it, and what it writes stays a sidechain file.
+        const auto *s = strategy::find("trim-tools");
+        strategy::Input in(t);
+        const auto res = strategy::run(*s, in, nlohmann::json{{"keepLastToolRounds", 0}});
+        QVERIFY2(res.changed, res.note.c_str());
+        const auto w = writeTranscript(res.materialize(t), Format::ClaudeCode);
+        QVERIFY(w.ok);
+        for (const auto &span : cl::json::splitLines(w.bytes)) {
+            const auto o = nlohmann::json::parse(w.bytes.substr(span.offset, span.contentLength));
+            QVERIFY(o.value("isSidechain", false));
+        }
+        // Converted to an API format, its conversation is there.
+        const auto api = writeTranscript(t, Format::Anthropic);
+        QVERIFY(api.bytes.find("Two config files") != std::string::npos);
     }
 
     void codexReplacementHistoryIsLive()

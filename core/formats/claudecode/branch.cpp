@@ -61,6 +61,10 @@ std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> 
         const auto it = byUuid.find(p);
         if (p == lines[i].uuid || (it != byUuid.end() && it->second == i)) {
             t.addDiagnostic(t.records[i].line, "parentUuid cycle: line names itself as parent");
+        } else if (it == byUuid.end() && lines[i].sidechain) {
+            // A subagent's or compaction agent's own file starts from a line of its parent session.
+            t.addDiagnostic(t.records[i].line, "parent uuid " + std::string(p) + " is in the parent session (agent file)",
+                            Diagnostic::Severity::Info);
         } else if (it == byUuid.end()) {
             t.addDiagnostic(t.records[i].line, "parent uuid " + std::string(p) + " not found in the file");
         } else {

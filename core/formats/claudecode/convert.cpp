@@ -75,6 +75,7 @@ Envelope envelopeFrom(const Transcript &t)
         if (std::string v = headerString(t, {"version"}); !v.empty())
             env.version = v;
         env.gitBranch = headerString(t, {"gitBranch"});
+        env.agentFile = t.header.is_object() && t.header.value("agentFile", false);
     }
     return env;
 }
@@ -109,7 +110,7 @@ ordered_json buildLine(const Message &m, const Envelope &env, const std::string 
     line["parentUuid"] = boundary || parentUuid.empty() ? ordered_json(nullptr) : ordered_json(parentUuid);
     if (boundary)
         line["logicalParentUuid"] = parentUuid.empty() ? ordered_json(nullptr) : ordered_json(parentUuid);
-    line["isSidechain"] = m.sidechain;
+    line["isSidechain"] = m.sidechain || env.agentFile;
     line["userType"] = "external";
     line["cwd"] = env.cwd;
     line["sessionId"] = env.sessionId;

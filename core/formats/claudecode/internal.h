@@ -144,6 +144,9 @@ std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> 
 
 // Loads subagent transcripts of t (current and older layouts) into t.subagents.
 void loadSubagents(Transcript &t, const LoadContext &ctx);
+// An agent file opened on its own (header agentFile): when its parent session is beside it, the
+// header gets parentSession, parentToolUseId (the Task call that started the agent) and parentLine.
+void linkAgentFile(Transcript &t);
 
 // Envelope values shared by every line a writer creates.
 struct Envelope {
@@ -151,6 +154,7 @@ struct Envelope {
     std::string cwd;
     std::string version = "contextlens";
     std::string gitBranch;
+    bool agentFile = false; // a subagent's / compaction agent's own file: every line is a sidechain
 };
 Envelope envelopeFrom(const Transcript &t);
 std::string formatTimestamp(std::int64_t ms);

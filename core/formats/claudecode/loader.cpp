@@ -161,6 +161,28 @@ void placePreservedMessages(Transcript &t)
                 t.records[r].message = std::int32_t(i);
 }
 
+// A subagent's file (subagents/agent-*.jsonl) or a compaction agent's holds only sidechain lines.
+// Opened on its own it is a conversation of its own: its sidechain is the main chain here (the
+// header says so, and writers keep isSidechain true on the lines they write).
+void adoptSidechainFile(Transcript &t)
+{
+    bool sidechain = false;
+    for (const Message &m : t.messages) {
+        if (!m.isConversation())
+            continue;
+        if (!m.sidechain)
+            return;
+        sidechain = true;
+    }
+    if (!sidechain)
+        return;
+    for (Message &m : t.messages)
+        m.sidechain = false;
+    if (!t.header.is_object())
+        t.header = nlohmann::json::object();
+    t.header["agentFile"] = true;
+}
+
 } // namespace
 
 // Decodes all lines on ctx.options.threads threads, each taking a contiguous run of about the
@@ -229,6 +251,8 @@ void loadClaudeCode(Transcript &t, const LoadContext &ctx)
     cc::assemble(t, spans, lines, ctx);
     if (ctx.options.loadSubagents && !t.path.empty() && !ctx.cancelled())
         cc::loadSubagents(t, ctx);
+    if (ctx.options.loadSubagents)
+        cc::linkAgentFile(t);
 }
 
 void cc::assemble(Transcript &t, const std::vector<json::LineSpan> &spans, std::vector<cc::LineInfo> &lines,
@@ -321,6 +345,7 @@ void cc::assemble(Transcript &t, const std::vector<json::LineSpan> &spans, std::
             openGroups[lane + m.apiMessageId] = t.messages.size();
         t.messages.push_back(std::move(m));
     }
+    adoptSidechainFile(t);
     placePreservedMessages(t);
     ctx.progress(0.9);
 }

@@ -88,4 +88,59 @@ void loadSubagents(Transcript &t, const LoadContext &ctx)
     }
 }
 
+void linkAgentFile(Transcript &t)
+{
+    if (!t.header.is_object() || !t.header.value("agentFile", false) || t.path.empty())
+        return;
+    const fs::path file(t.path);
+    const std::string stem = file.stem().string();
+    if (stem.rfind("agent-", 0) != 0)
+        return;
+    const std::string agentId = stem.substr(6);
+    // <dir>/<sessionId>/subagents/agent-<id>.jsonl, or (older layout) beside <dir>/<sessionId>.jsonl.
+    std::vector<fs::path> candidates;
+    if (file.parent_path().filename() == "subagents") {
+        const fs::path sessionDir = file.parent_path().parent_path();
+        candidates.push_back(sessionDir.parent_path() / (sessionDir.filename().string() + ".jsonl"));
+    }
+    if (const std::string sessionId = cl::json::str(t.header, "sessionId"); !sessionId.empty())
+        candidates.push_back(file.parent_path() / (sessionId + ".jsonl"));
+    for (const fs::path &parent : candidates) {
+        std::FILE *f = std::fopen(parent.string().c_str(), "rb");
+        if (!f)
+            continue;
+        // The Task call's result line names the agent (toolUseResult.agentId); read line by line.
+        std::string line;
+        std::uint32_t number = 0;
+        bool found = false;
+        for (int c = 0; !found && c != EOF;) {
+            line.clear();
+            while ((c = std::fgetc(f)) != EOF && c != '\n')
+                line += char(c);
+            ++number;
+            if (line.find(agentId) == std::string::npos || line.find("tool_result") == std::string::npos)
+                continue;
+            nlohmann::json o;
+            std::string err;
+            if (cl::json::parse(line, o, err) == cl::json::ParseStatus::Failed || !o.is_object())
+                continue;
+            const nlohmann::json *result = cl::json::object(o, "toolUseResult");
+            if (!result || cl::json::str(*result, "agentId") != agentId)
+                continue;
+            const nlohmann::json *msg = cl::json::object(o, "message");
+            const nlohmann::json *content = msg ? cl::json::array(*msg, "content") : nullptr;
+            for (std::size_t k = 0; content && k < content->size() && !found; ++k)
+                if (cl::json::str((*content)[k], "type") == "tool_result") {
+                    t.header["parentSession"] = parent.string();
+                    t.header["parentToolUseId"] = cl::json::str((*content)[k], "tool_use_id");
+                    t.header["parentLine"] = number;
+                    found = true;
+                }
+        }
+        std::fclose(f);
+        if (found)
+            return;
+    }
+}
+
 } // namespace cl::formats::claudecode
