@@ -223,6 +223,36 @@ private Q_SLOTS:
         QVERIFY(api.bytes.find("Two config files") != std::string::npos);
     }
 
+    // After a Claude Code microcompact boundary the results it lists are sent as a placeholder:
+    // the live context counts the placeholder, conversions write it, the file keeps the output.
+    void microcompactClearsResults()
+    {
+        using nlohmann::json;
+        const std::string big(4000, 'x');
+        auto line = [](json o) { return o.dump() + "\n"; };
+        const std::string bytes = line({{"parentUuid", nullptr}, {"isSidechain", false}, {"type", "user"}, {"uuid", "u1"}, {"sessionId", "s"}, {"message", {{"role", "user"}, {"content", "read it"}}}})
+                                  + line({{"parentUuid", "u1"}, {"isSidechain", false}, {"type", "assistant"}, {"uuid", "a1"}, {"sessionId", "s"}, {"message", {{"id", "m1"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", json::array({{{"type", "tool_use"}, {"id", "t1"}, {"name", "Read"}, {"input", {{"file_path", "/a"}}}}})}}}})
+                                  + line({{"parentUuid", "a1"}, {"isSidechain", false}, {"type", "user"}, {"uuid", "u2"}, {"sessionId", "s"}, {"message", {{"role", "user"}, {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", "t1"}, {"content", big}}})}}}})
+                                  + line({{"parentUuid", "u2"}, {"isSidechain", false}, {"type", "system"}, {"subtype", "microcompact_boundary"}, {"uuid", "b1"}, {"sessionId", "s"}, {"content", "Context microcompacted"}, {"microcompactMetadata", {{"trigger", "auto"}, {"preTokens", 2000}, {"tokensSaved", 1000}, {"compactedToolIds", json::array({"t1"})}}}})
+                                  + line({{"parentUuid", "b1"}, {"isSidechain", false}, {"type", "assistant"}, {"uuid", "a2"}, {"sessionId", "s"}, {"message", {{"id", "m2"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", json::array({{{"type", "text"}, {"text", "Read."}}})}}}});
+        auto t = load(bytes, "s.jsonl");
+        QVERIFY(t);
+        QCOMPARE(count(*t, Diagnostic::Severity::Warning), 0);
+        const Block *result = nullptr;
+        for (const auto &m : t->messages)
+            for (const auto &b : m.blocks)
+                if (b.type == BlockType::ToolResult)
+                    result = &b;
+        QVERIFY(result && result->cleared);
+        QCOMPARE(result->text, big); // the file's text is still there
+        auto whole = load(bytes, "s.jsonl", true);
+        QVERIFY(tokens::totalEstimate(*t) + 500 < tokens::totalEstimate(*whole));
+        const auto api = writeTranscript(*t, Format::Anthropic);
+        QVERIFY(api.bytes.find(std::string(kClearedResult)) != std::string::npos);
+        QVERIFY(api.bytes.find(big) == std::string::npos);
+        QCOMPARE(writeTranscript(*t, Format::ClaudeCode).bytes, bytes); // lossless
+    }
+
     void codexReplacementHistoryIsLive()
     {
         auto t = load(codexRollout(), "rollout-x.jsonl");

@@ -28,6 +28,7 @@ void copyMessageSkeleton(Message &to, const Message &from)
         t.isError = f.isError;
         t.serverSide = f.serverSide;
         t.repeated = f.repeated;
+        t.cleared = f.cleared;
         t.pairMessage = f.pairMessage;
         t.pairBlock = f.pairBlock;
     }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <ctime>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cl {
 
@@ -116,6 +117,25 @@ std::size_t markLiveContext(Transcript &t)
             boundary = i;
             break;
         }
+    // Microcompactions after it clear results (Claude Code: microcompactMetadata.compactedToolIds).
+    std::unordered_set<std::string> clearedIds;
+    for (std::size_t i = boundary == t.messages.size() ? 0 : boundary; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (m.sidechain || m.kind != MessageKind::MicrocompactBoundary || !m.meta.is_object())
+            continue;
+        const auto it = m.meta.find("compactedToolIds");
+        if (it != m.meta.end() && it->is_array())
+            for (const auto &id : *it)
+                if (id.is_string())
+                    clearedIds.insert(id.get<std::string>());
+    }
+    if (!clearedIds.empty())
+        for (auto &m : t.messages)
+            for (auto &b : m.blocks)
+                if (b.type == BlockType::ToolResult && !m.sidechain && clearedIds.count(b.toolId)) {
+                    b.cleared = true;
+                    m.cache.tokenEstimate = -1;
+                }
     if (boundary == t.messages.size())
         return 0;
     for (std::size_t i = 0; i < boundary; ++i)

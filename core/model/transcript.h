@@ -64,6 +64,7 @@ struct Block {
     bool isError = false;     // tool_result is_error / failed tool call
     bool serverSide = false;  // a call the provider runs itself (Codex web_search_call): no result follows
     bool repeated = false;    // a result its agent records and sends twice (Gemini CLI restates a turn's results)
+    bool cleared = false;     // a result a microcompaction cleared: the file keeps it, requests send kClearedResult
     // Pairing, filled by linkToolPairs(): message index holding the partner block, -1 if orphan.
     std::int32_t pairMessage = -1;
     std::int32_t pairBlock = -1;
@@ -179,12 +180,16 @@ struct Transcript {
 // tool name onto results. Reports orphans and duplicate ids as diagnostics. Idempotent.
 void linkToolPairs(Transcript &t);
 
+// What Claude Code sends instead of a tool result its microcompaction cleared (Block::cleared).
+inline constexpr std::string_view kClearedResult = "[Old tool result content cleared]";
+
 // The live context (docs/design/analysis.md, "Live context"): the model sees only what follows the
 // last compaction (Claude Code compact_boundary, Codex `compacted`, Gemini CLI compression). Marks
 // every message before the last compaction boundary outside a sidechain as history, so that
 // isConversation() is false for it: tokens, analysis, strategies, validity and conversions then work
-// on the live context, while the history stays loaded and is written back untouched. Returns the
-// number of messages marked. Loaders call it unless LoadOptions::wholeHistory asks otherwise.
+// on the live context, while the history stays loaded and is written back untouched. The tool
+// results a later microcompact boundary lists (compactedToolIds) are marked cleared. Returns the
+// number of messages marked history. Loaders call it unless LoadOptions::wholeHistory asks otherwise.
 std::size_t markLiveContext(Transcript &t);
 // Index of the first message that is not history (0 when nothing is).
 std::size_t liveStart(const Transcript &t);

@@ -192,7 +192,7 @@ std::int64_t estimateBlock(const Block &b)
     case BlockType::ToolUse:
         return kToolUseOverhead + estimateText(b.input.is_null() ? std::string("{}") : json::dump(b.input));
     case BlockType::ToolResult:
-        return kToolResultOverhead + estimateText(b.text);
+        return kToolResultOverhead + estimateText(b.cleared ? kClearedResult : std::string_view(b.text));
     case BlockType::Image:
         return kImageTokens;
     case BlockType::Document:

@@ -187,7 +187,10 @@ Block resultFor(const Block &use, Block *result)
     r.type = BlockType::ToolResult;
     r.toolId = use.toolId;
     r.toolName = use.toolName;
-    if (result) {
+    if (result && result->cleared) {
+        r.text = std::string(kClearedResult); // what the agent sends since its microcompaction
+        r.isError = result->isError;
+    } else if (result) {
         r.text = std::move(result->text);
         r.isError = result->isError;
     } else {
