@@ -10,6 +10,9 @@ mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen
 # A fresh configuration: a remembered window layout must not change the pictures.
 XDG_CONFIG_HOME=$(mktemp -d); export XDG_CONFIG_HOME; trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+# A generated Claude Code session that its agent compacted once: history before, live context after.
+compacted=$XDG_CONFIG_HOME/compacted.jsonl
+"$(dirname "$app")/contextlens-cli" generate --format claude-code --messages 120 --seed 5 --max-read-lines 600 -o "$compacted" >/dev/null
 "$app" --screenshot "$out/screenshot-main.png" "$demo"
 "$app" --screenshot "$out/screenshot-dark.png" --theme dark "$samples/fixture-compaction.jsonl"
 "$app" --screenshot "$out/screenshot-analysis.png" --size 1400x900 "$samples/viewer-sample-edits.jsonl"
@@ -17,3 +20,4 @@ XDG_CONFIG_HOME=$(mktemp -d); export XDG_CONFIG_HOME; trap 'rm -rf "$XDG_CONFIG_
 "$app" --screenshot "$out/screenshot-preview.png" --size 1500x900 --view preview:microcompaction "$demo"
 "$app" --screenshot "$out/screenshot-compare.png" --size 1500x900 --view compare "$demo"
 "$app" --screenshot "$out/screenshot-simulate.png" --size 1400x900 --view simulate:progressive@30000 "$demo"
+"$app" --screenshot "$out/screenshot-live.png" --size 1400x900 --view live "$compacted"

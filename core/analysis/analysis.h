@@ -304,8 +304,9 @@ struct Zones {
     bool newTrigger = false; // compressible >= threshold
 };
 struct UsageInfo {
-    std::int64_t tokens = 0, window = 0;
-    std::string windowSource; // "option", "recorded in the file", "table: <pattern>", "default"
+    std::int64_t tokens = 0, window = 0; // tokens: live conversation + fixed part
+    std::int64_t fixedTokens = 0;        // the fixed part of every request (tokens/fixedpart.h)
+    std::string windowSource;            // "option", "recorded in the file", "table: <pattern>", "default"
     double ratio = 0;
     std::string band; // none, snip, microcompact, auto_compact, hard_truncate
 };

@@ -4,6 +4,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/internal.h"
 #include "core/tokens/estimator.h"
+#include "core/tokens/fixedpart.h"
 
 #include <algorithm>
 #include <atomic>
@@ -389,8 +390,10 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
     a.features = features(t, a.view, target);
     a.recommendation = recommend(a.features, model, t.format, o);
     a.zones = zones(t, a.view, o.threshold, o.recentMessages);
-    a.needs = needsCompaction(a.features.totalTokens, a.view.size(), o);
-    a.usage.tokens = a.features.totalTokens;
+    // What the model sees: the live conversation and the fixed part of every request.
+    a.usage.fixedTokens = tokens::fixedPart(t).tokens;
+    a.usage.tokens = a.features.totalTokens + a.usage.fixedTokens;
+    a.needs = needsCompaction(a.usage.tokens, a.view.size(), o);
     a.usage.ratio = double(a.usage.tokens) / double(a.usage.window);
     a.usage.band = usageBand(a.usage.ratio, o.bands);
     if (worker.joinable())

@@ -271,6 +271,12 @@ QString AnalysisPanel::messageHtml(const Transcript &t, const an::Analysis &a, i
             html += QStringLiteral("<p>Blocks that differ:</p><ul>") + blocks + QStringLiteral("</ul>");
     }
     const std::int32_t pos = i < a.view.position.size() ? a.view.position[i] : -1;
+    if (pos < 0 && m.history) {
+        html += QStringLiteral("<p>History: before the last compaction, no longer sent to the model. The analysis and "
+                               "the strategies work on the live context after it (View \u203A Whole History counts "
+                               "every message).</p>");
+        return html;
+    }
     if (pos < 0) {
         html += QStringLiteral("<p>Not a conversation message: the analysis leaves it out.</p>");
         return html;

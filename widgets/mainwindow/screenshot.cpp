@@ -10,6 +10,8 @@
 #include "widgets/strategy/previewview.h"
 #include "widgets/strategy/simulationview.h"
 #include "widgets/strategy/strategypanel.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/transcript/transcriptpanel.h"
 
 #include <QCheckBox>
 #include <QSpinBox>
@@ -100,6 +102,16 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
                 simView->selectTurn(int(p.turn));
                 break;
             }
+    } else if (view == QLatin1String("live")) {
+        // The last compaction in the middle of the transcript: greyed history above, live context below.
+        const Transcript *t = window.transcript().get();
+        const std::size_t live = t ? liveStart(*t) : 0;
+        if (live == 0) {
+            err << "contextlens: --view live wants a transcript with a compaction" << Qt::endl;
+            return false;
+        }
+        TranscriptPanel *panel = window.transcriptPanel();
+        panel->selectSourceIndex(panel->model()->index(int(live) - 1, 0));
     } else if (view == QLatin1String("compare")) {
         window.showCompareTab();
         window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires
