@@ -51,6 +51,34 @@ private Q_SLOTS:
         writeFile(m_session, bytes);
     }
 
+    // The generated session was compacted: info speaks of the live context (conversation after the
+    // last compaction + the fixed part, learned from the measured usage); --whole-history of all.
+    void liveContextAndWholeHistory()
+    {
+        Run r = cli({"info", m_session, "--json"});
+        QCOMPARE(r.code, 0);
+        const json live = json::parse(r.out)["live"];
+        QVERIFY(live["historyMessages"].get<int>() > 0);
+        QVERIFY(live["liveFromMessage"].get<int>() > 1);
+        QCOMPARE(live["fixedSource"].get<std::string>(), std::string("measured"));
+        QVERIFY(live["fixedTokens"].get<std::int64_t>() > 0);
+        QCOMPARE(live["totalTokens"].get<std::int64_t>(),
+                 live["conversationTokens"].get<std::int64_t>() + live["fixedTokens"].get<std::int64_t>());
+        Run whole = cli({"info", "--whole-history", m_session, "--json"});
+        QCOMPARE(whole.code, 0);
+        const json all = json::parse(whole.out)["live"];
+        QCOMPARE(all["historyMessages"].get<int>(), 0);
+        QVERIFY(all["conversationTokens"].get<std::int64_t>() > live["conversationTokens"].get<std::int64_t>());
+        // Text output says the same, and the analysis' usage has the fixed part in it.
+        r = cli({"info", m_session});
+        QVERIFY2(r.out.find("live context") != std::string::npos && r.out.find("before the last compaction") != std::string::npos,
+                 r.out.c_str());
+        r = cli({"analyze", m_session, "--json"});
+        const json usage = json::parse(r.out)["usage"];
+        QCOMPARE(usage["fixedTokens"].get<std::int64_t>(), live["fixedTokens"].get<std::int64_t>());
+        QCOMPARE(usage["tokens"].get<std::int64_t>(), live["totalTokens"].get<std::int64_t>());
+    }
+
     void helpAndVersion()
     {
         Run r = cli({"help"});

@@ -45,12 +45,12 @@ void StatusPanel::showSummary(const Transcript *t)
         return (n == 1 ? one : many).arg(loc.toString(qulonglong(n)));
     };
     QStringList parts;
+    const qint64 conversation = tokens::totalEstimate(*t), fixed = tokens::fixedPart(*t).tokens;
     parts << QString::fromUtf8(formatName(t->format).data(), qsizetype(formatName(t->format).size()))
           << count(t->messages.size(), tr("%1 message"), tr("%1 messages"))
           << count(toolCalls, tr("%1 tool call"), tr("%1 tool calls"))
           << tr("live context ~%1 (conversation %2 + fixed part %3)")
-                 .arg(loc.toString(qlonglong(tokens::totalEstimate(*t) + tokens::fixedPart(*t).tokens)),
-                      loc.toString(qlonglong(tokens::totalEstimate(*t))), loc.toString(qlonglong(tokens::fixedPart(*t).tokens)));
+                 .arg(loc.toString(conversation + fixed), loc.toString(conversation), loc.toString(fixed));
     std::size_t history = 0;
     for (const Message &m : t->messages)
         history += m.history && !m.sidechain && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary);
