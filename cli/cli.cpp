@@ -198,6 +198,10 @@ std::string helpText()
                                                         "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
                                                         "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
                                                         "      without it, the first turn over the window, compactions.\n"
+                                                        "  context FILE [--at N] [--window N] [--over-time [--csv]] [--json]\n"
+                                                        "      Where the live context goes at message N (default: the last): fixed part, messages by\n"
+                                                        "      category, free space and the agent's buffer, the biggest items, files read more than\n"
+                                                        "      once, and suggestions with the tokens each strategy frees; --over-time: per message.\n"
                                                         "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
                                                         "  --version            Print the version.\n"
                                                         "\n"
@@ -241,6 +245,15 @@ std::string commandHelp(const std::string &command)
                "Counts FILE (or stdin for '-') exactly with the BPE vocabulary (installed by scripts/fetch-vocab.sh).\n"
                "--report on a transcript: per-message-family count and the estimator's error by content type.\n"
                "Exit: 0 counted, 1 transcript with diagnostics, 2 failure (missing file or vocabulary).\n";
+    if (command == "context")
+        return "Usage: contextlens-cli context FILE [--as FORMAT] [--at N] [--window N] [--over-time [--csv]] [--json]\n"
+               "The live context at message N (1 = the first; default the last) by category: the fixed part of\n"
+               "every request (system prompt, tools, MCP tools by server, where the file records them), the\n"
+               "messages (user and assistant text, thinking, tool calls, results per tool, media, summaries,\n"
+               "framing), free space and the agent's reserved buffer. The categories add up to the total.\n"
+               "Then the biggest items, files read more than once, and suggestions, each with the tokens its\n"
+               "strategy frees when run. --over-time prints every message's categories (CSV; JSON with --json).\n"
+               "Exit: 0, 2 failure.\n";
     if (command == "analyze")
         return "Usage: contextlens-cli analyze FILE [--as FORMAT] [--json]\n"
                "Runs the analysis engine (seed mechanics 3-8) and prints its results with their reasons.\n"
@@ -328,7 +341,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -356,6 +369,8 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return compare(rest, out, err);
     if (cmd == "simulate")
         return simulate(rest, out, err);
+    if (cmd == "context")
+        return context(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -35,6 +35,7 @@ int strategies(const std::vector<std::string> &args, std::string &out, std::stri
 int compact(const std::vector<std::string> &args, std::string &out, std::string &err);
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
 int simulate(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/simulate.cpp
+int context(const std::vector<std::string> &args, std::string &out, std::string &err);  // cli/context.cpp
 
 std::string helpText();
 

@@ -23,6 +23,21 @@ std::int64_t estimateJsonText(const Json &j)
     return j.is_null() ? 0 : estimateText(json::dump(j));
 }
 
+void addToolDefs(const Json &tools, FixedPart &out)
+{
+    for (const auto &tool : tools) {
+        FixedPart::ToolDef def;
+        def.name = json::str(tool, "name");
+        if (def.name.empty() && tool.is_object())
+            if (const Json *fn = json::object(tool, "function")) // OpenAI Chat: {type, function: {name}}
+                def.name = json::str(*fn, "name");
+        def.tokens = estimateText(json::dump(tool));
+        out.toolTokens += def.tokens;
+        out.toolDefs.push_back(std::move(def));
+    }
+    out.tools = out.toolDefs.size();
+}
+
 // Claude Code 2.1.3xx writes the system prompt and tool definitions of its requests as
 // api-request-shape lines ({shape: {system, tools}}); the last one is what the next request sends.
 bool fromRequestShape(const Transcript &t, FixedPart &out)
@@ -40,8 +55,8 @@ bool fromRequestShape(const Transcript &t, FixedPart &out)
         const Json *system = json::child(*shape, "system");
         const Json *tools = json::array(*shape, "tools");
         out.systemTokens = system ? estimateJsonText(*system) : 0;
-        out.toolTokens = tools ? estimateText(json::dump(*tools)) : 0;
-        out.tools = tools ? tools->size() : 0;
+        if (tools)
+            addToolDefs(*tools, out);
         out.tokens = out.systemTokens + out.toolTokens;
         out.source = FixedPart::Source::Recorded;
         out.how = "system prompt and " + std::to_string(out.tools) + " tool definitions recorded on line "
@@ -57,8 +72,7 @@ bool fromDocumentTools(const Transcript &t, FixedPart &out)
     const Json *tools = t.header.is_object() ? json::array(t.header, "tools") : nullptr;
     if (!tools || tools->empty())
         return false;
-    out.toolTokens = estimateText(json::dump(*tools));
-    out.tools = tools->size();
+    addToolDefs(*tools, out);
     out.tokens = out.toolTokens;
     out.source = FixedPart::Source::Recorded;
     out.how = std::to_string(out.tools) + " tool definitions in the request document, estimated";

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cl::tokens {
 
@@ -30,6 +31,11 @@ struct FixedPart {
     std::int64_t systemTokens = 0; // recorded only: system prompt
     std::int64_t toolTokens = 0;   // recorded only: tool definitions
     std::size_t tools = 0;         // recorded only: number of tool definitions
+    struct ToolDef {
+        std::string name;
+        std::int64_t tokens = 0;
+    };
+    std::vector<ToolDef> toolDefs; // recorded only: each definition (toolTokens is their sum)
     std::string how;               // one line for humans: where the figure comes from
 };
 std::string_view fixedPartSourceName(FixedPart::Source s);
