@@ -90,7 +90,7 @@ ojson report(const Transcript &t)
     std::size_t history = 0;
     std::int64_t historyTokens = 0;
     for (const auto &m : t.messages)
-        if (m.history && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary) && !m.sidechain) {
+        if (m.history && m.isTurn() && !m.sidechain) {
             ++history;
             historyTokens += tokens::estimateMessage(m);
         }

@@ -43,7 +43,7 @@ std::int64_t expectedTotal(const Transcript &t, std::size_t at)
     std::int64_t total = tokens::fixedPart(t).tokens;
     for (std::size_t i = from; i <= at; ++i) {
         const Message &m = t.messages[i];
-        if (!m.sidechain && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary))
+        if (!m.sidechain && m.isTurn())
             total += tokens::estimateMessage(m);
     }
     return total;

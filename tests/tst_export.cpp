@@ -109,7 +109,7 @@ std::string signature(const Message &m)
 // A turn of the file's main chain, history before a compaction included.
 bool live(const Message &m)
 {
-    return (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary) && !m.sidechain
+    return m.isTurn() && !m.sidechain
            && m.role != Role::System;
 }
 

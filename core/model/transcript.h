@@ -127,11 +127,10 @@ struct Message {
         TextIndex textIndex;                     // the analysis' text scan (key 0 = not computed)
     } cache;
 
-    // Part of the conversation the model sees: a turn or a compaction summary, not history.
-    bool isConversation() const
-    {
-        return !history && (kind == MessageKind::Conversation || kind == MessageKind::CompactSummary);
-    }
+    // A turn or a compaction summary: sent to the model when it was live, history or not.
+    bool isTurn() const { return kind == MessageKind::Conversation || kind == MessageKind::CompactSummary; }
+    // Part of the conversation the model sees: a turn that is not history.
+    bool isConversation() const { return !history && isTurn(); }
     bool hasToolUse() const;
     bool hasToolResult() const;
     std::string plainText() const; // text blocks joined with '\n'

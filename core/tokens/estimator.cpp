@@ -262,7 +262,7 @@ std::vector<MeasuredPoint> measuredContext(const Transcript &t)
         if (m.usage && m.usage->contextTokens() > 0)
             points.push_back({i, m.usage->contextTokens(), cumulative, m.usage->outputTokens});
         // What was sent at the time, history included: before its compaction it was live.
-        if (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary)
+        if (m.isTurn())
             cumulative += estimateMessage(m);
     }
     return points;

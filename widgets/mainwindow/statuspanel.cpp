@@ -53,7 +53,7 @@ void StatusPanel::showSummary(const Transcript *t)
                  .arg(loc.toString(conversation + fixed), loc.toString(conversation), loc.toString(fixed));
     std::size_t history = 0;
     for (const Message &m : t->messages)
-        history += m.history && !m.sidechain && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary);
+        history += m.history && !m.sidechain && m.isTurn();
     if (history)
         parts << count(history, tr("%1 message of history"), tr("%1 messages of history"));
     const auto measured = tokens::measuredContext(*t);

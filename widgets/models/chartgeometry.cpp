@@ -51,7 +51,7 @@ UsageData usageData(const Transcript &t)
             restart = true;
             continue;
         }
-        if (m.kind != MessageKind::Conversation && m.kind != MessageKind::CompactSummary)
+        if (!m.isTurn())
             continue;
         d.estimated.push_back({int(i), cumulative + d.fixed, restart});
         restart = false;

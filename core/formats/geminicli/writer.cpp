@@ -250,7 +250,7 @@ bool lostMessages(std::string_view raw, const std::vector<const Message *> &msgs
     for (const auto &el : o["$set"]["messages"])
         expected += 1 + (el.is_object() && el.contains("toolCalls") ? 1 : 0);
     const auto left = std::size_t(std::count_if(msgs.begin(), msgs.end(), [](const Message *m) {
-        return m->kind == MessageKind::Conversation || m->kind == MessageKind::CompactSummary;
+        return m->isTurn();
     }));
     return left < expected;
 }
