@@ -20,7 +20,7 @@ namespace {
 
 bool sent(const Message &m)
 {
-    return !m.sidechain && (m.kind == MessageKind::Conversation || m.kind == MessageKind::CompactSummary);
+    return !m.sidechain && m.isTurn();
 }
 
 // First index of the conversation sent with message `at`: after the last compaction before it.
@@ -77,26 +77,17 @@ std::string labelFor(const std::string &key)
     return key;
 }
 
-// A path or command that says which call a result answers.
+// A path or command that says which call a result answers (the analysis' readers of a call).
 std::string callSubject(const Block &use)
 {
-    for (const char *k : {"file_path", "path", "filePath", "absolute_path", "command", "cmd", "pattern", "url", "query"})
-        if (const nlohmann::json *v = use.input.is_object() ? json::child(use.input, k) : nullptr) {
-            if (v->is_string())
-                return v->get<std::string>();
-            if (v->is_array() && !v->empty() && (*v)[0].is_string())
-                return (*v)[0].get<std::string>();
-        }
+    if (const auto paths = analysis::toolPaths(use); !paths.empty())
+        return paths.front();
+    if (std::string command = analysis::shellCommand(use); !command.empty())
+        return command;
+    for (const char *k : {"pattern", "url", "query"})
+        if (const nlohmann::json *v = use.input.is_object() ? json::child(use.input, k) : nullptr; v && v->is_string())
+            return v->get<std::string>();
     return {};
-}
-
-bool isReadTool(const std::string &tool)
-{
-    static const char *names[] = {"Read", "read_file", "ReadFile", "read", "view", "cat"};
-    for (const char *n : names)
-        if (tool == n)
-            return true;
-    return false;
 }
 
 std::string fmtK(std::int64_t n)
@@ -272,7 +263,8 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
             continue;
         addMessage(b, t, i, &items);
         for (const Block &blk : m.blocks) {
-            if (blk.type != BlockType::ToolResult || !isReadTool(blk.toolName) || blk.pairMessage < 0)
+            if (blk.type != BlockType::ToolResult || analysis::toolKind(blk.toolName) != analysis::ToolKind::Read
+                || blk.pairMessage < 0)
                 continue;
             const Message &call = t.messages[std::size_t(blk.pairMessage)];
             if (blk.pairBlock < 0 || std::size_t(blk.pairBlock) >= call.blocks.size())
@@ -309,18 +301,14 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
     c.windowSource = w.source;
     std::tie(c.reserved, c.reservedHow) = reservedFor(t.format, c.window);
     c.free = std::max<std::int64_t>(0, c.window - c.total - c.reserved);
-    Category freeCat;
-    freeCat.key = "free";
-    freeCat.label = labelFor("free");
-    freeCat.group = Group::Space;
-    freeCat.tokens = c.free;
-    c.categories.push_back(freeCat);
-    Category reserved;
-    reserved.key = "reserved";
-    reserved.label = labelFor("reserved");
-    reserved.group = Group::Space;
-    reserved.tokens = c.reserved;
-    c.categories.push_back(reserved);
+    for (const auto &[key, tokens] : {std::pair<const char *, std::int64_t>{"free", c.free}, {"reserved", c.reserved}}) {
+        Category space;
+        space.key = key;
+        space.label = labelFor(key);
+        space.group = Group::Space;
+        space.tokens = tokens;
+        c.categories.push_back(std::move(space));
+    }
 
     std::sort(items.begin(), items.end(), [](const Item &a, const Item &z) { return a.tokens > z.tokens; });
     if (items.size() > o.biggest)

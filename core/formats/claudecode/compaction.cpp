@@ -78,20 +78,23 @@ void writeRelinked(std::string_view line, const std::string &parent, const std::
 // Tool ids in the new context get a suffix, for the same reason: Claude Code looks a result up by
 // its tool_use_id across the file and would find the old line's (an error result's original text
 // instead of the strategy's placeholder).
-std::string freshToolId(const std::string &id)
+std::string randomHex(std::size_t digits)
 {
     std::string hex = claudecode::newUuid();
     hex.erase(std::remove(hex.begin(), hex.end(), '-'), hex.end());
-    return id + "_cl" + hex.substr(0, 6);
+    return hex.substr(0, digits);
+}
+
+std::string freshToolId(const std::string &id)
+{
+    return id + "_cl" + randomHex(6);
 }
 
 // A fresh API message id: Claude Code joins the lines of one response by message.id across the
 // whole file, so a copy in the new context that kept its id would take the old lines' blocks along.
 std::string freshMessageId()
 {
-    std::string hex = claudecode::newUuid();
-    hex.erase(std::remove(hex.begin(), hex.end(), '-'), hex.end());
-    return "msg_cl" + hex.substr(0, 22);
+    return "msg_cl" + randomHex(22);
 }
 
 } // namespace
