@@ -21,3 +21,5 @@ compacted=$XDG_CONFIG_HOME/compacted.jsonl
 "$app" --screenshot "$out/screenshot-compare.png" --size 1500x900 --view compare "$demo"
 "$app" --screenshot "$out/screenshot-simulate.png" --size 1400x900 --view simulate:progressive@30000 "$demo"
 "$app" --screenshot "$out/screenshot-live.png" --size 1400x900 --view live "$compacted"
+"$app" --screenshot "$out/screenshot-composition.png" --size 1500x950 --view composition "$samples/viewer-sample-edits.jsonl"
+"$app" --screenshot "$out/screenshot-composition-dark.png" --size 1500x950 --theme dark --view composition "$compacted"

@@ -310,7 +310,14 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
         c.categories.push_back(std::move(space));
     }
 
-    std::sort(items.begin(), items.end(), [](const Item &a, const Item &z) { return a.tokens > z.tokens; });
+    std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &z) { return a.tokens > z.tokens; });
+    std::unordered_map<std::string, std::size_t> position;
+    for (std::size_t k = 0; k < c.categories.size(); ++k)
+        position[c.categories[k].key] = k;
+    for (const Item &it : items)
+        if (const auto p = position.find(it.category); p != position.end())
+            if (auto &top = c.categories[p->second].top; top.size() < o.topPerCategory)
+                top.push_back(it);
     if (items.size() > o.biggest)
         items.resize(o.biggest);
     c.biggest = std::move(items);

@@ -25,6 +25,14 @@ enum class Group : std::uint8_t {
     Space     // free space and the reserved buffer (not part of the total)
 };
 
+struct Item {
+    std::string category; // Category::key
+    std::string label;    // "Read src/app.ts", "Bash: npm test", "thinking", ...
+    std::int64_t tokens = 0;
+    std::int32_t message = -1; // transcript index; -1 for fixed-part items (tool definitions)
+    std::int32_t block = -1;
+};
+
 struct Category {
     std::string key;   // stable id: "system", "tools", "mcp:github", "fixed", "user", "result:Read", ...
     std::string label; // for humans
@@ -33,14 +41,7 @@ struct Category {
     std::size_t items = 0;               // blocks (messages for framing; tool definitions for tools)
     bool estimated = true;               // false only where the file records the exact figure
     std::vector<std::uint32_t> messages; // transcript indices holding this category (messages group)
-};
-
-struct Item {
-    std::string category; // Category::key
-    std::string label;    // "Read src/app.ts", "Bash: npm test", "thinking", ...
-    std::int64_t tokens = 0;
-    std::int32_t message = -1; // transcript index; -1 for fixed-part items (tool definitions)
-    std::int32_t block = -1;
+    std::vector<Item> top;               // its largest items, largest first (Options::topPerCategory)
 };
 
 // The same file read more than once in the live context (Read-like tools, by path).
@@ -71,6 +72,7 @@ struct Composition {
 struct Options {
     std::int64_t contextWindow = 0; // 0: the file's (analysis::contextWindowOf)
     std::size_t biggest = 10;
+    std::size_t topPerCategory = 5;
 };
 
 // The composition at transcript index `at` (clamped to the last message). at = SIZE_MAX: the end.

@@ -23,6 +23,7 @@ namespace cl::gui {
 class AnalysisController;
 class AnalysisPanel;
 class CompareView;
+class CompositionPanel;
 class OperationsDialog;
 class PreviewView;
 class StrategyPanel;
@@ -72,6 +73,9 @@ public:
     AnalysisPanel *analysisPanel() const { return m_analysisPanel; }
     QDockWidget *analysisDock() const { return m_analysisDock; }
     AnalysisController *analysisController() const { return m_analyzer; }
+    // Where the live context goes at the selected message (mainwindow_composition.cpp).
+    CompositionPanel *compositionPanel() const { return m_compositionPanel; }
+    QDockWidget *compositionDock() const { return m_compositionDock; }
     // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
     // The strategies' per-block tables of the shown transcript (shared by the strategy panel and
@@ -122,6 +126,9 @@ protected:
 private:
     void createMenus();
     void createDocks();
+    void createCompositionDock();
+    void connectComposition();
+    void previewSuggestion(const QString &strategy, const QString &paramsJson);
     void connectAnalysis();
     void startAnalysis(bool now);
     void onAnalysisReady(std::shared_ptr<const cl::analysis::Analysis> analysis);
@@ -154,6 +161,8 @@ private:
     ContextMap *m_map;
     AnalysisPanel *m_analysisPanel;
     QDockWidget *m_analysisDock;
+    CompositionPanel *m_compositionPanel = nullptr;
+    QDockWidget *m_compositionDock = nullptr;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     TranscriptDocument *m_doc;
     QTabWidget *m_tabs = nullptr;

@@ -110,6 +110,9 @@ void MainWindow::createMenus()
     QAction *analysis = m_analysisDock->toggleViewAction();
     analysis->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     view->addAction(analysis);
+    QAction *composition = m_compositionDock->toggleViewAction();
+    composition->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    view->addAction(composition);
     QAction *strategyDock = m_strategyDock->toggleViewAction();
     strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
     view->addAction(strategyDock);

@@ -6,6 +6,7 @@
 
 #include "widgets/analysis/analysiscontroller.h"
 #include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/compositionpanel.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
 #include "widgets/transcript/detailpane.h"
@@ -36,6 +37,7 @@ void MainWindow::createDocks()
     m_analysisDock->setWidget(m_analysisPanel);
     addDockWidget(Qt::RightDockWidgetArea, m_analysisDock);
     resizeDocks({m_analysisDock}, {350}, Qt::Horizontal);
+    createCompositionDock();
 }
 
 void MainWindow::connectAnalysis()
@@ -106,6 +108,7 @@ void MainWindow::onRowSelected(int message, int block)
     m_detail->showRow(m_transcript, message, block);
     m_analysisPanel->showMessage(message);
     m_map->setSelectedMessage(message);
+    m_compositionPanel->showMessage(message);
 }
 
 } // namespace cl::gui

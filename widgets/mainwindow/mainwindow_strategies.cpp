@@ -8,6 +8,7 @@
 #include "core/strategy/tables.h"
 #include "widgets/analysis/analysiscontroller.h"
 #include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/compositionpanel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
@@ -192,6 +193,8 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_chart->setTranscript(m_transcript.get());
     m_gauge->setTranscript(m_transcript.get()); // after the chart: it announces the window to it
     m_applying = false;
+    m_compositionPanel->setContextWindow(m_gauge->contextWindow());
+    m_compositionPanel->setTranscript(m_transcript);
     m_status->showSummary(m_transcript.get());
     startAnalysis(analyzeNow);
     updateStrategyInputs();

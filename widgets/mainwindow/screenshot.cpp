@@ -5,6 +5,7 @@
 
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
+#include "widgets/analysis/compositionpanel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/strategy/previewview.h"
@@ -112,6 +113,18 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         }
         TranscriptPanel *panel = window.transcriptPanel();
         panel->selectSourceIndex(panel->model()->index(int(live) - 1, 0));
+    } else if (view == QLatin1String("composition")) {
+        // The end of the session: the live context the next request sends, the chart's cursor at the right.
+        const Transcript *t = window.transcript().get();
+        for (std::size_t i = t ? t->messages.size() : 0; i-- > 0;)
+            if (t->messages[i].isConversation()) {
+                window.selectMessage(int(i));
+                break;
+            }
+        window.compositionDock()->show();
+        window.compositionDock()->raise();
+        window.resizeDocks({window.compositionDock()}, {620}, Qt::Horizontal);
+        window.compositionPanel()->refreshNow();
     } else if (view == QLatin1String("compare")) {
         window.showCompareTab();
         window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires

@@ -55,6 +55,14 @@ void TranscriptFilterModel::setHideHistory(bool hide)
     invalidateFilter();
 }
 
+void TranscriptFilterModel::setMessageSet(std::optional<QSet<int>> messages)
+{
+    if (!messages && !m_messageSet)
+        return;
+    m_messageSet = std::move(messages);
+    invalidateFilter();
+}
+
 void TranscriptFilterModel::setPriorityFilter(int priority)
 {
     if (priority == m_priority)
@@ -153,6 +161,8 @@ bool TranscriptFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &s
     if (m_hideMeta && idx.data(IsMetaOrEventRole).toBool())
         return false;
     if (m_hideHistory && idx.data(IsHistoryRole).toBool())
+        return false;
+    if (m_messageSet && !m_messageSet->contains(sourceParent.isValid() ? sourceParent.row() : sourceRow))
         return false;
     if (!acceptsAnalysis(sourceParent.isValid() ? sourceParent.row() : sourceRow, sourceParent.isValid() ? sourceRow : -1))
         return false;

@@ -6,6 +6,9 @@
 #include <QTimer>
 
 #include <QPointer>
+#include <QSet>
+
+#include <optional>
 
 namespace cl::gui {
 
@@ -41,6 +44,10 @@ public:
     void setCriticalOnly(bool on);
     void setImportantOnly(bool on);
     void setMinBoundaryScore(double minScore); // 0 = off
+    // Only these messages (transcript indices) and their blocks; std::nullopt = off. The composition
+    // panel sets it when a category is clicked.
+    void setMessageSet(std::optional<QSet<int>> messages);
+    bool hasMessageSet() const { return m_messageSet.has_value(); }
 
     void setSourceModel(QAbstractItemModel *model) override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
@@ -82,6 +89,7 @@ private:
     bool m_criticalOnly = false;
     bool m_importantOnly = false;
     double m_minBoundary = 0;
+    std::optional<QSet<int>> m_messageSet;
 };
 
 } // namespace cl::gui

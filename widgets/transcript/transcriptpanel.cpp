@@ -13,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -31,6 +32,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     , m_criticalOnly(new QCheckBox(tr("Critical"), this))
     , m_importantOnly(new QCheckBox(tr("Important"), this))
     , m_minBoundary(new QDoubleSpinBox(this))
+    , m_chip(new QToolButton(this))
 {
     m_filter->setSourceModel(m_model);
     m_filterEdit->setPlaceholderText(tr("Filter messages and blocks (Ctrl+F)"));
@@ -89,9 +91,16 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     bar->addWidget(m_criticalOnly);
     bar->addWidget(m_importantOnly);
     bar->addWidget(m_minBoundary);
+    m_chip->setObjectName(QStringLiteral("messageFilterChip"));
+    m_chip->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_chip->setAutoRaise(false);
+    m_chip->setToolTip(tr("Only the messages of this category are shown; click to show all messages again"));
+    m_chip->setVisible(false);
+    connect(m_chip, &QToolButton::clicked, this, &TranscriptPanel::clearMessageFilter);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
+    layout->addWidget(m_chip, 0, Qt::AlignLeft);
     layout->addWidget(m_view, 1);
 
     connect(m_filterEdit, &QLineEdit::textChanged, this, &TranscriptPanel::updateFilter);
@@ -112,8 +121,22 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &TranscriptPanel::onCurrentChanged);
 }
 
+void TranscriptPanel::setMessageFilter(const QString &label, const QList<int> &messages)
+{
+    m_filter->setMessageSet(QSet<int>(messages.begin(), messages.end()));
+    m_chip->setText(tr("%1: %n message(s)  ✕", nullptr, int(messages.size())).arg(label));
+    m_chip->setVisible(true);
+}
+
+void TranscriptPanel::clearMessageFilter()
+{
+    m_filter->setMessageSet(std::nullopt);
+    m_chip->setVisible(false);
+}
+
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
 {
+    clearMessageFilter(); // indices of another transcript
     m_hideHistory->setVisible(transcript && liveStart(*transcript) > 0);
     m_model->setTranscript(std::move(transcript));
     Q_EMIT rowSelected(-1, -1);

@@ -12,6 +12,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
+class QToolButton;
 class QTreeView;
 
 namespace cl::gui {
@@ -32,6 +33,11 @@ public:
     // Selects (and scrolls to) a row given as an index of the source model.
     void selectSourceIndex(const QModelIndex &sourceIndex);
     void focusFilter();
+    // Shows only `messages` (transcript indices) with a removable "label ✕" chip above the tree;
+    // clearMessageFilter() (or the chip) shows everything again.
+    void setMessageFilter(const QString &label, const QList<int> &messages);
+    void clearMessageFilter();
+    QToolButton *messageFilterChip() const { return m_chip; }
 
     TranscriptModel *model() const { return m_model; }
     TranscriptFilterModel *filterModel() const { return m_filter; }
@@ -64,6 +70,7 @@ private:
     QCheckBox *m_criticalOnly;
     QCheckBox *m_importantOnly;
     QDoubleSpinBox *m_minBoundary;
+    QToolButton *m_chip;
 };
 
 } // namespace cl::gui
