@@ -107,7 +107,8 @@ private Q_SLOTS:
 
     void addsUpOnRecordedShapes()
     {
-        for (const char *file : {"/codex/live-compacted.jsonl", "/geminicli/live-compressed.jsonl"}) {
+        for (const char *file :
+             {"/codex/live-compacted.jsonl", "/geminicli/live-compressed.jsonl", "/claudecode/live-attachments.jsonl"}) {
             auto r = loadFile(std::string(CL_TEST_DATA_DIR) + file);
             QVERIFY(r.ok());
             checkAddsUp(*r.transcript, file);
@@ -121,6 +122,71 @@ private Q_SLOTS:
                     continue;
                 checkAddsUp(*r.transcript, QString(sub + QLatin1Char('/') + f).toStdString());
             }
+    }
+
+    // Claude Code's attachments after the last compaction are part of the fixed part, by category;
+    // the ones before it, the ones it keeps to itself (prompt_snapshot) and a repeated reminder are not.
+    void attachmentsOfTheLiveContextAreFixed()
+    {
+        auto r = loadFile(std::string(CL_TEST_DATA_DIR) + "/claudecode/live-attachments.jsonl");
+        QVERIFY(r.ok());
+        const Transcript &t = *r.transcript;
+        const tokens::FixedPart fp = tokens::fixedPart(t);
+        QCOMPARE(fp.source, tokens::FixedPart::Source::Recorded);
+        const std::size_t live = liveStart(t);
+        QVERIFY(live > 0);
+        std::vector<std::string> kinds;
+        std::int64_t sum = 0;
+        for (const auto &a : fp.attachments) {
+            QVERIFY(a.message > live);
+            QCOMPARE(t.messages[a.message].type, "attachment/" + a.kind);
+            kinds.push_back(a.kind);
+            sum += a.tokens;
+        }
+        const std::vector<std::string> want = {"deferred_tools_delta", "agent_listing_delta", "skill_listing",
+                                               "nested_memory", "environment", "total_tokens_reminder"};
+        QCOMPARE(kinds, want); // t4 repeats t3's text: sent once
+        QCOMPARE(fp.attachmentTokens, sum);
+        QCOMPARE(fp.tokens, fp.systemTokens + fp.toolTokens + fp.attachmentTokens);
+        QCOMPARE(tokens::attachmentCategory("prompt_snapshot"), std::string_view());
+        QCOMPARE(tokens::attachmentCategory("skill_listing"), std::string_view("skills"));
+
+        const cp::Composition c = cp::compose(t);
+        const cp::Category *skills = c.find("attach:skills");
+        QVERIFY(skills);
+        QCOMPARE(skills->group, cp::Group::Fixed);
+        // The skill listing's text, estimated: its content and names (the type name and flags aside).
+        const auto &skill = fp.attachments[2];
+        QCOMPARE(skills->tokens, skill.tokens);
+        const nlohmann::json a = nlohmann::json::parse(t.messages[skill.message].blocks.front().text);
+        std::int64_t text = tokens::estimateText(a["content"].get<std::string>());
+        for (const auto &k : {"names", "digests"})
+            for (const auto &v : a[k])
+                text += tokens::estimateText(v.get<std::string>());
+        QCOMPARE(skill.tokens, text);
+        QCOMPARE(skills->messages, std::vector<std::uint32_t>{skill.message});
+        QVERIFY(c.find("attach:memory") && c.find("attach:agents") && c.find("attach:mcp"));
+        QCOMPARE(c.find("attach:environment")->items, std::size_t(2));
+        QCOMPARE(c.find("mcp:tracker")->items, std::size_t(2));
+        QCOMPARE(c.find("tools")->items, std::size_t(2));
+        checkAddsUp(t, "live-attachments");
+    }
+
+    // Codex records its system prompt (session_meta base_instructions): the measured fixed part
+    // splits into that prompt and the rest.
+    void codexSystemPromptIsItsRecordedShare()
+    {
+        CL_REQUIRE_SAMPLES();
+        auto r = loadFile(CL_SAMPLES_DIR "/codex/fixture-rollout.jsonl");
+        QVERIFY(r.ok());
+        const tokens::FixedPart fp = tokens::fixedPart(*r.transcript);
+        QCOMPARE(fp.source, tokens::FixedPart::Source::Measured);
+        const std::string base = r.transcript->header["base_instructions"]["text"].get<std::string>();
+        QCOMPARE(fp.systemTokens, tokens::estimateText(base));
+        const cp::Composition c = cp::compose(*r.transcript);
+        QCOMPARE(c.find("system")->tokens, fp.systemTokens);
+        QCOMPARE(c.find("fixed_rest")->tokens, fp.tokens - fp.systemTokens);
+        QVERIFY(!c.find("fixed"));
     }
 
     // A compacted session: the composition at the end covers only what follows the compaction, and

@@ -28,7 +28,7 @@ struct FixedPart {
     };
     Source source = Source::None;
     std::int64_t tokens = 0;
-    std::int64_t systemTokens = 0; // recorded only: system prompt
+    std::int64_t systemTokens = 0; // system prompt where recorded (measured / default: its share of tokens)
     std::int64_t toolTokens = 0;   // recorded only: tool definitions
     std::size_t tools = 0;         // recorded only: number of tool definitions
     struct ToolDef {
@@ -36,12 +36,25 @@ struct FixedPart {
         std::int64_t tokens = 0;
     };
     std::vector<ToolDef> toolDefs; // recorded only: each definition (toolTokens is their sum)
-    std::string how;               // one line for humans: where the figure comes from
+    // Claude Code attachments of the live context the agent sends with the conversation, by
+    // category ("skills", "agents", "memory", "mcp", "files", "environment"); recorded only.
+    struct Attachment {
+        std::string category;
+        std::string kind; // the attachment's type, e.g. "skill_listing"
+        std::int64_t tokens = 0;
+        std::uint32_t message = 0; // transcript index of its line
+    };
+    std::vector<Attachment> attachments;
+    std::int64_t attachmentTokens = 0; // their sum (part of tokens)
+    std::string how;                   // one line for humans: where the figure comes from
 };
 std::string_view fixedPartSourceName(FixedPart::Source s);
 
 // The per-agent default when nothing better is known (0 for API formats).
 std::int64_t defaultFixedTokens(Format f);
 FixedPart fixedPart(const Transcript &t);
+// The category of a Claude Code attachment type the agent sends to the model ("" for the ones it
+// keeps to itself, e.g. prompt_snapshot, a copy of the system prompt).
+std::string_view attachmentCategory(std::string_view kind);
 
 } // namespace cl::tokens

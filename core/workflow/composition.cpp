@@ -54,6 +54,13 @@ std::string labelFor(const std::string &key)
         {"system", "System prompt"},
         {"tools", "Built-in tool definitions"},
         {"fixed", "System prompt and tools"},
+        {"fixed_rest", "Tool definitions and the rest"},
+        {"attach:skills", "Skills listing"},
+        {"attach:agents", "Agent definitions"},
+        {"attach:memory", "Memory files"},
+        {"attach:mcp", "MCP and deferred tool listings"},
+        {"attach:files", "Attached files"},
+        {"attach:environment", "Environment and reminders"},
         {"user", "User text"},
         {"assistant", "Assistant text"},
         {"thinking", "Thinking"},
@@ -142,9 +149,14 @@ struct Builder {
 void addFixed(Builder &b, const tokens::FixedPart &fp, std::vector<Item> *items)
 {
     if (fp.source != tokens::FixedPart::Source::Recorded) {
-        if (fp.tokens > 0) {
-            Category &c = b.get("fixed", Group::Fixed);
-            c.tokens = fp.tokens;
+        if (fp.systemTokens > 0) { // the system prompt recorded, the rest measured or default
+            Category &sys = b.get("system", Group::Fixed);
+            sys.tokens = fp.systemTokens;
+            sys.items = 1;
+        }
+        if (fp.tokens - fp.systemTokens > 0) {
+            Category &c = b.get(fp.systemTokens > 0 ? "fixed_rest" : "fixed", Group::Fixed);
+            c.tokens = fp.tokens - fp.systemTokens;
             c.items = 1;
         }
         return;
@@ -161,6 +173,14 @@ void addFixed(Builder &b, const tokens::FixedPart &fp, std::vector<Item> *items)
         ++c.items;
         if (items)
             items->push_back({c.key, "tool definition " + def.name, def.tokens, -1, -1});
+    }
+    for (const auto &att : fp.attachments) {
+        Category &c = b.get("attach:" + att.category, Group::Fixed);
+        c.tokens += att.tokens;
+        ++c.items;
+        c.messages.push_back(att.message);
+        if (items)
+            items->push_back({c.key, "attachment " + att.kind, att.tokens, std::int32_t(att.message), -1});
     }
 }
 

@@ -10,6 +10,11 @@ sent to the fake model server.
       export's final answer aside): same tool-call ids (Gemini: same calls by name and id), same tool
       results, same number of user and assistant turns, its texts all in the request, the compaction
       summary present, the history the agent compacted away absent
+  (e) the fixed part `context --json` gives for the session (system prompt, tool definitions, Claude
+      Code's attachments) matches what the agent's last request sent besides the conversation (its
+      system prompt, tools and Claude Code's reminders), both estimated by contextlens-cli: within
+      5 % where the session records those texts, 15 % (the estimator's stated band) where it is
+      measured
   (d) every strategy on each recorded and on a generated session: the export placed where the agent
       looks, resumed with a short prompt, and the logged request checked: accepted; the export's
       texts and kept tool calls there, each once; the texts the strategy wrote (summary, placeholders)
@@ -263,6 +268,63 @@ def check_live_context(cli: Cli, rep: Report, agent: str, recording: dict, base:
 
 
 # ---------------------------------------------------------------------------------------------
+# (e)
+
+FIXED_TOLERANCE = {"recorded": 0.05, "measured": 0.15, "default": 0.15}
+
+
+def request_fixed_texts(api: str, body: dict, session: Path):
+    """System texts, tool definitions and reminders of a request: what it sends besides the conversation."""
+    system, tools, reminders = [], body.get("tools") or [], []
+    if api == "anthropic":
+        s = body.get("system") or []
+        system = [s] if isinstance(s, str) else [b.get("text", "") for b in s]
+        for m in body["messages"]:
+            content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+            reminders += [b["text"] for b in content
+                          if b.get("type") == "text" and b["text"].lstrip().startswith("<system-reminder>")]
+    elif api == "openai-responses":
+        system = [body["instructions"]] if body.get("instructions") else []
+        # Codex sends its system prompt (session_meta base_instructions) as the first developer message.
+        meta = json.loads(session.read_text().splitlines()[0]).get("payload", {})
+        base = (meta.get("base_instructions") or {}).get("text", "")
+        for item in body.get("input", []):
+            if item.get("type") == "message" and item.get("role") == "developer":
+                text = "".join(c.get("text", "") for c in item.get("content", []) if isinstance(c, dict))
+                if base and text.startswith(base[:200]):
+                    system.append(text)
+    else:
+        system = [p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", [])]
+    return [t for t in system if t], tools, reminders
+
+
+def check_fixed_part(cli: Cli, rep: Report, agent: str, recording: dict, base: Path, work: Path):
+    session = Path(recording["session"])
+    rc, ctx, err = cli.json("context", session)
+    if rc != 0 or not ctx:
+        return rep.add("e-fixed-part", agent, False, f"context exit {rc}: {err.strip()[-300:]}")
+    fixed = sum(c["tokens"] for c in ctx["categories"] if c["group"] == "fixed")
+    last = [r for r in load_requests(base / recording["steps"][-1]["log_dir"]) if r["kind"] == "turn"][-1]["body"]
+    system, tools, reminders = request_fixed_texts(API_FORMAT[agent], last, session)
+    # The request's part as an Anthropic document: the same estimator counts both sides.
+    doc = {"model": "m", "system": [{"type": "text", "text": t} for t in system], "tools": tools,
+           "messages": [{"role": "user", "content": [{"type": "text", "text": r} for r in reminders] or "."}]}
+    path = work / f"fixed-{agent}.json"
+    path.write_text(json.dumps(doc))
+    rc, req, err = cli.json("context", path)
+    if rc != 0 or not req:
+        return rep.add("e-fixed-part", agent, False, f"context of the request exit {rc}: {err.strip()[-300:]}")
+    sent = sum(c["tokens"] for c in req["categories"]
+               if c["key"] in ("system_messages", "tools") or c["key"].startswith("mcp:") or (c["key"] == "user" and reminders))
+    source = ctx["fixedSource"]
+    off = (fixed - sent) / sent if sent else 1.0
+    tolerance = FIXED_TOLERANCE.get(source, 0.15)
+    rep.add("e-fixed-part", agent, abs(off) <= tolerance,
+            f"session {fixed} ({source}) vs request {sent}: {off:+.1%} (allowed ±{tolerance:.0%})",
+            session_fixed=fixed, request_fixed=sent, source=source, deviation=round(off, 4))
+
+
+# ---------------------------------------------------------------------------------------------
 # (d)
 
 def make_agent(name: str, bin_dir: Path):
@@ -404,9 +466,9 @@ def markdown(meta: dict, rep: Report, rows: list) -> str:
              f"- agents: {', '.join(meta['agents'])}", f"- contextlens-cli: {meta['cli_version']}",
              f"- checks: {meta['passed']} passed, {meta['failed']} failed; leg duration {meta['seconds']} s "
              "(install reused, record, check; 2 resumes at a time)", "",
-             "## Recorded sessions (a, b, c)", "", "| check | agent | verdict | reason |", "|---|---|---|---|"]
+             "## Recorded sessions (a, b, c, e)", "", "| check | agent | verdict | reason |", "|---|---|---|---|"]
     for c in rep.checks:
-        if c["check"][0] in "abc":
+        if c["check"][0] in "abce":
             lines.append(f"| {c['check']} | {c['subject']} | {'pass' if c['ok'] else 'FAIL'} | "
                          f"{md(c['reason'])} |")
     for agent in AGENTS:
@@ -464,6 +526,7 @@ def main():
         check_load(cli, rep, agent, session)
         check_roundtrip(cli, rep, agent, session, work)
         check_live_context(cli, rep, agent, recording, base, work)
+        check_fixed_part(cli, rep, agent, recording, base, work)
         rows += check_strategies(cli, rep, agent, "recorded", session, work / agent / "recorded", args.bin_dir,
                                  strategies, args.jobs)
         generated = work / agent / f"generated-{args.messages}.jsonl"
