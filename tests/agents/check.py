@@ -14,7 +14,8 @@ sent to the fake model server.
       Code's attachments) matches what the agent's last request sent besides the conversation (its
       system prompt, tools and Claude Code's reminders), both estimated by contextlens-cli: within
       5 % where the session records those texts, 15 % (the estimator's stated band) where it is
-      measured
+      measured; and the live context at the end is one figure three ways: the sum of the categories,
+      the last row of `context --over-time` and `info`'s live total
   (d) every strategy on each recorded and on a generated session: the export placed where the agent
       looks, resumed with a short prompt, and the logged request checked: accepted; the export's
       texts and kept tool calls there, each once; the texts the strategy wrote (summary, placeholders)
@@ -316,6 +317,16 @@ def check_fixed_part(cli: Cli, rep: Report, agent: str, recording: dict, base: P
         return rep.add("e-fixed-part", agent, False, f"context of the request exit {rc}: {err.strip()[-300:]}")
     sent = sum(c["tokens"] for c in req["categories"]
                if c["key"] in ("system_messages", "tools") or c["key"].startswith("mcp:") or (c["key"] == "user" and reminders))
+    # Three computations of the live context agree: the categories at the end, the last row of the
+    # series over time, and info's live total (the status bar's figure).
+    rc, series, _ = cli.json("context", session, "--over-time")
+    rows = (series or {}).get("rows", [])
+    _, info, _ = cli.json("info", session)
+    parts = sum(c["tokens"] for c in ctx["categories"] if c["group"] != "space")
+    figures = {"categories": parts, "total": ctx["total"], "last row": rows[-1]["total"] if rows else None,
+               "info live": ((info or {}).get("live") or {}).get("totalTokens")}
+    rep.add("e-adds-up", agent, rc == 0 and len(set(figures.values())) == 1,
+            "" if len(set(figures.values())) == 1 else ", ".join(f"{k} {v}" for k, v in figures.items()))
     source = ctx["fixedSource"]
     off = (fixed - sent) / sent if sent else 1.0
     tolerance = FIXED_TOLERANCE.get(source, 0.15)
