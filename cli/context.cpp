@@ -65,6 +65,7 @@ ojson report(const Transcript &t, const cp::Composition &c, const std::vector<cp
     for (const auto &r : c.repeatedReads)
         reads.push_back(ojson{{"path", r.path}, {"reads", r.reads}, {"tokens", r.tokens}, {"onceTokens", r.onceTokens}});
     j["repeatedReads"] = reads;
+    j["earlierThinking"] = c.earlierThinking;
     ojson sug = ojson::array();
     for (const auto &s : suggestions)
         sug.push_back(ojson{{"text", s.text},

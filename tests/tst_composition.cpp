@@ -221,9 +221,14 @@ private Q_SLOTS:
             const auto r = strategy::run(*st, in, s.params);
             const std::int64_t frees = r.changed ? r.stats.tokensBefore - r.stats.tokensAfter : 0;
             QCOMPARE(s.frees, std::max<std::int64_t>(0, frees));
+            // Clearing thinking frees the thinking of every response but the latest.
+            if (s.strategy == "anthropic-clear-thinking") {
+                QVERIFY(c.earlierThinking > 0 && c.earlierThinking < c.find("thinking")->tokens);
+                QCOMPARE(s.frees, c.earlierThinking);
+            }
             ++checked;
         }
-        QVERIFY(checked >= 2);
+        QVERIFY(checked >= 3);
     }
 
     void cliContext()

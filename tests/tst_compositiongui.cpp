@@ -331,6 +331,11 @@ private Q_SLOTS:
         QVERIFY(result);
         // The preview frees what the suggestion said.
         QCOMPARE(result->stats.tokensBefore - result->stats.tokensAfter, s.frees);
+        // Enter on the current suggestion does the same.
+        QVERIFY(w.strategyPanel()->setCurrentStrategy(QStringLiteral("snip")));
+        list->setCurrentItem(list->topLevelItem(pick));
+        QTest::keyClick(list, Qt::Key_Return);
+        QCOMPARE(w.strategyPanel()->currentStrategy().toStdString(), s.strategy);
     }
 
     void gridAndChartPaintInTheDarkTheme()

@@ -304,6 +304,18 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
             r.messages.push_back(std::uint32_t(i));
         }
     }
+    // The latest response: the last assistant message's API message id (or the message alone).
+    std::size_t lastResponse = SIZE_MAX;
+    for (std::size_t i = std::min(at + 1, t.messages.size()); i-- > c.from;)
+        if (sent(t.messages[i]) && t.messages[i].role == Role::Assistant) {
+            lastResponse = i;
+            break;
+        }
+    for (const Item &it : items)
+        if (it.category == "thinking" && it.message >= 0 && std::size_t(it.message) != lastResponse
+            && (lastResponse == SIZE_MAX || t.messages[std::size_t(it.message)].apiMessageId.empty()
+                || t.messages[std::size_t(it.message)].apiMessageId != t.messages[lastResponse].apiMessageId))
+            c.earlierThinking += it.tokens;
     for (const auto &c2 : b.cats)
         c.total += c2.tokens;
     // Fixed first (as recorded), then the messages' categories largest first.
@@ -440,7 +452,9 @@ std::vector<Suggestion> suggest(const Transcript &t, const Composition &c)
         tryStrategy(std::to_string(bigCount) + " tool results over 10 K characters: " + fmtK(bigOutputs), "snip",
                     nlohmann::json::object());
     if (const Category *thinking = c.find("thinking"); thinking && thinking->tokens > 0)
-        tryStrategy("thinking blocks: " + fmtK(thinking->tokens), "anthropic-clear-thinking", nlohmann::json::object());
+        tryStrategy("thinking of earlier responses: " + fmtK(c.earlierThinking) + " (of " + fmtK(thinking->tokens)
+                        + " thinking in the live context)",
+                    "anthropic-clear-thinking", nlohmann::json::object());
     std::int64_t results = 0;
     for (const auto &cat : c.categories)
         if (cat.key.rfind("result:", 0) == 0)

@@ -66,6 +66,9 @@ struct Composition {
     std::vector<Category> categories; // Fixed, then Messages (largest first), then Space
     std::vector<Item> biggest;        // largest items, largest first
     std::vector<RepeatedRead> repeatedReads;
+    // Thinking of assistant responses before the latest one: what clearing thinking would drop (the
+    // API keeps only the current response's thinking for most models).
+    std::int64_t earlierThinking = 0;
     const Category *find(const std::string &key) const;
 };
 

@@ -8,6 +8,7 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
@@ -84,20 +85,37 @@ CompositionPanel::CompositionPanel(QWidget *parent)
     layout->addWidget(split);
 
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) { onCategoryRow(i.row()); });
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) { onCategoryRow(i.row()); }); // Enter
     connect(m_grid, &CompositionGrid::categoryClicked, this, [this](int row) {
         m_table->selectRow(row);
         onCategoryRow(row);
     });
     connect(m_chart, &CompositionChart::messageActivated, this, &CompositionPanel::messageActivated);
-    connect(m_suggestionView, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) {
-        const QString strategy = item->data(0, kStrategyRole).toString();
-        if (!strategy.isEmpty())
-            Q_EMIT suggestionActivated(strategy, item->data(0, kParamsRole).toString());
-    });
+    connect(m_suggestionView, &QTreeWidget::itemClicked, this, &CompositionPanel::previewItem);
+    m_suggestionView->installEventFilter(this); // Enter previews the current suggestion
     updateHeader();
 }
 
 CompositionPanel::~CompositionPanel() = default;
+
+void CompositionPanel::previewItem(QTreeWidgetItem *item)
+{
+    const QString strategy = item ? item->data(0, kStrategyRole).toString() : QString();
+    if (!strategy.isEmpty())
+        Q_EMIT suggestionActivated(strategy, item->data(0, kParamsRole).toString());
+}
+
+bool CompositionPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_suggestionView && event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent *>(event)->key();
+        if (key == Qt::Key_Return || key == Qt::Key_Enter) {
+            previewItem(m_suggestionView->currentItem());
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
 
 cp::Options CompositionPanel::options() const
 {

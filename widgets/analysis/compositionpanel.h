@@ -13,6 +13,7 @@
 class QLabel;
 class QTableView;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace cl::gui {
 
@@ -63,6 +64,7 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     struct SessionFigures {
@@ -76,6 +78,7 @@ private:
     void setComposition(std::shared_ptr<const cl::composition::Composition> c);
     void setSession(SessionFigures figures);
     void onCategoryRow(int row);
+    void previewItem(QTreeWidgetItem *item);
     void updateHeader();
 
     std::shared_ptr<const Transcript> m_transcript;

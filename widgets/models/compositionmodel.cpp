@@ -61,6 +61,9 @@ QString CompositionModel::tooltip(const cp::Category &c) const
         s += tr("<br>room left before the agent's reserved buffer");
     else if (c.key == "reserved" && m_c)
         s += QStringLiteral("<br>") + QString::fromStdString(m_c->reservedHow).toHtmlEscaped();
+    else if (c.key == "thinking" && m_c)
+        s += tr("<br>%1 of it belongs to earlier responses (clearing thinking drops it)")
+                 .arg(QLocale().toString(qlonglong(m_c->earlierThinking)));
     else if (c.key == "framing")
         s += tr("<br>per-message overhead the blocks do not explain");
     else if (c.group == cp::Group::Fixed && m_c)
