@@ -19,6 +19,7 @@ std::unique_ptr<Strategy> makeHybridRemoval();   // "hybrid"          removal.cp
 std::unique_ptr<Strategy> makeAutoSelect();      // "auto-select"     removal.cpp
 std::unique_ptr<Strategy> makeMicrocompaction(); // "microcompaction" microcompaction.cpp
 std::unique_ptr<Strategy> makeSlidingWindow();   // "sliding-window"  sliding_window.cpp
+std::unique_ptr<Strategy> makeDedupeReads();     // "dedupe-reads"    dedupe_reads.cpp
 
 // The four tiers as stand-alone strategies, and the manager that escalates through them
 // (mechanisms.md §9.2–9.6; the tiers themselves are in tiers.h).

@@ -18,6 +18,7 @@ const std::vector<const Strategy *> &all()
         v.push_back(makeAutoSelect());
         v.push_back(makeMicrocompaction());
         v.push_back(makeSlidingWindow());
+        v.push_back(makeDedupeReads());
 
         v.push_back(makeSnip());
         v.push_back(makeSnipSeed004());

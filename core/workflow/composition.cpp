@@ -463,14 +463,20 @@ std::vector<Suggestion> suggest(const Transcript &t, const Composition &c)
         tryStrategy("tool results: " + fmtK(results) + " (" + std::to_string(c.total ? results * 100 / c.total : 0)
                         + " % of the live context)",
                     "anthropic-clear-tool-uses", nlohmann::json::object());
-    for (const auto &r : c.repeatedReads) {
-        Suggestion s;
-        s.text = std::to_string(r.reads) + " reads of " + r.path + ": " + fmtK(r.tokens) + " (reading it once: "
-                 + fmtK(r.onceTokens) + ")";
-        s.frees = 0; // no strategy drops older reads yet (dedupe-reads: a later issue)
-        s.note = "no strategy replaces older reads by the latest one yet";
-        out.push_back(std::move(s));
+    // Files read more than once: the largest five one by one, then all of them together.
+    std::int64_t repeated = 0;
+    for (std::size_t k = 0; k < c.repeatedReads.size(); ++k) {
+        const RepeatedRead &r = c.repeatedReads[k];
+        repeated += r.tokens - r.onceTokens;
+        if (k < 5)
+            tryStrategy(std::to_string(r.reads) + " reads of " + r.path + ": " + fmtK(r.tokens) + " (reading it once: "
+                            + fmtK(r.onceTokens) + ")",
+                        "dedupe-reads", nlohmann::json{{"paths", {r.path}}});
     }
+    if (c.repeatedReads.size() > 1)
+        tryStrategy(std::to_string(c.repeatedReads.size()) + " files read more than once: " + fmtK(repeated)
+                        + " beyond their latest reads",
+                    "dedupe-reads", nlohmann::json::object());
     for (const auto &cat : c.categories)
         if (cat.key.rfind("mcp:", 0) == 0) {
             Suggestion s;
