@@ -23,7 +23,7 @@ namespace cl::strategy {
 namespace {
 
 struct Range {
-    std::int64_t first = 0;                                     // first line (0-based offset)
+    std::int64_t first = 0;                                      // first line (0-based offset)
     std::int64_t end = std::numeric_limits<std::int64_t>::max(); // one past the last line
     bool covers(const Range &o) const { return first <= o.first && end >= o.end; }
 };
@@ -72,10 +72,10 @@ public:
     {
         return {{"minTokens", ParamSpec::Type::Int, 0, 100000000, 50, {}, "Reads smaller than this stay."},
                 {"paths", ParamSpec::Type::StringList, 0, 0, nlohmann::json::array(), {}, "Only these files (empty: every file)."},
-                {"placeholder", ParamSpec::Type::String, 0, 0,
-                 "[Earlier read of {path} removed: the file is read again later in this conversation{edited}. Refer to "
-                 "the latest read.]",
-                 {}, "Text of a superseded read; {path} and {edited} are filled in."}};
+                {"placeholder", ParamSpec::Type::String, 0, 0, "[Earlier read of {path} removed: the file is read again later in this conversation{edited}. Refer to "
+                                                               "the latest read.]",
+                 {},
+                 "Text of a superseded read; {path} and {edited} are filled in."}};
     }
 
     Result apply(const Input &in, const Params &p) const override
