@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Command dispatch, help, and the helpers every command shares.
 #include "cli/cli.h"
+#include "cli/summarizer.h"
 
 #include "cli/common.h"
 
@@ -274,13 +275,15 @@ std::string commandHelp(const std::string &command)
                "compact_boundary and the new context) unless --no-compaction-style. Never overwrites FILE or\n"
                "an existing OUT without --force. --pin keeps messages (transcript indices) untouched;\n"
                "--exempt keeps those tools' calls and results. --window sets the context window.\n"
-               "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n";
+               "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n"
+               + summarizerHelp();
     if (command == "compare")
         return "Usage: contextlens-cli compare FILE [--only NAME,NAME] [--sort tokens|reduction|efficiency|facts|cache|time]\n"
                "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL] [--json]\n"
                "Runs every strategy with its defaults (on two threads) and prints one row each: tokens\n"
                "before/after, reduction, efficiency, fact retention, cache prefix, validity, time and note.\n"
-               "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n";
+               "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n"
+               "With a model summarizer (--summarizer and its options, as for compact) --only is required.\n";
     if (command == "simulate")
         return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
                "                                [--max-turns N] [--stride N|auto] [--pin I,J] [--exempt TOOL,TOOL]\n"

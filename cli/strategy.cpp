@@ -3,6 +3,7 @@
 // come from each strategy's ParamSpec list, the same data the GUI builds its forms from.
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/summarizer.h"
 #include "core/workflow/compare.h"
 #include "core/io/export.h"
 #include "core/strategy/strategy.h"
@@ -82,6 +83,37 @@ bool applyCommon(const Args &a, Input &in, std::string &error)
     if (auto w = a.value("--window"))
         in.options.contextWindow = std::max<std::int64_t>(0, std::atoll(w->c_str()));
     return guardOptions(a, in.pinned, in.exemptTools, error);
+}
+
+// One line per model summary: model, tokens, cost, sections and facts it missed, or why it was rejected.
+std::string summaryReportText(const nlohmann::json &reports)
+{
+    std::string text;
+    for (const auto &r : reports) {
+        text += "  model summary: " + r.value("provider", std::string()) + " " + r.value("model", std::string()) + ", preset "
+                + r.value("preset", std::string());
+        if (r.contains("error") && r["error"].is_string()) {
+            text += ": REJECTED: " + r["error"].get<std::string>() + "\n";
+            continue;
+        }
+        char cost[64] = "cost unknown";
+        if (r["cost"].is_number())
+            std::snprintf(cost, sizeof cost, "$%.4f", r["cost"].get<double>());
+        text += ", " + std::to_string(r.value("inputTokens", 0)) + " in / " + std::to_string(r.value("outputTokens", 0))
+                + " out tokens, " + cost + (r.value("cached", false) ? " (cached)" : "") + (r.value("verified", false) ? ", verified" : "")
+                + "\n";
+        if (!r["missingSections"].empty())
+            text += "    missing sections: " + r["missingSections"].dump() + "\n";
+        if (!r["emptySections"].empty())
+            text += "    empty sections: " + r["emptySections"].dump() + "\n";
+        text += "    facts kept " + std::to_string(r.value("keptFacts", 0)) + ", dropped " + std::to_string(r["droppedFacts"].size())
+                + (r.value("droppedFactsAppended", false) ? " (listed in an appendix)" : "") + "\n";
+        for (const auto &f : r["droppedFacts"])
+            text += "      dropped " + f.value("kind", std::string()) + ": " + f.value("text", std::string()) + "\n";
+        if (r.value("droppedMessages", 0) > 0)
+            text += "    " + std::to_string(r.value("droppedMessages", 0)) + " oldest messages did not fit the model's input\n";
+    }
+    return text;
 }
 
 const std::vector<OptionSpec> kCommon{{"--as", "", true}, {"--window", "", true}, {"--exempt", "", true}, {"--pin", "", true}};
@@ -200,6 +232,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     specs.push_back({"--to", "", true});
     specs.push_back({"--force", "", false});
     specs.push_back({"--no-compaction-style", "", false});
+    specs.insert(specs.end(), summarizerOptions().begin(), summarizerOptions().end());
     Args a = parseArgs(rest, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
@@ -215,6 +248,9 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     std::string error;
     const Strategy *s = strategyOption(a, "compact", error);
     if (!s)
+        return o.fail(error);
+    const std::unique_ptr<llm::ReportingSummarizer> summarizer = summarizerFromArgs(a, error);
+    if (!error.empty())
         return o.fail(error);
     std::optional<Format> as;
     if (auto f = a.value("--as")) {
@@ -249,6 +285,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         Input in(*t);
         if (!applyCommon(a, in, error))
             return o.fail(error);
+        in.summarizer = summarizer.get();
         const Result r = run(*s, in, params, {}, &error);
         if (!error.empty())
             return o.fail(error);
@@ -272,6 +309,11 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         text += line;
         for (const auto &l : r.log)
             text += "  - " + l + "\n";
+        if (summarizer) {
+            const nlohmann::json report = summarizer->reportJson();
+            j["summaries"] = ojson::parse(report.dump());
+            text += summaryReportText(report);
+        }
         text += r.violations.empty() ? "  valid\n" : "  INVALID: " + std::to_string(r.violations.size()) + " violation(s)\n";
         for (const auto &v : r.violations)
             text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
@@ -317,6 +359,7 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     std::vector<OptionSpec> specs = kCommon;
     specs.push_back({"--only", "", true});
     specs.push_back({"--sort", "", true});
+    specs.insert(specs.end(), summarizerOptions().begin(), summarizerOptions().end());
     Args a = parseArgs(args, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
@@ -334,12 +377,18 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
         if (!as)
             return o.fail(error);
     }
+    const std::unique_ptr<llm::ReportingSummarizer> summarizer = summarizerFromArgs(a, error);
+    if (!error.empty())
+        return o.fail(error);
+    if (summarizer && !a.value("--only"))
+        return o.fail("compare with a model summarizer needs --only (every summary is a model call)");
     auto t = loadForCommand(a.positional.front(), as, error);
     if (!t)
         return o.fail(error);
     Input in(*t);
     if (!applyCommon(a, in, error))
         return o.fail(error);
+    in.summarizer = summarizer.get();
     CompareOptions co;
     if (auto only = a.value("--only"))
         co.names = splitList(*only);
@@ -375,7 +424,10 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
         // clang-format on
     }
     if (o.json) {
-        o.print(ojson{{"path", a.positional.front()}, {"format", std::string(formatName(t->format))}, {"rows", list}});
+        ojson doc{{"path", a.positional.front()}, {"format", std::string(formatName(t->format))}, {"rows", list}};
+        if (summarizer)
+            doc["summaries"] = ojson::parse(summarizer->reportJson().dump());
+        o.print(doc);
     } else {
         char line[512];
         std::snprintf(line, sizeof line, "%-30s %9s %9s %8s %8s %8s %10s %6s %9s  %s\n", "strategy", "tokens", "after",
@@ -390,6 +442,8 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
                           s.millis, row.result.note.c_str());
             out += line;
         }
+        if (summarizer)
+            out += summaryReportText(summarizer->reportJson());
     }
     return anyInvalid ? Exit::Issues : Exit::Success;
 }

@@ -45,48 +45,6 @@ std::string firstLine(std::string_view s, std::size_t max)
     return std::string(s);
 }
 
-struct Fact {
-    std::string text;
-    std::vector<std::size_t> sources; // transcript indices
-};
-
-std::vector<Fact> collectFacts(const Transcript &t)
-{
-    std::vector<Fact> facts;
-    std::unordered_map<std::string, std::size_t> seen;
-    auto add = [&](std::string text, std::size_t source) {
-        if (text.size() < 3)
-            return;
-        const auto [it, fresh] = seen.emplace(text, facts.size());
-        if (fresh)
-            facts.push_back({std::move(text), {source}});
-        else if (facts[it->second].sources.back() != source)
-            facts[it->second].sources.push_back(source);
-    };
-    for (std::size_t i = 0; i < t.messages.size(); ++i) {
-        const Message &m = t.messages[i];
-        if (!inContext(m) || m.role == Role::System)
-            continue;
-        if (analysis::isUserRequest(m) && m.kind == MessageKind::Conversation && !m.isMeta)
-            for (const auto &b : m.blocks)
-                if (b.type == BlockType::Text) {
-                    add(firstLine(b.text, 80), i);
-                    break;
-                }
-        for (const auto &b : m.blocks) {
-            if (b.type == BlockType::ToolUse) {
-                for (auto &p : analysis::toolPaths(b))
-                    add(std::move(p), i);
-                if (std::string c = analysis::shellCommand(b); !c.empty())
-                    add(firstLine(c, 80), i);
-            } else if (b.type == BlockType::ToolResult && b.isError) {
-                add(firstLine(b.text, 80), i);
-            }
-        }
-    }
-    return facts;
-}
-
 void appendText(const Message &m, std::string &out)
 {
     for (const auto &b : m.blocks) {
@@ -99,6 +57,60 @@ void appendText(const Message &m, std::string &out)
 }
 
 } // namespace
+
+std::vector<Fact> collectFacts(const Transcript &t, const std::vector<std::size_t> *only)
+{
+    std::vector<Fact> facts;
+    std::unordered_map<std::string, std::size_t> seen;
+    auto add = [&](std::string text, Fact::Kind kind, std::size_t source) {
+        if (text.size() < 3)
+            return;
+        const auto [it, fresh] = seen.emplace(text, facts.size());
+        if (fresh)
+            facts.push_back({std::move(text), kind, {source}});
+        else if (facts[it->second].sources.back() != source)
+            facts[it->second].sources.push_back(source);
+    };
+    auto visit = [&](std::size_t i) {
+        const Message &m = t.messages[i];
+        if (!inContext(m) || m.role == Role::System)
+            return;
+        if (analysis::isUserRequest(m) && m.kind == MessageKind::Conversation && !m.isMeta)
+            for (const auto &b : m.blocks)
+                if (b.type == BlockType::Text) {
+                    add(firstLine(b.text, 80), Fact::Kind::Request, i);
+                    break;
+                }
+        for (const auto &b : m.blocks) {
+            if (b.type == BlockType::ToolUse) {
+                for (auto &p : analysis::toolPaths(b))
+                    add(std::move(p), Fact::Kind::Path, i);
+                if (std::string c = analysis::shellCommand(b); !c.empty())
+                    add(firstLine(c, 80), Fact::Kind::Command, i);
+            } else if (b.type == BlockType::ToolResult && b.isError) {
+                add(firstLine(b.text, 80), Fact::Kind::Error, i);
+            }
+        }
+    };
+    if (only)
+        for (const std::size_t i : *only)
+            visit(i);
+    else
+        for (std::size_t i = 0; i < t.messages.size(); ++i)
+            visit(i);
+    return facts;
+}
+
+std::string_view factKindName(Fact::Kind k)
+{
+    switch (k) {
+    case Fact::Kind::Request: return "request";
+    case Fact::Kind::Path: return "path";
+    case Fact::Kind::Command: return "command";
+    case Fact::Kind::Error: return "error";
+    }
+    return "request";
+}
 
 const std::string &Result::slotReason(std::size_t slot) const
 {

@@ -333,7 +333,15 @@ Result run(const Strategy &s, const Input &in, const json &params, const RunOpti
     }
     (void)in.analysis(); // shared by all strategies: not part of one strategy's time
     const auto start = std::chrono::steady_clock::now();
-    Result r = s.apply(in, p);
+    Result r;
+    try {
+        r = s.apply(in, p);
+    } catch (const SummaryError &e) {
+        // A summarizer that could not give a whole, usable summary: nothing is applied, the note says why.
+        r = unchanged(in.transcript);
+        r.note = std::string("not applied: ") + e.what();
+        r.log.push_back(r.note);
+    }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     r.strategy = std::string(s.name());
     r.params = p;

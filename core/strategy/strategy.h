@@ -159,6 +159,23 @@ struct Stats {
     std::array<std::size_t, kFateCount> fateCounts{}; // per original conversation message (+ inserted)
 };
 
+// The facts a later turn may need (metrics.cpp; docs/design/mechanisms.md §8): user requests (first
+// line, at most 80 bytes), paths a call read or modified, shell commands (first 80 bytes), errors
+// (first line of a failed result). `only`: just these transcript indices (else every message).
+struct Fact {
+    enum class Kind : std::uint8_t {
+        Request,
+        Path,
+        Command,
+        Error
+    };
+    std::string text;
+    Kind kind = Kind::Request;
+    std::vector<std::size_t> sources; // transcript indices
+};
+std::vector<Fact> collectFacts(const Transcript &t, const std::vector<std::size_t> *only = nullptr);
+std::string_view factKindName(Fact::Kind k);
+
 struct Result {
     std::string strategy;
     Params params;

@@ -15,7 +15,10 @@ The script (JSON) is a list of replies taken in order by ordinary requests:
      {"shell": ["echo hello > a.txt"]},           one shell tool call per command, run by the agent
      {"tool_calls": [{"name": "Read", "args": {"file_path": "a.txt"}}]},
      {"text": "Done.", "usage": {"input": 900000}},  a final answer; usage is what the server reports
-     {"error": {"status": 529, "body": {"error": {"message": "overloaded"}}}}
+     {"error": {"status": 529, "body": {"error": {"message": "overloaded"}}}},
+     {"error": {"status": 429, "body": {...}, "headers": {"retry-after": "1"}}},  extra answer headers
+     {"text": "...", "delay": 2.5, "chunks": 8}   wait before answering; stream the text in 8 pieces
+     {"text": "...", "stop": "refusal"}           the stop / finish reason to report (default: the usual)
    ],
    "summary": "...",        answer to compaction requests (default: a text with SUMMARY_MARKER)
    "default_text": "OK"}    answer once the turns are used up
@@ -23,6 +26,7 @@ Compaction requests never take a turn. They are recognised per agent:
   Claude Code: the last user message asks for a summary of the conversation (/compact);
   Codex: header x-codex-turn-metadata has request_kind "compaction";
   Gemini CLI: the system instruction asks for a <state_snapshot> (compression and its self-check).
+Requests from ContextLens itself (User-Agent "ContextLens": its model summaries) always take a turn.
 Side requests that are not part of the conversation (Claude Code's title or quota calls, Gemini CLI's
 routing / next-speaker / JSON-schema calls, token counting) are answered without taking a turn either.
 """
@@ -132,6 +136,8 @@ def reply_calls(api: str, body: dict, turn: dict):
 
 def classify(api: str, body: dict, headers) -> str:
     """'compaction', 'side' (answered without taking a turn) or 'turn'."""
+    if (headers.get("user-agent") or "").startswith("ContextLens"):
+        return "turn"
     if api == "anthropic":
         messages = body.get("messages", [])
         last = messages[-1] if messages else {}
@@ -195,6 +201,16 @@ def fill_schema(schema: dict):
 # ---------------------------------------------------------------------------------------------
 # Answers in each wire format. `calls` is [(name, args)], `usage` {"input": n, "output": m}.
 
+_tls = threading.local()  # per request: how many pieces a streamed text comes in
+
+
+def pieces(text: str) -> list:
+    """The text in the request's number of streamed pieces (at least one, even when empty)."""
+    n = max(1, min(getattr(_tls, "chunks", 1), len(text) or 1))
+    size = -(-len(text) // n) if text else 0
+    return [text[i:i + size] for i in range(0, len(text), size)] if text else [""]
+
+
 def sse(event, data) -> bytes:
     head = f"event: {event}\n" if event else ""
     return (head + "data: " + json.dumps(data) + "\n\n").encode()
@@ -204,7 +220,7 @@ def anthropic_answer(script, body, text, calls, usage, stream):
     msg_id = script.new_id("msg_fake")
     blocks = ([{"type": "text", "text": text}] if text else []) + [
         {"type": "tool_use", "id": script.new_id("toolu_fake"), "name": n, "input": a} for n, a in calls]
-    stop = "tool_use" if calls else "end_turn"
+    stop = getattr(_tls, "stop", None) or ("tool_use" if calls else "end_turn")
     u = {"input_tokens": usage["input"], "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
          "output_tokens": usage["output"]}
     message = {"id": msg_id, "type": "message", "role": "assistant", "model": body.get("model", "fake"),
@@ -215,12 +231,13 @@ def anthropic_answer(script, body, text, calls, usage, stream):
                                   "stop_reason": None, "usage": {**u, "output_tokens": 1}}})]
     for i, b in enumerate(blocks):
         if b["type"] == "text":
-            start, delta = {**b, "text": ""}, {"type": "text_delta", "text": b["text"]}
+            start, deltas = {**b, "text": ""}, [{"type": "text_delta", "text": p} for p in pieces(b["text"])]
         else:
-            start, delta = {**b, "input": {}}, {"type": "input_json_delta", "partial_json": json.dumps(b["input"])}
-        out += [sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": start}),
-                sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}),
-                sse("content_block_stop", {"type": "content_block_stop", "index": i})]
+            start = {**b, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(b["input"])}]
+        out.append(sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": start}))
+        out += [sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d}) for d in deltas]
+        out.append(sse("content_block_stop", {"type": "content_block_stop", "index": i}))
     out += [sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                                   "usage": {"output_tokens": usage["output"]}}),
             sse("message_stop", {"type": "message_stop"})]
@@ -249,8 +266,8 @@ def responses_answer(script, body, text, calls, usage, stream):
     for i, item in enumerate(items):
         out.append(ev("response.output_item.added", output_index=i, item={**item, "status": "in_progress"}))
         if item["type"] == "message":
-            out.append(ev("response.output_text.delta", item_id=item["id"], output_index=i, content_index=0,
-                          delta=text))
+            out += [ev("response.output_text.delta", item_id=item["id"], output_index=i, content_index=0, delta=p)
+                    for p in pieces(text)]
         else:
             out.append(ev("response.function_call_arguments.delta", item_id=item["id"], output_index=i,
                           delta=item["arguments"]))
@@ -262,7 +279,7 @@ def responses_answer(script, body, text, calls, usage, stream):
 def chat_answer(script, body, text, calls, usage, stream):
     tool_calls = [{"id": script.new_id("call_fake"), "type": "function",
                    "function": {"name": n, "arguments": json.dumps(a)}} for n, a in calls]
-    finish = "tool_calls" if calls else "stop"
+    finish = getattr(_tls, "stop", None) or ("tool_calls" if calls else "stop")
     u = {"prompt_tokens": usage["input"], "completion_tokens": usage["output"],
          "total_tokens": usage["input"] + usage["output"]}
     base = {"id": script.new_id("chatcmpl-fake"), "created": int(time.time()), "model": body.get("model", "fake")}
@@ -272,7 +289,7 @@ def chat_answer(script, body, text, calls, usage, stream):
             {"index": 0, "message": message, "finish_reason": finish}], "usage": u}).encode()
     chunk = lambda delta, fin=None, **kw: sse(None, {**base, "object": "chat.completion.chunk", "choices": [  # noqa
         {"index": 0, "delta": delta, "finish_reason": fin}], **kw})
-    out = [chunk({"role": "assistant", "content": text or ""})]
+    out = [chunk({"role": "assistant", "content": p}) for p in pieces(text or "")]
     for i, c in enumerate(tool_calls):
         out.append(chunk({"tool_calls": [{"index": i, **c}]}))
     out.append(chunk({}, finish))
@@ -284,13 +301,23 @@ def chat_answer(script, body, text, calls, usage, stream):
 def gemini_answer(script, body, text, calls, usage, stream):
     parts = ([{"text": text}] if text else []) + [
         {"functionCall": {"name": n, "args": a, "id": script.new_id("gcall_fake")}} for n, a in calls]
-    answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+    finish = getattr(_tls, "stop", None) or "STOP"
+    answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
               "usageMetadata": {"promptTokenCount": usage["input"], "candidatesTokenCount": usage["output"],
                                 "totalTokenCount": usage["input"] + usage["output"]},
               "modelVersion": "fake", "responseId": script.new_id("gresp_fake")}
     if not stream:
         return "application/json", json.dumps(answer).encode()
-    return "text/event-stream", sse(None, answer)
+    parts_of = pieces(text) if text and not calls else [None]
+    out = []
+    for k, p in enumerate(parts_of):
+        last = k == len(parts_of) - 1
+        chunk = answer if p is None else {**answer, "candidates": [
+            {"content": {"role": "model", "parts": [{"text": p}]}, "index": 0, **({"finishReason": finish} if last else {})}]}
+        if not last:
+            chunk = {k2: v for k2, v in chunk.items() if k2 != "usageMetadata"}
+        out.append(sse(None, chunk))
+    return "text/event-stream", b"".join(out)
 
 
 ANSWERS = {"anthropic": anthropic_answer, "responses": responses_answer, "chat": chat_answer,
@@ -349,9 +376,12 @@ class Handler(BaseHTTPRequestHandler):
         index, turn = (None, {"text": compaction_text(api, script.summary)}) if kind == "compaction" else \
             (None, {"text": side_text(api, body)}) if kind == "side" else script.take()
         self._log(api, kind, body, index)
+        if turn.get("delay"):
+            time.sleep(float(turn["delay"]))
         if "error" in turn:
             err = turn["error"]
-            return self._send(err.get("status", 500), "application/json", json.dumps(err.get("body", {})).encode())
+            return self._send(err.get("status", 500), "application/json", json.dumps(err.get("body", {})).encode(),
+                              err.get("headers", {}))
         usage = {"input": estimate_tokens(raw), "output": 20, **turn.get("usage", {})}
         stream = "alt=sse" in url.query or ":streamGenerateContent" in url.path or bool(body.get("stream"))
         if api == "responses":
@@ -360,6 +390,8 @@ class Handler(BaseHTTPRequestHandler):
             calls = reply_calls(api, body, turn)
         except ValueError as e:
             return self._send(400, "application/json", json.dumps({"error": {"message": str(e)}}).encode())
+        _tls.chunks = max(1, int(turn.get("chunks", 1)))
+        _tls.stop = turn.get("stop")
         ctype, data = ANSWERS[api](script, body, turn.get("text", ""), calls, usage, stream)
         self._send(200, ctype, data)
 
@@ -367,9 +399,11 @@ class Handler(BaseHTTPRequestHandler):
         self.server.log.write({"method": self.command, "path": self.path, "api": api, "kind": kind, "turn": turn,
                                "headers": dict(self.headers.items()), "body": body})
 
-    def _send(self, status, ctype, data: bytes):
+    def _send(self, status, ctype, data: bytes, headers=None):
         self.send_response(status)
         self.send_header("content-type", ctype)
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

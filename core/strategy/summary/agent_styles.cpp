@@ -206,6 +206,15 @@ void finish(Summary &s, const std::vector<std::pair<std::string, std::string>> &
 
 } // namespace
 
+std::string claudeCodePreamble(const std::string &instructions)
+{
+    std::string t = "This session continues an earlier conversation that ran out of context. The earlier part is "
+                    "summarized below; carry on from where it stopped, without asking the user to repeat anything.\n\n";
+    if (!instructions.empty())
+        t += "Compact instructions from the user (followed when writing this summary): " + instructions + "\n\n";
+    return t;
+}
+
 Summary summarizeClaudeCode(const SummaryRequest &r, const Digest &d)
 {
     Summary s;
@@ -239,12 +248,7 @@ Summary summarizeClaudeCode(const SummaryRequest &r, const Digest &d)
     if (!r.instructions.empty())
         sec["compactInstructions"] = r.instructions;
     const auto kept = preserved(r);
-    std::string t =
-        "This session continues an earlier conversation that ran out of context. The earlier part is summarized "
-        "below; carry on from where it stopped, without asking the user to repeat anything.\n\n";
-    if (!r.instructions.empty())
-        t += "Compact instructions from the user (followed when writing this summary): " + r.instructions + "\n\n";
-    t += "Summary:\n";
+    std::string t = claudeCodePreamble(r.instructions) + "Summary:\n";
     t += "1. Primary Request and Intent:\n   " + sec["primaryRequest"].get<std::string>() + "\n";
     t += "2. Key Technical Concepts:\n" + bulletList(sec["keyConcepts"]);
     if (!d.commands.empty())

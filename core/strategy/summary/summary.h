@@ -3,7 +3,7 @@
 
 // Summaries of the part of a conversation a strategy compacts. Strategies ask a Summarizer for a
 // summary in a given style; the rule-based summarizer here builds it deterministically from the
-// messages (no model call). An LLM summarizer will implement the same interface later.
+// messages (no model call); a model summarizer (net/modelsummarizer.h) implements the same interface.
 //
 // Styles (SummaryRequest::style):
 //   seed001      seed 001 createSummary: system summary, tool-usage summary, narrative, critical info
@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <list>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,14 @@ struct Summary {
     std::vector<std::string> keyPoints;
 };
 
+// Thrown by a summarizer that cannot give a whole, usable summary (a model's error, timeout, refusal,
+// empty or oversized answer, cancel): strategy::run() then applies nothing and puts what() in the note.
+class SummaryError : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class Summarizer
 {
 public:
@@ -103,6 +112,8 @@ std::string clipFirstLine(std::string_view s, std::size_t max, std::string_view 
 std::string_view clipFirstLineView(std::string_view s, std::size_t max, bool &clipped,
                                    std::string_view skip = " \t\r\n");
 std::vector<std::string> summaryStyles();
+// The first lines of a Claude Code compact summary: the session continues from the summary below.
+std::string claudeCodePreamble(const std::string &instructions);
 
 // Style implementations (strategy/summary/rule_styles.cpp, strategy/summary/agent_styles.cpp).
 Summary summarizeSeed001(const SummaryRequest &r, const Digest &d);

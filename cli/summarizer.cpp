@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#include "cli/summarizer.h"
+
+#include <cstdlib>
+
+namespace cl::cli {
+
+namespace {
+
+SummarizerFactory &factory()
+{
+    static SummarizerFactory f;
+    return f;
+}
+
+bool number(const Args &a, const char *name, double min, double max, double &out, std::string &error)
+{
+    const auto v = a.value(name);
+    if (!v)
+        return true;
+    char *end = nullptr;
+    const double d = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end || d < min || d > max) {
+        error = std::string(name) + ": a number from " + std::to_string(int(min)) + " to " + std::to_string(int(max));
+        return false;
+    }
+    out = d;
+    return true;
+}
+
+} // namespace
+
+void setSummarizerFactory(SummarizerFactory f)
+{
+    factory() = std::move(f);
+}
+
+const std::vector<OptionSpec> &summarizerOptions()
+{
+    static const std::vector<OptionSpec> v{{"--summarizer", "", true}, {"--base-url", "", true}, {"--model", "", true}, {"--api-key-env", "", true}, {"--preset", "", true}, {"--max-output-tokens", "", true}, {"--temperature", "", true}, {"--timeout", "", true}, {"--retries", "", true}, {"--cache-dir", "", true}, {"--prices", "", true}, {"--verify", "", false}, {"--keep-dropped-facts", "", false}, {"--no-stream", "", false}};
+    return v;
+}
+
+std::string summarizerHelp()
+{
+    return "Summaries: --summarizer rules (default, offline) | openai | openai-responses | anthropic | gemini\n"
+           "  [--model M] [--base-url URL] [--api-key-env VAR] [--preset claude-code|gemini|codex|seed003]\n"
+           "  [--max-output-tokens N] [--temperature T] [--timeout SECONDS] [--retries N] [--no-stream]\n"
+           "  [--verify] [--keep-dropped-facts] [--cache-dir DIR] [--prices FILE]\n"
+           "  The key comes from VAR (default OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY); local servers\n"
+           "  (Ollama: --summarizer openai --base-url http://127.0.0.1:11434/v1) need none. A summary that is\n"
+           "  empty, refused, cut at the output limit, not smaller than what it replaces, or a failed call\n"
+           "  leaves the transcript unchanged and the note says why.\n";
+}
+
+std::unique_ptr<llm::ReportingSummarizer> summarizerFromArgs(const Args &a, std::string &error)
+{
+    const std::string name = a.value("--summarizer").value_or("rules");
+    if (name == "rules") {
+        for (const auto &o : summarizerOptions())
+            if (o.name != "--summarizer" && (a.value(o.name) || a.has(o.name))) {
+                error = o.name + " needs --summarizer with a provider (openai, openai-responses, anthropic, gemini)";
+                return nullptr;
+            }
+        return nullptr;
+    }
+    const auto provider = llm::providerFromName(name);
+    if (!provider) {
+        error = "--summarizer: rules, openai, openai-responses, anthropic or gemini, not '" + name + "'";
+        return nullptr;
+    }
+    if (!factory()) {
+        error = "this program has no network summarizer (model summaries need contextlens-cli itself)";
+        return nullptr;
+    }
+    llm::SummarizerSettings s;
+    s.config.provider = *provider;
+    s.config.model = a.value("--model").value_or("");
+    s.config.baseUrl = a.value("--base-url").value_or("");
+    s.preset = a.value("--preset").value_or("");
+    if (!s.preset.empty() && llm::presetForStyle(s.preset) != s.preset) {
+        error = "--preset: claude-code, gemini, codex or seed003";
+        return nullptr;
+    }
+    double d = s.config.maxOutputTokens;
+    if (!number(a, "--max-output-tokens", 1, 1e6, d, error))
+        return nullptr;
+    s.config.maxOutputTokens = int(d);
+    if (!number(a, "--temperature", 0, 2, s.config.temperature, error))
+        return nullptr;
+    d = s.config.timeoutMs / 1000.0;
+    if (!number(a, "--timeout", 1, 3600, d, error))
+        return nullptr;
+    s.config.timeoutMs = int(d * 1000);
+    d = s.config.retries;
+    if (!number(a, "--retries", 0, 20, d, error))
+        return nullptr;
+    s.config.retries = int(d);
+    s.config.stream = !a.has("--no-stream");
+    s.verify = a.has("--verify");
+    s.keepDroppedFacts = a.has("--keep-dropped-facts");
+    s.cacheDir = a.value("--cache-dir").value_or("");
+    s.pricesFile = a.value("--prices").value_or("");
+    const std::string variable = a.value("--api-key-env").value_or(llm::defaultApiKeyVariable(*provider));
+    if (const char *key = std::getenv(variable.c_str()))
+        s.config.apiKey = key;
+    else if (a.value("--api-key-env")) {
+        error = "--api-key-env: the environment variable " + variable + " is not set";
+        return nullptr;
+    }
+    return factory()(s, error);
+}
+
+} // namespace cl::cli
