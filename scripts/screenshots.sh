@@ -23,3 +23,20 @@ compacted=$XDG_CONFIG_HOME/compacted.jsonl
 "$app" --screenshot "$out/screenshot-live.png" --size 1400x900 --view live "$compacted"
 "$app" --screenshot "$out/screenshot-composition.png" --size 1500x950 --view composition "$samples/viewer-sample-edits.jsonl"
 "$app" --screenshot "$out/screenshot-composition-dark.png" --size 1500x950 --theme dark --view composition "$compacted"
+# A preview whose summary a model writes: the fake model server (tests/agents/) on 127.0.0.1 answers
+# with scripts/screenshot-summary.json, streamed; the settings point the app at it.
+python3 "$here/tests/agents/fake_model_server.py" --script "$here/scripts/screenshot-summary.json" \
+    --log-dir "$XDG_CONFIG_HOME/model-log" --port-file "$XDG_CONFIG_HOME/model-port" >/dev/null &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$XDG_CONFIG_HOME"' EXIT
+for _ in $(seq 50); do [ -s "$XDG_CONFIG_HOME/model-port" ] && break; sleep 0.1; done
+mkdir -p "$XDG_CONFIG_HOME/ContextLens"
+cat > "$XDG_CONFIG_HOME/ContextLens/contextlens.conf" <<CONF
+[summarizer]
+useModel=true
+provider=anthropic
+baseUrl=http://127.0.0.1:$(cat "$XDG_CONFIG_HOME/model-port")
+model=claude-3-5-haiku-latest
+cacheDir=
+CONF
+"$app" --screenshot "$out/screenshot-summary.png" --size 1500x950 --view preview:claude-code-compact "$demo"

@@ -91,4 +91,34 @@ private:
     int m_port = 0;
 };
 
+// Script turns: a text answer (with options such as "chunks", "delay", "stop", "usage"), an error
+// answer (status, the provider's message, extra headers), and the script of turns.
+inline nlohmann::json textTurn(const std::string &text, nlohmann::json options = nlohmann::json::object())
+{
+    options["text"] = text;
+    return options;
+}
+
+inline nlohmann::json errorTurn(int status, const std::string &message, nlohmann::json headers = nlohmann::json::object())
+{
+    nlohmann::json error = nlohmann::json::object();
+    error["message"] = message;
+    nlohmann::json body = nlohmann::json::object();
+    body["error"] = error;
+    nlohmann::json e = nlohmann::json::object();
+    e["status"] = status;
+    e["body"] = body;
+    e["headers"] = headers;
+    nlohmann::json turn = nlohmann::json::object();
+    turn["error"] = e;
+    return turn;
+}
+
+inline nlohmann::json script(std::vector<nlohmann::json> turns)
+{
+    nlohmann::json s = nlohmann::json::object();
+    s["turns"] = nlohmann::json(std::move(turns));
+    return s;
+}
+
 } // namespace cl::test

@@ -31,6 +31,9 @@
 
 using namespace cl;
 using cl::test::FakeModelServer;
+using cl::test::errorTurn;
+using cl::test::script;
+using cl::test::textTurn;
 using cl::test::tierfix::Builder;
 using cl::test::tierfix::prose;
 using Json = nlohmann::json;
@@ -103,35 +106,6 @@ std::string header(const Json &request, const std::string &name)
         if (QString::fromStdString(it.key()).compare(QString::fromStdString(name), Qt::CaseInsensitive) == 0)
             return it.value().get<std::string>();
     return {};
-}
-
-// Script turns of the fake server.
-Json textTurn(const std::string &text, Json extra = Json::object())
-{
-    extra["text"] = text;
-    return extra;
-}
-
-Json errorTurn(int status, const std::string &message, Json headers = Json::object())
-{
-    Json error = Json::object();
-    error["message"] = message;
-    Json body = Json::object();
-    body["error"] = error;
-    Json e = Json::object();
-    e["status"] = status;
-    e["body"] = body;
-    e["headers"] = headers;
-    Json turn = Json::object();
-    turn["error"] = e;
-    return turn;
-}
-
-Json script(std::vector<Json> turns)
-{
-    Json s = Json::object();
-    s["turns"] = Json(std::move(turns));
-    return s;
 }
 
 // The rejection a summary run ends with ("" when it succeeded).

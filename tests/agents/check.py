@@ -45,6 +45,7 @@ from collections import Counter
 from pathlib import Path
 
 from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
+import fake_model_server
 from fake_model_server import SUMMARY_MARKER
 
 RESUME_PROMPT = "Give me a one-line status of where we are."
@@ -377,14 +378,29 @@ def text_problems(api: str, export: dict, summary: list, request: dict, sent_tex
     return problems
 
 
+# The strategy whose summary a model writes in each agent's checks ("NAME+model" rows): the summary
+# comes from a second fake server speaking OpenAI Chat Completions, as a local model server would.
+MODEL_URL = [""]  # set by main(): the summary server's base URL
+MODEL_STRATEGY = {"claude-code": "claude-code-compact", "codex": "codex", "gemini-cli": "gemini-cli"}
+MODEL_SUMMARY = (
+    "<analysis>Short.</analysis>\n<summary>\n1. Primary Request and Intent: a few shell commands in the scratch "
+    "folder.\n2. Key Technical Concepts: shell\n3. Files and Code Sections: a.txt\n4. Errors and fixes: none\n"
+    "5. Problem Solving: none\n6. All user messages: see above\n7. Pending Tasks: none\n8. Current Work: done\n"
+    "9. Optional Next Step: none. MODEL-SUMMARY-5C1D\n</summary>")
+
+
 def run_strategy(ctx: dict, strategy: str) -> dict:
+    name, model = (strategy[:-6], True) if strategy.endswith("+model") else (strategy, False)
     cli, agent, api, session, work = ctx["cli"], ctx["agent"], ctx["api"], ctx["session"], ctx["work"] / strategy
     work.mkdir(parents=True, exist_ok=True)
     row = {"agent": agent, "session": ctx["label"], "strategy": strategy, "ok": False, "reason": ""}
     out, out_api = work / f"compacted{session.suffix}", work / "compacted.api.json"
     for p in (out, out_api):
         p.unlink(missing_ok=True)
-    common = [session, "--strategy", strategy, "--window", ctx["window"]]
+    common = [session, "--strategy", name, "--window", ctx["window"]]
+    if model:
+        common += ["--summarizer", "openai", "--base-url", ctx["model_url"], "--model", "local-summary-model",
+                   "--cache-dir", work / "summary-cache"]
     rc, data, err = cli.json("compact", *common, "-o", out)
     if data is None or not out.exists():
         row["reason"] = f"compact exit {rc}: {err.strip()[-300:]}"
@@ -420,6 +436,10 @@ def run_strategy(ctx: dict, strategy: str) -> dict:
         sent_ids, sent_text = call_ids(api, request), "\n".join(texts(api, request))
         if stats.get("messagesAfter", 1):  # (with nothing left the API export holds only a filler text)
             problems += text_problems(api, compacted_api, summary, request, sent_text)
+        if model and data.get("changed") and "MODEL-SUMMARY-5C1D" not in sent_text:
+            problems.append("the model's summary is not in the resumed request")
+        if model and not data.get("changed"):
+            problems.append("the model summary was not applied: " + str(data.get("note"))[:200])
         lost = sorted(kept - sent_ids)
         if lost:
             problems.append(f"{len(lost)} kept tool call(s) not sent: {lost[:4]}")
@@ -455,10 +475,10 @@ def check_strategies(cli: Cli, rep: Report, agent: str, label: str, session: Pat
            "bin_dir": bin_dir, "window": math.ceil(tokens / TRIGGER_SHARE),
            "original_api": json.loads(orig_api.read_text()) if orig_api.exists() else {},
            "baseline_messages": len(conversation(api, baseline)), "baseline_chars": conv_chars(api, baseline),
-           "baseline_ids": call_ids(api, baseline)}
+           "baseline_ids": call_ids(api, baseline), "model_url": MODEL_URL[0]}
     rows = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for row in pool.map(lambda s: run_strategy(ctx, s), strategies):
+        for row in pool.map(lambda s: run_strategy(ctx, s), strategies + [MODEL_STRATEGY[agent] + "+model"]):
             row["window"] = ctx["window"]
             rep.add("d-strategy", f"{agent}/{label}/{row['strategy']}", row["ok"], row["reason"])
             rows.append(row)
@@ -523,6 +543,8 @@ def main():
     cli, rep, rows = Cli(args.cli), Report(), []
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
+    summary_server = fake_model_server.start({"default_text": MODEL_SUMMARY}, work / "summary-requests")
+    MODEL_URL[0] = f"http://127.0.0.1:{summary_server.server_port}/v1"
     _, listing, _ = cli.json("strategies")
     strategies = args.strategies.split(",") if args.strategies else [s["name"] for s in listing["strategies"]]
     for agent in args.agents.split(","):

@@ -4,13 +4,18 @@
 #include "widgets/strategy/paramform.h"
 #include "core/strategies/registry.h"
 #include "widgets/models/roles.h"
+#include "net/modelsummarizer.h"
 
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QApplication>
 #include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QTextBrowser>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -19,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
 
 namespace cl::gui {
 
@@ -111,6 +117,17 @@ StrategyPanel::StrategyPanel(QWidget *parent)
     guardForm->addRow(tr("Exempt tools"), m_exempt);
     layout->addWidget(guards);
 
+    auto *summaries = new QHBoxLayout;
+    m_summaryMode = new QLabel(this);
+    m_summaryMode->setObjectName(QStringLiteral("summaryMode"));
+    m_summaryMode->setWordWrap(true); // the dock keeps its width
+    auto *summarySettings = new QPushButton(tr("Summaries…"), this);
+    summarySettings->setToolTip(tr("Who writes the summaries of the strategies that summarize: the rules (offline) or a model"));
+    summaries->addWidget(m_summaryMode, 1);
+    summaries->addWidget(summarySettings);
+    layout->addLayout(summaries);
+    connect(summarySettings, &QPushButton::clicked, this, &StrategyPanel::editSummarizer);
+
     auto *buttons = new QHBoxLayout;
     m_previewButton = new QPushButton(tr("Preview"), this);
     m_previewButton->setToolTip(tr("Run the strategy on the working transcript without changing it (Ctrl+P)"));
@@ -135,6 +152,19 @@ StrategyPanel::StrategyPanel(QWidget *parent)
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_status);
+    m_stream = new QPlainTextEdit(this);
+    m_stream->setObjectName(QStringLiteral("summaryStream"));
+    m_stream->setReadOnly(true);
+    m_stream->setPlaceholderText(tr("The model's answer appears here as it is written."));
+    m_stream->setMaximumHeight(220);
+    m_stream->setVisible(false);
+    layout->addWidget(m_stream);
+    m_report = new QTextBrowser(this);
+    m_report->setObjectName(QStringLiteral("summaryReport"));
+    m_report->setMaximumHeight(200);
+    m_report->setFrameShape(QFrame::NoFrame);
+    m_report->setVisible(false);
+    layout->addWidget(m_report);
 
     connect(m_combo, &QComboBox::currentIndexChanged, this, &StrategyPanel::strategyChosen);
     connect(m_previewButton, &QPushButton::clicked, this, &StrategyPanel::runPreview);
@@ -145,10 +175,79 @@ StrategyPanel::StrategyPanel(QWidget *parent)
             m_status->setText(tr("Parameters changed since the preview: preview again to see their effect."));
     });
 
+    setModelSummarizer(loadSummarizer());
     reloadStrategies();
 }
 
 StrategyPanel::~StrategyPanel() = default;
+
+void StrategyPanel::setModelSummarizer(const GuiSummarizer &s)
+{
+    m_gui = s;
+    m_summaryMode->setText(tr("Summaries: %1").arg(describe(s)));
+    clearPreview();
+}
+
+void StrategyPanel::editSummarizer()
+{
+    SummarizerDialog dialog(m_gui, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    saveSummarizer(dialog.value());
+    setModelSummarizer(dialog.value());
+}
+
+void StrategyPanel::appendStream(quint64 run, const QString &text)
+{
+    if (run != m_run)
+        return; // a preview that was replaced or cancelled
+    ++m_pieces;
+    m_stream->moveCursor(QTextCursor::End);
+    m_stream->insertPlainText(text);
+    m_stream->ensureCursorVisible();
+}
+
+void StrategyPanel::showSummaryReport(const nlohmann::json &summaries)
+{
+    if (!summaries.is_array() || summaries.empty()) {
+        m_report->setVisible(false);
+        return;
+    }
+    QString html;
+    for (const auto &r : summaries) {
+        html += tr("<b>Model summary</b> %1 %2 (%3): ")
+                    .arg(QString::fromStdString(r.value("provider", std::string())).toHtmlEscaped(),
+                         QString::fromStdString(r.value("model", std::string())).toHtmlEscaped(),
+                         QString::fromStdString(r.value("preset", std::string())).toHtmlEscaped());
+        if (r["error"].is_string()) {
+            html += tr("<span style='color:#d03030'>rejected: %1</span><br>").arg(QString::fromStdString(r["error"].get<std::string>()).toHtmlEscaped());
+            continue;
+        }
+        html += tr("%1 in / %2 out tokens").arg(r.value("inputTokens", 0)).arg(r.value("outputTokens", 0));
+        html += r["cost"].is_number() ? tr(", $%1").arg(r["cost"].get<double>(), 0, 'f', 4) : tr(", cost unknown");
+        if (r.value("cached", false))
+            html += tr(" (from the cache)");
+        if (r.value("verified", false))
+            html += tr(", verified");
+        html += QStringLiteral("<br>");
+        if (!r["missingSections"].empty())
+            html += tr("Missing sections: %1<br>").arg(QString::fromStdString(r["missingSections"].dump()).toHtmlEscaped());
+        if (!r["emptySections"].empty())
+            html += tr("Empty sections: %1<br>").arg(QString::fromStdString(r["emptySections"].dump()).toHtmlEscaped());
+        const auto &dropped = r["droppedFacts"];
+        html += tr("Facts kept %1, dropped %2%3").arg(r.value("keptFacts", 0)).arg(dropped.size()).arg(r.value("droppedFactsAppended", false) ? tr(" (appended to the summary)") : QString());
+        if (!dropped.empty()) {
+            html += QStringLiteral("<ul style='margin:0'>");
+            for (const auto &f : dropped)
+                html += QStringLiteral("<li>%1: %2</li>")
+                            .arg(QString::fromStdString(f.value("kind", std::string())),
+                                 QString::fromStdString(f.value("text", std::string())).toHtmlEscaped());
+            html += QStringLiteral("</ul>");
+        }
+    }
+    m_report->setHtml(html);
+    m_report->setVisible(true);
+}
 
 void StrategyPanel::reloadStrategies()
 {
@@ -270,8 +369,10 @@ void StrategyPanel::clearPreview()
     const bool had = m_preview != nullptr;
     m_preview.reset();
     m_previewBasis.reset();
-    if (!m_busy)
+    if (!m_busy) {
         m_status->clear();
+        m_report->setVisible(false);
+    }
     updateButtons();
     if (had)
         Q_EMIT previewCleared();
@@ -311,16 +412,42 @@ void StrategyPanel::runPreview()
         exempt.push_back(tool.toStdString());
     const strategy::Summarizer *summarizer = m_summarizer;
     const nlohmann::json params = m_form->values();
+    // A model writes the summaries when no summarizer was set and the settings say so.
+    std::optional<llm::SummarizerSettings> model;
+    QString keyNote;
+    if (!summarizer && m_gui.useModel)
+        model = withKey(m_gui, &keyNote);
+    const quint64 run = ++m_run;
+    m_pieces = 0;
+    m_stream->clear();
+    m_stream->setVisible(model.has_value());
+    m_report->setVisible(false);
+    QPointer<StrategyPanel> guard(this);
 
     m_job.start( // a running preview is stale now
-        [s, transcript, analysis, tables, options, pinned, exempt, summarizer, params](JobControl &) {
+        [s, transcript, analysis, tables, options, pinned, exempt, summarizer, params, model, guard, run](JobControl &control) {
             strategy::Input in(*transcript, analysis, options);
             in.setTables(tables);
             in.pinned = pinned;
             in.exemptTools = exempt;
             in.summarizer = summarizer;
+            std::unique_ptr<net::ModelSummarizer> writer;
+            if (model) {
+                writer = std::make_unique<net::ModelSummarizer>(*model);
+                writer->setCancelFlag(control.cancelFlag());
+                writer->setOnDelta([guard, run](const std::string &delta) {
+                    QMetaObject::invokeMethod(
+                        qApp,
+                        [guard, run, text = QString::fromStdString(delta)] {
+                            if (guard)
+                                guard->appendStream(run, text);
+                        },
+                        Qt::QueuedConnection);
+                });
+                in.summarizer = writer.get();
+            }
             auto result = std::make_shared<const strategy::Result>(strategy::run(*s, in, params));
-            return Outcome{std::move(result), in.sharedAnalysis()};
+            return Outcome{std::move(result), in.sharedAnalysis(), writer ? writer->reportJson() : nlohmann::json()};
         },
         [this, transcript](Outcome out) { // not cancelled, re-run, nor the transcript changed meanwhile
             setBusy(false);
@@ -329,11 +456,13 @@ void StrategyPanel::runPreview()
             m_preview = out.result;
             m_previewBasis = transcript;
             m_status->setText(out.result->changed ? qs(out.result->note) : tr("No change: %1").arg(qs(out.result->note)));
+            showSummaryReport(out.summaries);
             updateButtons();
             Q_EMIT previewReady(out.result);
         });
     setBusy(true);
-    m_status->setText(tr("Computing %1…").arg(qs(s->title())));
+    m_status->setText(model ? tr("Computing %1; a model writes the summary (%2)…").arg(qs(s->title()), keyNote)
+                            : tr("Computing %1…").arg(qs(s->title())));
     Q_EMIT previewStarted();
 }
 
@@ -341,9 +470,12 @@ void StrategyPanel::cancelPreview()
 {
     if (!m_busy)
         return;
-    m_job.cancel();
+    m_job.cancel(); // sets the flag a model call polls: the request is aborted
+    ++m_run;        // what is still on its way to the stream is dropped
     setBusy(false);
     m_status->setText(tr("Preview cancelled."));
+    if (m_stream->isVisible())
+        m_stream->appendPlainText(tr("[cancelled]"));
 }
 
 void StrategyPanel::requestApply()

@@ -10,6 +10,7 @@
 #include "core/strategy/strategy.h"
 #include "core/model/transcript.h"
 #include "widgets/jobs/backgroundjob.h"
+#include "widgets/strategy/summarizersettings.h"
 
 #include <QWidget>
 
@@ -19,6 +20,8 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPlainTextEdit;
+class QTextBrowser;
 class QProgressBar;
 class QPushButton;
 
@@ -42,6 +45,15 @@ public:
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
     void setAnalysisOptions(const cl::analysis::AnalysisOptions &options);
     void setSummarizer(const cl::strategy::Summarizer *summarizer); // null: rule-based; not owned
+    // The model summarizer of previews when no summarizer is set (summarizersettings.h; QSettings by
+    // default). With useModel, a preview streams the model's answer into summaryStream() and reports
+    // its tokens, cost, missing sections and dropped facts in summaryReport().
+    void setModelSummarizer(const GuiSummarizer &s);
+    const GuiSummarizer &modelSummarizer() const { return m_gui; }
+    void editSummarizer(); // the settings dialog
+    QPlainTextEdit *summaryStream() const { return m_stream; }
+    QTextBrowser *summaryReport() const { return m_report; }
+    int streamedPieces() const { return m_pieces; } // text deltas received by the last model preview
 
     // Transcript indices never removed or edited; also editable by hand ("3, 7-9").
     void setPinned(const std::vector<std::size_t> &indices);
@@ -75,7 +87,10 @@ private:
     struct Outcome {
         std::shared_ptr<const cl::strategy::Result> result;
         std::shared_ptr<const cl::analysis::Analysis> analysis;
+        nlohmann::json summaries; // the model summarizer's reports (null with the rules)
     };
+    void appendStream(quint64 run, const QString &text);
+    void showSummaryReport(const nlohmann::json &summaries);
     void strategyChosen();
     void clearPreview();
     void updateButtons();
@@ -103,6 +118,12 @@ private:
     QPushButton *m_applyButton = nullptr;
     QProgressBar *m_busyBar = nullptr;
     QLabel *m_status = nullptr;
+    GuiSummarizer m_gui;
+    QLabel *m_summaryMode = nullptr;
+    QPlainTextEdit *m_stream = nullptr;
+    QTextBrowser *m_report = nullptr;
+    quint64 m_run = 0; // the preview whose stream is shown
+    int m_pieces = 0;
 };
 
 } // namespace cl::gui

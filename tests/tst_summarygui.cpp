@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+// Model summaries in the GUI (widgets/strategy/strategypanel.h, summarizersettings.h), headless,
+// against the project's fake model server on 127.0.0.1: a preview streams the model's answer into
+// the panel as it arrives and reports its tokens and the facts it dropped; cancel aborts the call;
+// a rejected summary leaves the preview unchanged and says why; the settings never hold the key.
+#include "core/io/writer.h"
+#include "widgets/strategy/paramform.h"
+#include "widgets/strategy/strategypanel.h"
+#include "widgets/strategy/summarizersettings.h"
+
+#include "fake_server.h"
+#include "strategy_fixture.h"
+#include "test_support.h"
+
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QTextBrowser>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace cl;
+using namespace cl::gui;
+using cl::test::FakeModelServer;
+using cl::test::errorTurn;
+using cl::test::script;
+using cl::test::textTurn;
+using cl::test::tierfix::Builder;
+using cl::test::tierfix::prose;
+using Json = nlohmann::json;
+
+namespace {
+
+const bool kEnvironment = cl::test::guiEnvironment();
+
+const char *const kAnswer = "<analysis>In order.</analysis>\n<summary>\n"
+                            "1. Primary Request and Intent: Fix the parser in the project.\n"
+                            "2. Key Technical Concepts: Python\n"
+                            "3. Files and Code Sections: /src/a.py\n"
+                            "4. Errors and fixes: none\n"
+                            "5. Problem Solving: done\n"
+                            "6. All user messages: Fix the parser in the project.\n"
+                            "7. Pending Tasks: none\n"
+                            "8. Current Work: the parser\n"
+                            "9. Optional Next Step: none\n</summary>";
+
+std::shared_ptr<const Transcript> session()
+{
+    Builder b;
+    b.text(Role::System, "You are a coding agent.");
+    b.text(Role::User, "Fix the parser in the project.");
+    b.tool("Read", {{"file_path", "/src/a.py"}}, prose(8000, 1));
+    b.tool("Bash", {{"command", "pytest -q"}}, "FAILED tests/test_parser.py::test_empty", true);
+    b.text(Role::Assistant, "Fixed.");
+    b.text(Role::User, "Now update /src/b.py docs.");
+    b.tool("Read", {{"file_path", "/src/b.py"}}, prose(8000, 2));
+    return std::make_shared<const Transcript>(b.done());
+}
+
+GuiSummarizer modelAt(const FakeModelServer &server)
+{
+    GuiSummarizer g;
+    g.useModel = true;
+    g.settings.config.provider = llm::Provider::Anthropic;
+    g.settings.config.baseUrl = server.baseUrl(false);
+    g.settings.config.model = "claude-3-5-haiku-latest";
+    g.settings.config.retries = 0;
+    g.settings.cacheDir.clear();
+    g.apiKeyVariable = QStringLiteral("CL_TEST_GUI_KEY");
+    return g;
+}
+
+// A shown panel on the session, its summaries by the model at `server`, claude-code-compact chosen.
+void prepare(StrategyPanel &panel, const FakeModelServer &server)
+{
+    panel.resize(420, 800);
+    panel.show();
+    panel.setTranscript(session());
+    panel.setModelSummarizer(modelAt(server));
+    QVERIFY(panel.setCurrentStrategy(QStringLiteral("claude-code-compact")));
+    QVERIFY(panel.paramForm()->setValues({{"force", true}, {"maxFiles", 0}}));
+}
+
+} // namespace
+
+class TestSummaryGui : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        CL_REQUIRE(!QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty(), "python3 for the fake model server");
+        qputenv("CL_TEST_GUI_KEY", "sk-gui-SECRET-99");
+    }
+
+    void previewStreamsTheModelsSummary()
+    {
+        FakeModelServer server;
+        Json chunked = Json::object();
+        chunked["chunks"] = 12;
+        QVERIFY(server.start(script({textTurn(kAnswer, chunked)})));
+        StrategyPanel panel;
+        prepare(panel, server);
+        QVERIFY(panel.findChild<QLabel *>(QStringLiteral("summaryMode"))->text().contains(QStringLiteral("claude-3-5-haiku-latest")));
+        QSignalSpy ready(&panel, &StrategyPanel::previewReady);
+        panel.runPreview();
+        QVERIFY(panel.summaryStream()->isVisible());
+        QVERIFY(ready.wait(30000));
+        // The answer arrived in pieces and stands whole in the stream view.
+        QVERIFY2(panel.streamedPieces() >= 12, QByteArray::number(panel.streamedPieces()).constData());
+        QCOMPARE(panel.summaryStream()->toPlainText(), QString::fromUtf8(kAnswer));
+        const auto result = panel.preview();
+        QVERIFY2(result && result->changed, result ? result->note.c_str() : "no result");
+        bool summarized = false;
+        for (const auto &slot : result->slots)
+            if (slot.origin < 0 && slot.message && slot.message->kind == MessageKind::CompactSummary)
+                summarized = slot.message->blocks.front().text.find("1. Primary Request and Intent: Fix the parser") != std::string::npos;
+        QVERIFY(summarized);
+        // The report: the model, its tokens, and the dropped facts by name.
+        const QString report = panel.summaryReport()->toPlainText();
+        QVERIFY(panel.summaryReport()->isVisible());
+        QVERIFY2(report.contains(QStringLiteral("claude-3-5-haiku-latest")) && report.contains(QStringLiteral("/src/b.py"))
+                     && report.contains(QStringLiteral("Now update /src/b.py docs.")),
+                 qPrintable(report));
+        QVERIFY(!report.contains(QStringLiteral("SECRET")));
+        QCOMPARE(QString::fromStdString(server.requests().front()["headers"].value("x-api-key", std::string())),
+                 QStringLiteral("sk-gui-SECRET-99"));
+    }
+
+    void cancelAbortsTheCall()
+    {
+        FakeModelServer server;
+        Json slow = Json::object();
+        slow["delay"] = 6;
+        QVERIFY(server.start(script({textTurn(kAnswer, slow)})));
+        StrategyPanel panel;
+        prepare(panel, server);
+        QSignalSpy ready(&panel, &StrategyPanel::previewReady);
+        panel.runPreview();
+        QVERIFY(panel.isBusy());
+        QVERIFY(QTest::qWaitFor([&] { return !server.requests().empty(); }, 10000)); // the call is under way
+        QElapsedTimer timer;
+        timer.start();
+        panel.cancelPreview();
+        QVERIFY(!panel.isBusy());
+        QVERIFY(panel.summaryStream()->toPlainText().contains(QStringLiteral("[cancelled]")));
+        QVERIFY(panel.findChild<QLabel *>(QStringLiteral("status"))->text().contains(QStringLiteral("cancelled")));
+        QTest::qWait(1500); // the worker has returned long before the server would answer
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(!panel.preview());
+        QVERIFY(timer.elapsed() < 5000);
+    }
+
+    void rejectedSummaryLeavesTheTranscript()
+    {
+        FakeModelServer server;
+        QVERIFY(server.start(script({errorTurn(500, "exploded")})));
+        StrategyPanel panel;
+        prepare(panel, server);
+        QSignalSpy ready(&panel, &StrategyPanel::previewReady);
+        panel.runPreview();
+        QVERIFY(ready.wait(30000));
+        QVERIFY(!panel.preview()->changed);
+        const QString status = panel.findChild<QLabel *>(QStringLiteral("status"))->text();
+        QVERIFY2(status.contains(QStringLiteral("not applied")) && status.contains(QStringLiteral("exploded")), qPrintable(status));
+        QVERIFY(panel.summaryReport()->toPlainText().contains(QStringLiteral("rejected")));
+    }
+
+    void settingsNeverHoldTheKey()
+    {
+        GuiSummarizer g;
+        g.useModel = true;
+        g.settings.config.provider = llm::Provider::Gemini;
+        g.settings.config.model = "gemini-2.5-flash";
+        g.settings.config.maxOutputTokens = 2048;
+        g.settings.verify = true;
+        g.settings.keepDroppedFacts = true;
+        g.settings.preset = "gemini";
+        g.apiKeyVariable = QStringLiteral("CL_TEST_GUI_KEY");
+        saveSummarizer(g);
+        const GuiSummarizer back = loadSummarizer();
+        QVERIFY(back.useModel);
+        QCOMPARE(back.settings.config.provider, llm::Provider::Gemini);
+        QCOMPARE(back.settings.config.model, std::string("gemini-2.5-flash"));
+        QCOMPARE(back.settings.config.maxOutputTokens, 2048);
+        QVERIFY(back.settings.verify && back.settings.keepDroppedFacts);
+        QCOMPARE(back.settings.preset, std::string("gemini"));
+        QString note;
+        QCOMPARE(withKey(back, &note).config.apiKey, std::string("sk-gui-SECRET-99"));
+        QVERIFY(note.contains(QStringLiteral("CL_TEST_GUI_KEY")));
+        QSettings q;
+        q.sync();
+        QFile file(q.fileName());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("SECRET"));
+        // The dialog shows and returns the same settings.
+        SummarizerDialog dialog(back);
+        const GuiSummarizer shown = dialog.value();
+        QCOMPARE(shown.settings.config.model, back.settings.config.model);
+        QCOMPARE(shown.settings.preset, back.settings.preset);
+        QCOMPARE(shown.apiKeyVariable, back.apiKeyVariable);
+        QCOMPARE(describe(back), QStringLiteral("Model: gemini gemini-2.5-flash"));
+        QSettings().remove(QStringLiteral("summarizer"));
+        QVERIFY(!loadSummarizer().useModel);
+    }
+};
+
+QTEST_MAIN(TestSummaryGui)
+#include "tst_summarygui.moc"

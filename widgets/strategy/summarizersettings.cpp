@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/strategy/summarizersettings.h"
+
+#include "core/llm/prompts.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+
+namespace cl::gui {
+
+namespace {
+
+const QString kGroup = QStringLiteral("summarizer/");
+
+QString key(const char *name)
+{
+    return kGroup + QLatin1String(name);
+}
+
+} // namespace
+
+GuiSummarizer loadSummarizer()
+{
+    QSettings q;
+    GuiSummarizer s;
+    s.useModel = q.value(key("useModel"), false).toBool();
+    llm::Config &c = s.settings.config;
+    c.provider = llm::providerFromName(q.value(key("provider"), QStringLiteral("openai")).toString().toStdString())
+                     .value_or(llm::Provider::OpenAIChat);
+    c.baseUrl = q.value(key("baseUrl")).toString().toStdString();
+    c.model = q.value(key("model")).toString().toStdString();
+    c.maxOutputTokens = q.value(key("maxOutputTokens"), 4096).toInt();
+    c.temperature = q.value(key("temperature"), 0.2).toDouble();
+    c.timeoutMs = q.value(key("timeoutSeconds"), 120).toInt() * 1000;
+    c.stream = true;
+    s.settings.preset = q.value(key("preset")).toString().toStdString();
+    s.settings.verify = q.value(key("verify"), false).toBool();
+    s.settings.keepDroppedFacts = q.value(key("keepDroppedFacts"), false).toBool();
+    const QString defaultCache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/summaries");
+    s.settings.cacheDir = q.value(key("cacheDir"), defaultCache).toString().toStdString();
+    s.apiKeyVariable = q.value(key("apiKeyVariable")).toString();
+    return s;
+}
+
+void saveSummarizer(const GuiSummarizer &s)
+{
+    QSettings q;
+    const llm::Config &c = s.settings.config;
+    q.setValue(key("useModel"), s.useModel);
+    q.setValue(key("provider"), QString::fromUtf8(llm::providerName(c.provider).data()));
+    q.setValue(key("baseUrl"), QString::fromStdString(c.baseUrl));
+    q.setValue(key("model"), QString::fromStdString(c.model));
+    q.setValue(key("maxOutputTokens"), c.maxOutputTokens);
+    q.setValue(key("temperature"), c.temperature);
+    q.setValue(key("timeoutSeconds"), c.timeoutMs / 1000);
+    q.setValue(key("preset"), QString::fromStdString(s.settings.preset));
+    q.setValue(key("verify"), s.settings.verify);
+    q.setValue(key("keepDroppedFacts"), s.settings.keepDroppedFacts);
+    q.setValue(key("cacheDir"), QString::fromStdString(s.settings.cacheDir));
+    q.setValue(key("apiKeyVariable"), s.apiKeyVariable); // the variable's name, never the key
+}
+
+llm::SummarizerSettings withKey(const GuiSummarizer &s, QString *note)
+{
+    llm::SummarizerSettings out = s.settings;
+    const QString variable = s.apiKeyVariable.isEmpty()
+                                 ? QString::fromStdString(llm::defaultApiKeyVariable(out.config.provider))
+                                 : s.apiKeyVariable;
+    const QByteArray value = qgetenv(variable.toLocal8Bit().constData());
+    out.config.apiKey = value.toStdString();
+    if (note)
+        *note = value.isEmpty() ? QObject::tr("no key: %1 is not set (fine for a local server)").arg(variable)
+                                : QObject::tr("key from %1").arg(variable);
+    return out;
+}
+
+QString describe(const GuiSummarizer &s)
+{
+    if (!s.useModel)
+        return QObject::tr("Rules (offline)");
+    return QObject::tr("Model: %1 %2")
+        .arg(QString::fromUtf8(llm::providerName(s.settings.config.provider).data()), QString::fromStdString(s.settings.config.model));
+}
+
+SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent)
+    : QDialog(parent)
+    , m_mode(new QComboBox(this))
+    , m_provider(new QComboBox(this))
+    , m_baseUrl(new QLineEdit(this))
+    , m_model(new QLineEdit(this))
+    , m_keyVariable(new QLineEdit(this))
+    , m_keyNote(new QLabel(this))
+    , m_preset(new QComboBox(this))
+    , m_maxOutput(new QSpinBox(this))
+    , m_temperature(new QDoubleSpinBox(this))
+    , m_timeout(new QSpinBox(this))
+    , m_verify(new QCheckBox(tr("Check the summary with a second call"), this))
+    , m_keepFacts(new QCheckBox(tr("Append the facts the summary dropped"), this))
+    , m_cacheDir(new QLineEdit(this))
+{
+    setWindowTitle(tr("Summaries"));
+    setObjectName(QStringLiteral("summarizerDialog"));
+    m_mode->addItem(tr("Rules (offline, deterministic)"), false);
+    m_mode->addItem(tr("A model"), true);
+    m_mode->setCurrentIndex(current.useModel ? 1 : 0);
+    for (const llm::Provider p : llm::allProviders())
+        m_provider->addItem(QString::fromUtf8(llm::providerName(p).data()), int(p));
+    m_provider->setCurrentIndex(m_provider->findData(int(current.settings.config.provider)));
+    m_provider->setToolTip(tr("openai: any OpenAI-compatible server (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, OpenRouter)"));
+    m_baseUrl->setText(QString::fromStdString(current.settings.config.baseUrl));
+    m_baseUrl->setPlaceholderText(tr("default of the provider; e.g. http://127.0.0.1:11434/v1 for Ollama"));
+    m_model->setText(QString::fromStdString(current.settings.config.model));
+    m_model->setPlaceholderText(tr("a small model is enough, e.g. claude-3-5-haiku-latest, gpt-4o-mini, qwen2.5:7b"));
+    m_keyVariable->setText(current.apiKeyVariable);
+    m_keyVariable->setToolTip(tr("The environment variable holding the API key. The key itself is never stored."));
+    m_preset->addItem(tr("as the strategy writes it"), QString());
+    for (const auto &name : llm::presetNames())
+        m_preset->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_preset->setCurrentIndex(std::max(0, m_preset->findData(QString::fromStdString(current.settings.preset))));
+    m_maxOutput->setRange(64, 200000);
+    m_maxOutput->setValue(current.settings.config.maxOutputTokens);
+    m_temperature->setRange(0, 2);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setValue(current.settings.config.temperature);
+    m_timeout->setRange(5, 3600);
+    m_timeout->setSuffix(tr(" s"));
+    m_timeout->setValue(current.settings.config.timeoutMs / 1000);
+    m_verify->setChecked(current.settings.verify);
+    m_keepFacts->setChecked(current.settings.keepDroppedFacts);
+    m_cacheDir->setText(QString::fromStdString(current.settings.cacheDir));
+    m_cacheDir->setToolTip(tr("Answers are kept here, so that previewing the same summary again costs nothing (empty: no cache)"));
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Summaries by"), m_mode);
+    form->addRow(tr("Provider"), m_provider);
+    form->addRow(tr("Base URL"), m_baseUrl);
+    form->addRow(tr("Model"), m_model);
+    form->addRow(tr("API key variable"), m_keyVariable);
+    form->addRow(QString(), m_keyNote);
+    form->addRow(tr("Summary structure"), m_preset);
+    form->addRow(tr("Max output tokens"), m_maxOutput);
+    form->addRow(tr("Temperature"), m_temperature);
+    form->addRow(tr("Timeout"), m_timeout);
+    form->addRow(QString(), m_verify);
+    form->addRow(QString(), m_keepFacts);
+    form->addRow(tr("Answer cache"), m_cacheDir);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+    connect(m_provider, &QComboBox::currentIndexChanged, this, &SummarizerDialog::updateKeyNote);
+    connect(m_keyVariable, &QLineEdit::textChanged, this, &SummarizerDialog::updateKeyNote);
+    auto enable = [this] {
+        const bool model = m_mode->currentData().toBool();
+        for (QWidget *w : std::initializer_list<QWidget *>{m_provider, m_baseUrl, m_model, m_keyVariable, m_preset, m_maxOutput,
+                                                           m_temperature, m_timeout, m_verify, m_keepFacts, m_cacheDir})
+            w->setEnabled(model);
+    };
+    connect(m_mode, &QComboBox::currentIndexChanged, this, enable);
+    enable();
+    updateKeyNote();
+}
+
+void SummarizerDialog::updateKeyNote()
+{
+    QString note;
+    (void)withKey(value(), &note);
+    m_keyNote->setText(QStringLiteral("<small>%1</small>").arg(note.toHtmlEscaped()));
+}
+
+GuiSummarizer SummarizerDialog::value() const
+{
+    GuiSummarizer s;
+    s.useModel = m_mode->currentData().toBool();
+    llm::Config &c = s.settings.config;
+    c.provider = llm::Provider(m_provider->currentData().toInt());
+    c.baseUrl = m_baseUrl->text().trimmed().toStdString();
+    c.model = m_model->text().trimmed().toStdString();
+    c.maxOutputTokens = m_maxOutput->value();
+    c.temperature = m_temperature->value();
+    c.timeoutMs = m_timeout->value() * 1000;
+    s.settings.preset = m_preset->currentData().toString().toStdString();
+    s.settings.verify = m_verify->isChecked();
+    s.settings.keepDroppedFacts = m_keepFacts->isChecked();
+    s.settings.cacheDir = m_cacheDir->text().trimmed().toStdString();
+    s.apiKeyVariable = m_keyVariable->text().trimmed();
+    return s;
+}
+
+} // namespace cl::gui
