@@ -14,6 +14,7 @@
 #include "core/llm/provider.h"
 #include "core/io/writer.h"
 #include "core/strategies/registry.h"
+#include "core/workflow/operations.h"
 #include "core/strategy/strategy.h"
 #include "net/httpclient.h"
 #include "net/modelsummarizer.h"
@@ -505,6 +506,45 @@ private Q_SLOTS:
             QVERIFY(file.open(QIODevice::ReadOnly));
             QVERIFY(!file.readAll().contains(kKey));
         }
+    }
+
+    // Seed 004's compress now with a model: summaries.json records who wrote the summary and its cost.
+    void summariesJsonRecordsTheModel()
+    {
+        FakeModelServer server;
+        QVERIFY(server.start(script({textTurn("Summary: the user asked to fix the parser in /src/a.py; it was fixed.",
+                                              {{"usage", {{"input", 900}, {"output", 40}}}})})));
+        auto settings = settingsFor(llm::Provider::OpenAIChat, server);
+        settings.config.model = "gpt-4o-mini";
+        net::ModelSummarizer m(settings);
+        QTemporaryDir dir;
+        const ops::Store store(dir.path().toStdString());
+        ops::Config config;
+        config.keepRecent = 1;
+        config.maxTurns = 2;
+        std::string error;
+        QVERIFY2(store.saveConfig(config, &error), error.c_str());
+        Builder b;
+        for (int k = 0; k < 8; ++k) {
+            b.text(Role::User, "Request " + std::to_string(k) + ": fix the parser in /src/a.py");
+            b.tool("Read", {{"file_path", "/src/a.py"}}, prose(3000, std::uint32_t(k + 1)));
+            b.text(Role::Assistant, "Done with request " + std::to_string(k) + ".");
+        }
+        const Transcript &t = b.done();
+        ops::CompressOptions o;
+        o.summarizer = &m;
+        const ops::CompressOutcome out = ops::compressNow(t, store, o);
+        QVERIFY2(out.ok && out.result && out.result->changed, (out.error + (out.result ? out.result->note : "")).c_str());
+        QVERIFY2(out.summaryAppended, out.summaryError.c_str());
+        std::vector<ops::SummaryRecord> list;
+        QVERIFY(store.loadSummaries(list, &error));
+        QCOMPARE(list.size(), std::size_t(1));
+        QCOMPARE(list[0].summarizer, std::string("model:openai/gpt-4o-mini"));
+        QCOMPARE(list[0].model["inputTokens"], Json(900));
+        QCOMPARE(list[0].model["outputTokens"], Json(40));
+        QVERIFY(list[0].model["cost"].is_number());
+        QVERIFY(list[0].content.find("fix the parser") != std::string::npos);
+        QVERIFY(list[0].toJson().dump().find(kKey) == std::string::npos);
     }
 
     void commandLine()

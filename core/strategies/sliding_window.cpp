@@ -164,6 +164,8 @@ public:
                                     {"turnRange", {firstTurn, lastTurn}},
                                     {"content", s.text},
                                     {"keyPoints", s.keyPoints}};
+            if (s.sections.is_object() && s.sections.contains("summarizer")) // a model wrote it: who, and at what cost
+                e.extra()["summary"]["model"] = s.sections;
         }
         const std::size_t truncated = truncateToolOutputs(e, turns.head, std::size_t(p.integer("maxToolOutput")));
         e.extra()["summarized"] = req.messages.size();

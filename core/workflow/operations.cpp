@@ -204,6 +204,9 @@ json SummaryRecord::toJson() const
     j["tokensAfter"] = tokensAfter;
     j["messageRange"] = json::array({firstIndex, lastIndex});
     j["messagesCompacted"] = messagesCompacted;
+    j["summarizer"] = summarizer;
+    if (!model.empty())
+        j["model"] = model;
     return j;
 }
 
@@ -229,6 +232,10 @@ SummaryRecord SummaryRecord::fromJson(const json &j)
     r.tokensBefore = cl::json::num(j, "tokensBefore");
     r.tokensAfter = cl::json::num(j, "tokensAfter");
     r.messagesCompacted = std::size_t(std::max<std::int64_t>(0, cl::json::num(j, "messagesCompacted")));
+    if (const std::string who = cl::json::str(j, "summarizer"); !who.empty())
+        r.summarizer = who;
+    if (const json *m = cl::json::object(j, "model"))
+        r.model = *m;
     return r;
 }
 
@@ -439,6 +446,14 @@ bool summaryOf(const Transcript &t, const strategy::Result &r, SummaryRecord &ou
     out.content = content && content->is_string() ? content->get<std::string>() : summary->message->plainText();
     out.keyPoints = keyPointsOf(r, out.content);
     out.strategy = r.strategy;
+    // A model's summary: its sections (net/modelsummarizer.h) say who wrote it and what it cost.
+    const json *sections = own && cl::json::object(*own, "model") ? cl::json::object(*own, "model") : own;
+    if (sections && sections->contains("summarizer") && (*sections)["summarizer"].is_string()) {
+        out.summarizer = (*sections)["summarizer"].get<std::string>();
+        for (const char *k : {"provider", "model", "inputTokens", "outputTokens", "cost", "cached"})
+            if (const json *v = cl::json::child(*sections, k))
+                out.model[k] = *v;
+    }
     out.tokensBefore = r.stats.tokensBefore;
     out.tokensAfter = r.stats.tokensAfter;
     for (std::size_t i = 0; i < r.fates.size() && i < t.messages.size(); ++i) {

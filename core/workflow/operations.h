@@ -6,7 +6,9 @@
 //   config.json     {"maxTurns":50,"keepRecent":10,"maxToolOutput":3000,"summaryMaxChars":500,
 //                    "autoCompress":true,"importanceThreshold":0.3,"strategy":"sliding-window","params":{}}
 //   summaries.json  [{timestamp, turnRange:[first,last], content, keyPoints:[...], strategy,
-//                     tokensBefore, tokensAfter, messageRange:[first,last], messagesCompacted}, ...]
+//                     tokensBefore, tokensAfter, messageRange:[first,last], messagesCompacted,
+//                     summarizer ("rules" or "model:PROVIDER/MODEL"), model: {provider, model,
+//                     inputTokens, outputTokens, cost, cached} when a model wrote it}, ...]
 //                   oldest first (turnRange in the strategy's turns, messageRange in transcript indices)
 // A missing folder or file means defaults / no summaries. A file that does not parse is reported
 // (file name + reason) and is never overwritten: the operation that would write it fails instead,
@@ -62,6 +64,8 @@ struct SummaryRecord {
     std::string strategy;
     std::int64_t tokensBefore = 0, tokensAfter = 0;
     std::size_t messagesCompacted = 0;
+    std::string summarizer = "rules";                // or "model:PROVIDER/MODEL"
+    nlohmann::json model = nlohmann::json::object(); // a model summary's provider, model, tokens, cost
 
     nlohmann::json toJson() const;
     static SummaryRecord fromJson(const nlohmann::json &j); // tolerant: wrong types read as absent
