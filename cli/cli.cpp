@@ -283,7 +283,8 @@ std::string commandHelp(const std::string &command)
                "Runs every strategy with its defaults (on two threads) and prints one row each: tokens\n"
                "before/after, reduction, efficiency, fact retention, cache prefix, validity, time and note.\n"
                "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n"
-               "With a model summarizer (--summarizer and its options, as for compact) --only is required.\n";
+               "With a model summarizer (--summarizer and its options, as for compact) --only is required, and\n"
+               "each strategy runs twice: with the rules and, as NAME+model, with the model (its cost beside it).\n";
     if (command == "simulate")
         return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
                "                                [--max-turns N] [--stride N|auto] [--pin I,J] [--exempt TOOL,TOOL]\n"

@@ -8,6 +8,7 @@
 #include "core/io/export.h"
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,6 +84,18 @@ bool applyCommon(const Args &a, Input &in, std::string &error)
     if (auto w = a.value("--window"))
         in.options.contextWindow = std::max<std::int64_t>(0, std::atoll(w->c_str()));
     return guardOptions(a, in.pinned, in.exemptTools, error);
+}
+
+// " [model $0.0012]" for a row whose summaries a model wrote ("" otherwise).
+std::string modelCostText(const Result &r)
+{
+    const nlohmann::json *cost = r.extra.is_object() ? json::child(r.extra, "modelCost") : nullptr;
+    if (!cost)
+        return {};
+    char buf[64] = " [model, cost unknown]";
+    if (cost->is_number())
+        std::snprintf(buf, sizeof buf, " [model $%.4f]", cost->get<double>());
+    return buf;
 }
 
 // One line per model summary: model, tokens, cost, sections and facts it missed, or why it was rejected.
@@ -388,7 +401,6 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     Input in(*t);
     if (!applyCommon(a, in, error))
         return o.fail(error);
-    in.summarizer = summarizer.get();
     CompareOptions co;
     if (auto only = a.value("--only"))
         co.names = splitList(*only);
@@ -396,6 +408,34 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     for (const auto &row : rows)
         if (!row.error.empty())
             return o.fail(row.error);
+    // With a model: each strategy again with the model writing its summaries, beside its rule-based
+    // row ("NAME+model"), one at a time so that each row's model calls and cost are its own.
+    if (summarizer) {
+        in.summarizer = summarizer.get();
+        std::vector<CompareRow> both;
+        std::size_t seen = 0;
+        for (auto &row : rows) {
+            CompareOptions one = co;
+            one.names = {row.strategy};
+            std::vector<CompareRow> model = strategy::compare(in, one);
+            const nlohmann::json reports = summarizer->reportJson();
+            double cost = 0; // no call (below its trigger, nothing to summarize): nothing spent
+            bool known = true;
+            for (std::size_t k = seen; k < reports.size(); ++k)
+                if (reports[k]["cost"].is_number())
+                    cost += reports[k]["cost"].get<double>();
+                else
+                    known = false;
+            seen = reports.size();
+            both.push_back(std::move(row));
+            if (!model.empty()) {
+                model.front().strategy += "+model";
+                model.front().result.extra["modelCost"] = known ? nlohmann::json(cost) : nlohmann::json(nullptr);
+                both.push_back(std::move(model.front()));
+            }
+        }
+        rows = std::move(both);
+    }
     const std::string sortKey = a.value("--sort").value_or("");
     if (!sortKey.empty()) {
         auto key = [&](const CompareRow &r) -> double {
@@ -421,6 +461,8 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
         list.push_back(ojson{{"strategy", row.strategy}, {"title", row.title}, {"source", row.source},
             {"changed", row.result.changed}, {"note", row.result.note}, {"stats", statsJson(row.result.stats)},
             {"valid", row.result.violations.empty()}, {"violations", row.result.violations.size()}});
+        if (const auto *cost = row.result.extra.is_object() ? json::child(row.result.extra, "modelCost") : nullptr)
+            list.back()["modelCost"] = ojson::parse(cost->dump());
         // clang-format on
     }
     if (o.json) {
@@ -439,7 +481,7 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
                           row.strategy.c_str(), static_cast<long long>(s.tokensBefore),
                           static_cast<long long>(s.tokensAfter), s.reduction * 100, s.efficiency, s.factRetention * 100,
                           static_cast<long long>(s.cachePrefixTokens), row.result.violations.empty() ? "yes" : "NO",
-                          s.millis, row.result.note.c_str());
+                          s.millis, (row.result.note + modelCostText(row.result)).c_str());
             out += line;
         }
         if (summarizer)

@@ -587,6 +587,28 @@ private Q_SLOTS:
         err.clear();
         QCOMPARE(cli::run({"compare", file.toStdString(), "--summarizer", "anthropic", "--model", "m"}, out, err), int(cli::Failure));
         QVERIFY(err.find("--only") != std::string::npos);
+        // compare: each strategy with the rules and, beside it, with the model; the model rows' cost.
+        Json answers = script({});
+        answers["default_text"] = kClaudeAnswer;
+        QVERIFY(server.start(answers));
+        out.clear();
+        err.clear();
+        QCOMPARE(cli::run({"compare", file.toStdString(), "--only", "codex,gemini-cli", "--window", "3000", "--summarizer", "anthropic",
+                           "--base-url", server.baseUrl(false), "--model", "claude-3-5-haiku-latest", "--json"},
+                          out, err),
+                 int(cli::Success));
+        const Json c = Json::parse(out);
+        std::vector<std::string> names;
+        for (const auto &row : c["rows"])
+            names.push_back(row["strategy"]);
+        QCOMPARE(names, (std::vector<std::string>{"codex", "codex+model", "gemini-cli", "gemini-cli+model"}));
+        for (const int row : {1, 3}) {
+            QVERIFY2(c["rows"][row]["changed"].get<bool>(), c["rows"][row]["note"].dump().c_str());
+            QVERIFY2(c["rows"][row]["modelCost"].is_number() && c["rows"][row]["modelCost"].get<double>() > 0, c.dump(1).c_str());
+            QVERIFY(!c["rows"][row - 1].contains("modelCost"));
+        }
+        QCOMPARE(server.requests().size(), std::size_t(2)); // one summary per model row
+        QCOMPARE(c["summaries"].size(), std::size_t(2));
     }
 };
 
