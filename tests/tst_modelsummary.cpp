@@ -265,6 +265,28 @@ private Q_SLOTS:
         QVERIFY(small.prompt.user.find("Fix the parser in the project.") == std::string::npos);
     }
 
+    // An earlier summary among the summarized messages is merged: the prompt says so, and it stays
+    // even when the oldest messages must go.
+    void earlierSummaryIsAnchored()
+    {
+        Session s;
+        Transcript t = s.t;
+        Message earlier = strategy::makeTextMessage(Role::User, "Earlier summary: the build was moved to CMake presets.", MessageKind::CompactSummary);
+        t.messages.insert(t.messages.begin() + 1, std::move(earlier));
+        llm::PromptInput in;
+        in.transcript = &t;
+        for (std::size_t i = 1; i < t.messages.size(); ++i)
+            in.messages.push_back(i);
+        auto built = llm::buildPrompt(llm::preset("gemini"), in);
+        QVERIFY(built.mergesEarlierSummary);
+        QVERIFY(built.prompt.user.find("merge it into yours") != std::string::npos);
+        QVERIFY(built.prompt.user.find("[earlier summary] Earlier summary: the build was moved") != std::string::npos);
+        in.maxChars = 600;
+        built = llm::buildPrompt(llm::preset("gemini"), in);
+        QVERIFY(built.dropped > 0);
+        QVERIFY(built.prompt.user.find("the build was moved to CMake presets") != std::string::npos);
+    }
+
     void droppedFactsAreCountedByHand()
     {
         Session s;
