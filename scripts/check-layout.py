@@ -6,7 +6,7 @@
   two folders of core/, cli/ or widgets/;
 - a private header (internal.h) is included only from its own folder (tests and benchmarks may
   reach in: they check and time the internals);
-- widgets/models/ never includes the widgets around it;
+- widgets/models/ never includes the widgets around it; cli/ never includes net/ or widgets/;
 - core/'s top level holds folders and CMakeLists.txt only.
 Prints every violation as file:line: reason and exits 1 when there is one.
 """
@@ -52,6 +52,8 @@ for src in sorted(sources):
                 problems.append(f'{src}:{n}: an item model includes a widget header ({inc})')
             if src.startswith('core/') and not inc.startswith('core/'):
                 problems.append(f'{src}:{n}: core includes {inc} from outside core')
+            if src.startswith('cli/') and inc.startswith(('net/', 'widgets/')):
+                problems.append(f'{src}:{n}: cli includes {inc} (the program registers what it needs)')
             a, b = unit(src), unit(inc)
             if a == b or src.startswith(('tests/', 'bench/')):
                 continue

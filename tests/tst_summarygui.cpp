@@ -12,6 +12,7 @@
 #include "strategy_fixture.h"
 #include "test_support.h"
 
+#include <QCheckBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -124,6 +125,21 @@ private Q_SLOTS:
                      && report.contains(QStringLiteral("Now update /src/b.py docs.")),
                  qPrintable(report));
         QVERIFY(!report.contains(QStringLiteral("SECRET")));
+        // "Keep dropped facts": the next preview's summary lists them.
+        auto *keep = panel.findChild<QCheckBox *>(QStringLiteral("keepDroppedFacts"));
+        QVERIFY(keep && keep->isVisible() && !keep->isChecked());
+        keep->click();
+        QVERIFY(panel.modelSummarizer().settings.keepDroppedFacts);
+        QVERIFY(loadSummarizer().settings.keepDroppedFacts); // remembered
+        panel.runPreview();
+        QVERIFY(ready.wait(30000));
+        bool listed = false;
+        for (const auto &slot : panel.preview()->slots)
+            if (slot.origin < 0 && slot.message && slot.message->kind == MessageKind::CompactSummary)
+                listed = slot.message->blocks.front().text.find("does not mention") != std::string::npos
+                         && slot.message->blocks.front().text.find("Now update /src/b.py docs.") != std::string::npos;
+        QVERIFY(listed);
+        QSettings().remove(QStringLiteral("summarizer"));
         QCOMPARE(QString::fromStdString(server.requests().front()["headers"].value("x-api-key", std::string())),
                  QStringLiteral("sk-gui-SECRET-99"));
     }

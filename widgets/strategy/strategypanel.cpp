@@ -6,6 +6,7 @@
 #include "widgets/models/roles.h"
 #include "net/modelsummarizer.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -123,9 +124,23 @@ StrategyPanel::StrategyPanel(QWidget *parent)
     m_summaryMode->setWordWrap(true); // the dock keeps its width
     auto *summarySettings = new QPushButton(tr("Summaries…"), this);
     summarySettings->setToolTip(tr("Who writes the summaries of the strategies that summarize: the rules (offline) or a model"));
-    summaries->addWidget(m_summaryMode, 1);
+    m_keepFacts = new QCheckBox(tr("Keep dropped facts"), this);
+    m_keepFacts->setObjectName(QStringLiteral("keepDroppedFacts"));
+    m_keepFacts->setToolTip(tr("Append the facts of the replaced history a model's summary does not mention (user requests, "
+                               "file paths, commands, errors) as a list, so that none is lost silently"));
+    layout->addWidget(m_summaryMode);
+    summaries->addWidget(m_keepFacts);
+    summaries->addStretch(1);
     summaries->addWidget(summarySettings);
     layout->addLayout(summaries);
+    connect(m_keepFacts, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_gui.settings.keepDroppedFacts == on)
+            return;
+        m_gui.settings.keepDroppedFacts = on;
+        saveSummarizer(m_gui);
+        if (m_preview)
+            m_status->setText(tr("Preview again to see the summary with the dropped facts %1.").arg(on ? tr("appended") : tr("left out")));
+    });
     connect(summarySettings, &QPushButton::clicked, this, &StrategyPanel::editSummarizer);
 
     auto *buttons = new QHBoxLayout;
@@ -185,6 +200,11 @@ void StrategyPanel::setModelSummarizer(const GuiSummarizer &s)
 {
     m_gui = s;
     m_summaryMode->setText(tr("Summaries: %1").arg(describe(s)));
+    {
+        const QSignalBlocker block(m_keepFacts);
+        m_keepFacts->setChecked(s.settings.keepDroppedFacts);
+    }
+    m_keepFacts->setVisible(s.useModel);
     clearPreview();
 }
 

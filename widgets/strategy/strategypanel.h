@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -120,6 +121,7 @@ private:
     QLabel *m_status = nullptr;
     GuiSummarizer m_gui;
     QLabel *m_summaryMode = nullptr;
+    QCheckBox *m_keepFacts = nullptr;
     QPlainTextEdit *m_stream = nullptr;
     QTextBrowser *m_report = nullptr;
     quint64 m_run = 0; // the preview whose stream is shown
