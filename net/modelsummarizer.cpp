@@ -5,7 +5,6 @@
 #include "core/tokens/estimator.h"
 #include "net/httpclient.h"
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -167,14 +166,6 @@ strategy::Summary ModelSummarizer::summarize(const strategy::SummaryRequest &req
         addReport(std::move(report));
         throw;
     }
-}
-
-std::string keyFromEnvironment(llm::SummarizerSettings &s, const std::string &variable)
-{
-    const std::string name = variable.empty() ? llm::defaultApiKeyVariable(s.config.provider) : variable;
-    if (const char *v = std::getenv(name.c_str()))
-        s.config.apiKey = v;
-    return name;
 }
 
 nlohmann::json reportToJson(const SummaryReport &r)

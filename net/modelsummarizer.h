@@ -67,10 +67,6 @@ private:
     mutable std::vector<SummaryReport> m_reports;
 };
 
-// The settings' API key from the environment: the variable given (else the provider's usual one).
-// Returns the variable's name it looked at.
-std::string keyFromEnvironment(llm::SummarizerSettings &s, const std::string &variable = {});
-
 // A model summarizer for the CLI and the GUI; null with *error when the settings cannot work (no model).
 std::unique_ptr<llm::ReportingSummarizer> makeModelSummarizer(const llm::SummarizerSettings &s, std::string &error);
 // One report as JSON (the API key is never in it).
