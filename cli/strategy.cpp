@@ -408,34 +408,9 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     for (const auto &row : rows)
         if (!row.error.empty())
             return o.fail(row.error);
-    // With a model: each strategy again with the model writing its summaries, beside its rule-based
-    // row ("NAME+model"), one at a time so that each row's model calls and cost are its own.
-    if (summarizer) {
-        in.summarizer = summarizer.get();
-        std::vector<CompareRow> both;
-        std::size_t seen = 0;
-        for (auto &row : rows) {
-            CompareOptions one = co;
-            one.names = {row.strategy};
-            std::vector<CompareRow> model = strategy::compare(in, one);
-            const nlohmann::json reports = summarizer->reportJson();
-            double cost = 0; // no call (below its trigger, nothing to summarize): nothing spent
-            bool known = true;
-            for (std::size_t k = seen; k < reports.size(); ++k)
-                if (reports[k]["cost"].is_number())
-                    cost += reports[k]["cost"].get<double>();
-                else
-                    known = false;
-            seen = reports.size();
-            both.push_back(std::move(row));
-            if (!model.empty()) {
-                model.front().strategy += "+model";
-                model.front().result.extra["modelCost"] = known ? nlohmann::json(cost) : nlohmann::json(nullptr);
-                both.push_back(std::move(model.front()));
-            }
-        }
-        rows = std::move(both);
-    }
+    // With a model: each strategy again with the model writing its summaries, beside its rule-based row.
+    if (summarizer)
+        rows = strategy::withModelRows(in, std::move(rows), co, *summarizer);
     const std::string sortKey = a.value("--sort").value_or("");
     if (!sortKey.empty()) {
         auto key = [&](const CompareRow &r) -> double {

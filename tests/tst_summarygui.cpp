@@ -4,6 +4,8 @@
 // the panel as it arrives and reports its tokens and the facts it dropped; cancel aborts the call;
 // a rejected summary leaves the preview unchanged and says why; the settings never hold the key.
 #include "core/io/writer.h"
+#include "widgets/models/comparemodel.h"
+#include "widgets/strategy/compareview.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/strategy/strategypanel.h"
 #include "widgets/strategy/summarizersettings.h"
@@ -16,6 +18,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QTableView>
 #include <QTextBrowser>
 #include <QSignalSpy>
 #include <QtTest>
@@ -181,6 +184,83 @@ private Q_SLOTS:
         const QString status = panel.findChild<QLabel *>(QStringLiteral("status"))->text();
         QVERIFY2(status.contains(QStringLiteral("not applied")) && status.contains(QStringLiteral("exploded")), qPrintable(status));
         QVERIFY(panel.summaryReport()->toPlainText().contains(QStringLiteral("rejected")));
+    }
+
+    // The compare view: each ticked strategy with the rules and, under it, with the model; the model
+    // row's facts and cost; a strategy that writes no summary makes no call.
+    void compareShowsRulesAndModelSideBySide()
+    {
+        FakeModelServer server;
+        Json usage = Json::object();
+        usage["usage"] = Json{{"input", 10000}, {"output", 500}};
+        QVERIFY(server.start(script({textTurn(kAnswer, usage)})));
+        CompareView view;
+        view.resize(1200, 600);
+        view.show();
+        view.setInput(session());
+        view.setParamOverrides(Json{{"claude-code-compact", Json{{"force", true}, {"maxFiles", 0}}}});
+        QVERIFY(!view.withModel()->isEnabled()); // no model configured
+        view.setModelSummarizer(modelAt(server));
+        QVERIFY(view.withModel()->isEnabled());
+        view.withModel()->setChecked(true);
+        QSignalSpy finished(&view, &CompareView::finished);
+        view.run({QStringLiteral("claude-code-compact"), QStringLiteral("openhands-observation-masking")});
+        QVERIFY(finished.wait(30000));
+
+        CompareModel *model = view.model();
+        const int rules = model->rowOf(QStringLiteral("claude-code-compact"));
+        const int withModel = model->rowOf(QStringLiteral("claude-code-compact+model"));
+        QVERIFY(rules >= 0 && withModel == rules + 1 && model->isModelRow(withModel));
+        QVERIFY(!(model->flags(model->index(withModel, CompareModel::StrategyColumn)) & Qt::ItemIsUserCheckable));
+        QVERIFY(!model->checkedNames().contains(QStringLiteral("claude-code-compact+model")));
+        const auto *ruleRow = model->rowFor(QStringLiteral("claude-code-compact"));
+        const auto *modelRow = model->rowFor(QStringLiteral("claude-code-compact+model"));
+        QVERIFY(ruleRow && modelRow && ruleRow->result.changed && modelRow->result.changed);
+        // The model's summary is in the model row only.
+        auto summaryOf = [](const strategy::Result &r) {
+            for (const auto &slot : r.slots)
+                if (slot.origin < 0 && slot.message && slot.message->kind == MessageKind::CompactSummary)
+                    return slot.message->blocks.front().text;
+            return std::string();
+        };
+        QVERIFY(summaryOf(modelRow->result).find("1. Primary Request and Intent: Fix the parser") != std::string::npos);
+        QVERIFY(summaryOf(ruleRow->result).find("1. Primary Request and Intent: Fix the parser") == std::string::npos);
+        // Facts: the model's summary names /src/a.py and the first request but not the second one.
+        QVERIFY(modelRow->result.stats.factsTotal == ruleRow->result.stats.factsTotal);
+        QVERIFY(modelRow->result.stats.factsKept < modelRow->result.stats.factsTotal);
+        // Cost: one call of 10 000 input and 500 output tokens at $0.8 / $4 per million.
+        QCOMPARE(modelRow->result.extra["modelCalls"].get<int>(), 1);
+        QVERIFY(std::abs(modelRow->result.extra["modelCost"].get<double>() - 0.010) < 1e-9);
+        const QString cost = model->index(withModel, CompareModel::CostColumn).data().toString();
+        QVERIFY2(cost.contains(QStringLiteral("0.0100")) && cost.contains(QStringLiteral("1 call")), qPrintable(cost));
+        QVERIFY(model->index(rules, CompareModel::CostColumn).data().toString().isEmpty());
+        // Observation masking writes no summary: same result, no call.
+        const auto *masking = model->rowFor(QStringLiteral("openhands-observation-masking"));
+        const auto *maskingModel = model->rowFor(QStringLiteral("openhands-observation-masking+model"));
+        QVERIFY(masking && maskingModel);
+        QCOMPARE(maskingModel->result.stats.tokensAfter, masking->result.stats.tokensAfter);
+        QCOMPARE(model->index(model->rowOf(QStringLiteral("openhands-observation-masking+model")), CompareModel::CostColumn)
+                     .data()
+                     .toString(),
+                 QStringLiteral("no call"));
+        QCOMPARE(server.requests().size(), std::size_t(1));
+        const QString status = view.findChild<QLabel *>(QStringLiteral("compareStatus"))->text();
+        QVERIFY2(status.contains(QStringLiteral("model: 1 call")), qPrintable(status));
+        QVERIFY(view.grab().save(QStringLiteral(CL_BINARY_DIR "/compare-with-model.png")));
+        // Activating the model row previews its strategy (the panel runs it with the same model).
+        QSignalSpy preview(&view, &CompareView::previewRequested);
+        const QModelIndex shown = view.proxy()->mapFromSource(model->index(withModel, 0));
+        Q_EMIT view.table()->activated(shown);
+        QCOMPARE(preview.size(), 1);
+        QCOMPARE(preview.front().front().toString(), QStringLiteral("claude-code-compact"));
+        // A run without the model has no model rows.
+        view.withModel()->setChecked(false);
+        view.run({QStringLiteral("claude-code-compact")});
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(model->rowOf(QStringLiteral("claude-code-compact+model")), -1);
+        QCOMPARE(server.requests().size(), std::size_t(1));
+        view.setModelSummarizer(GuiSummarizer{});
+        QVERIFY(!view.withModel()->isEnabled() && !view.withModel()->isChecked());
     }
 
     void settingsNeverHoldTheKey()

@@ -71,4 +71,61 @@ std::vector<CompareRow> compare(const Input &in, const CompareOptions &o)
     return rows;
 }
 
+std::vector<CompareRow> withModelRows(const Input &in, std::vector<CompareRow> rows, const CompareOptions &options,
+                                      const llm::ReportingSummarizer &summarizer)
+{
+    Input withModel = in;
+    withModel.summarizer = &summarizer;
+    std::size_t total = 0, done = 0;
+    for (const CompareRow &row : rows)
+        total += row.error.empty() ? 1 : 0;
+    std::vector<CompareRow> out;
+    out.reserve(2 * rows.size());
+    std::size_t seen = summarizer.reportJson().size();
+    for (CompareRow &row : rows) {
+        const bool rerun = row.error.empty() && !(options.cancel && options.cancel->load());
+        const std::string name = row.strategy;
+        out.push_back(std::move(row));
+        if (!rerun)
+            continue;
+        CompareOptions one = options;
+        one.names = {name};
+        one.threads = 1;
+        one.progress = nullptr;
+        std::vector<CompareRow> model = compare(withModel, one);
+        if (options.cancel && options.cancel->load())
+            continue; // its calls were cut short: no row rather than a "cancelled" one
+        const nlohmann::json reports = summarizer.reportJson();
+        double cost = 0; // no call (below its trigger, nothing to summarize): nothing spent
+        bool known = true;
+        for (std::size_t k = seen; k < reports.size(); ++k) {
+            const auto it = reports[k].find("cost");
+            if (it != reports[k].end() && it->is_number())
+                cost += it->get<double>();
+            else
+                known = false;
+        }
+        const std::size_t calls = reports.size() - std::min(seen, reports.size());
+        seen = reports.size();
+        if (!model.empty()) {
+            model.front().strategy += "+model";
+            model.front().title += " + model";
+            model.front().result.extra["modelCalls"] = calls;
+            model.front().result.extra["modelCost"] = known ? nlohmann::json(cost) : nlohmann::json(nullptr);
+            out.push_back(std::move(model.front()));
+        }
+        if (options.progress)
+            options.progress(++done, total);
+    }
+    return out;
+}
+
+std::string modelRowBase(const std::string &rowName)
+{
+    static constexpr std::string_view suffix = "+model";
+    if (rowName.size() <= suffix.size() || rowName.compare(rowName.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return {};
+    return rowName.substr(0, rowName.size() - suffix.size());
+}
+
 } // namespace cl::strategy

@@ -3,6 +3,7 @@
 
 // Runs several strategies on one input (the GUI's compare view and `contextlens-cli compare`).
 
+#include "core/llm/settings.h"
 #include "core/strategy/strategy.h"
 #include "core/util/parallel.h"
 
@@ -32,5 +33,16 @@ struct CompareOptions {
 
 // Rows in registry order. Unknown names are reported as rows with error set.
 std::vector<CompareRow> compare(const Input &in, const CompareOptions &options = {});
+
+// The rows of a compare() run, each followed by its strategy run again with `summarizer` writing the
+// summaries: "NAME+model", extra.modelCalls (summaries asked for) and extra.modelCost (dollars; null
+// when a price is unknown). One strategy at a time, so that each row's calls and cost are its own.
+// options.progress counts these runs; options.cancel stops before the next one (rows of strategies
+// not rerun keep no model row). Rows with an error are not rerun.
+std::vector<CompareRow> withModelRows(const Input &in, std::vector<CompareRow> rows, const CompareOptions &options,
+                                      const llm::ReportingSummarizer &summarizer);
+
+// "NAME" of a "NAME+model" row, else "".
+std::string modelRowBase(const std::string &rowName);
 
 } // namespace cl::strategy

@@ -88,6 +88,9 @@ void MainWindow::connectStrategies()
         m_tabs->setCurrentIndex(0);
         jumpToMessage(message);
     });
+    m_compare->setModelSummarizer(m_strategyPanel->modelSummarizer());
+    connect(m_strategyPanel, &StrategyPanel::modelSummarizerChanged, this,
+            [this] { m_compare->setModelSummarizer(m_strategyPanel->modelSummarizer()); });
     connect(m_compare, &CompareView::previewRequested, this, [this](const QString &name) {
         if (m_strategyPanel->setCurrentStrategy(name)) {
             m_strategyDock->raise();

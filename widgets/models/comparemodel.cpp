@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace cl::gui {
 
@@ -19,6 +20,31 @@ QString qs(const std::string &s)
 QString percent(double share)
 {
     return QStringLiteral("%1 %").arg(QLocale().toString(100.0 * share, 'f', 1));
+}
+
+// The model calls of a "NAME+model" row and their cost (null: a price unknown); nullopt for other rows.
+struct ModelCost {
+    std::size_t calls = 0;
+    std::optional<double> dollars;
+};
+std::optional<ModelCost> modelCost(const strategy::Result &r)
+{
+    if (!r.extra.is_object() || !r.extra.contains("modelCalls"))
+        return std::nullopt;
+    ModelCost c;
+    c.calls = r.extra["modelCalls"].get<std::size_t>();
+    if (const auto it = r.extra.find("modelCost"); it != r.extra.end() && it->is_number())
+        c.dollars = it->get<double>();
+    return c;
+}
+
+QString costText(const ModelCost &c)
+{
+    if (c.calls == 0)
+        return CompareModel::tr("no call");
+    const QString cost = c.dollars ? QStringLiteral("$%1").arg(QLocale().toString(*c.dollars, 'f', 4))
+                                   : CompareModel::tr("price unknown");
+    return c.calls == 1 ? CompareModel::tr("%1 (1 call)").arg(cost) : CompareModel::tr("%1 (%2 calls)").arg(cost).arg(c.calls);
 }
 
 } // namespace
@@ -48,26 +74,48 @@ void CompareModel::resetFromRegistry()
         e.title = QString::fromUtf8(s->title().data(), qsizetype(s->title().size()));
         e.source = QString::fromUtf8(s->source().data(), qsizetype(s->source().size()));
         const int old = rowOf(e.name);
+        const int oldModel = rowOf(e.name + QStringLiteral("+model"));
         if (old >= 0) {
             e.checked = m_entries[std::size_t(old)].checked;
             e.row = m_entries[std::size_t(old)].row;
         }
         next.push_back(std::move(e));
+        if (oldModel >= 0)
+            next.push_back(m_entries[std::size_t(oldModel)]);
     }
     beginResetModel();
     m_entries = std::move(next);
     endResetModel();
 }
 
+void CompareModel::dropModelEntries()
+{
+    m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(), [](const Entry &e) { return !e.base.isEmpty(); }),
+                    m_entries.end());
+}
+
 void CompareModel::setRows(std::vector<strategy::CompareRow> rows)
 {
     beginResetModel();
+    dropModelEntries();
     for (Entry &e : m_entries)
         e.row.reset();
     for (strategy::CompareRow &r : rows) {
         const QString name = qs(r.strategy);
         auto it = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry &e) { return e.name == name; });
-        if (it == m_entries.end()) {
+        const QString base = qs(strategy::modelRowBase(r.strategy));
+        const auto baseIt = base.isEmpty() ? m_entries.end()
+                                           : std::find_if(m_entries.begin(), m_entries.end(),
+                                                          [&](const Entry &e) { return e.name == base; });
+        if (it == m_entries.end() && baseIt != m_entries.end()) {
+            Entry e;
+            e.name = name;
+            e.base = base;
+            e.title = tr("%1 + model").arg(baseIt->title);
+            e.source = tr("summaries by the model");
+            e.checked = false;
+            it = m_entries.insert(std::next(baseIt), std::move(e));
+        } else if (it == m_entries.end()) {
             Entry e;
             e.name = name;
             e.title = r.title.empty() ? name : qs(r.title);
@@ -85,6 +133,7 @@ void CompareModel::clearResults()
     if (std::none_of(m_entries.begin(), m_entries.end(), [](const Entry &e) { return e.row.has_value(); }))
         return;
     beginResetModel();
+    dropModelEntries();
     for (Entry &e : m_entries)
         e.row.reset();
     endResetModel();
@@ -118,11 +167,16 @@ QString CompareModel::nameAt(int row) const
     return row >= 0 && row < int(m_entries.size()) ? m_entries[std::size_t(row)].name : QString();
 }
 
+bool CompareModel::isModelRow(int row) const
+{
+    return row >= 0 && row < int(m_entries.size()) && !m_entries[std::size_t(row)].base.isEmpty();
+}
+
 QStringList CompareModel::checkedNames() const
 {
     QStringList out;
     for (const Entry &e : m_entries)
-        if (e.checked)
+        if (e.checked && e.base.isEmpty())
             out << e.name;
     return out;
 }
@@ -130,7 +184,7 @@ QStringList CompareModel::checkedNames() const
 void CompareModel::setChecked(const QString &name, bool checked)
 {
     const int r = rowOf(name);
-    if (r < 0 || m_entries[std::size_t(r)].checked == checked)
+    if (r < 0 || isModelRow(r) || m_entries[std::size_t(r)].checked == checked)
         return;
     m_entries[std::size_t(r)].checked = checked;
     const QModelIndex i = index(r, StrategyColumn);
@@ -158,7 +212,7 @@ Qt::ItemFlags CompareModel::flags(const QModelIndex &index) const
     if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid))
         return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
-    if (index.column() == StrategyColumn)
+    if (index.column() == StrategyColumn && !isModelRow(index.row()))
         f |= Qt::ItemIsUserCheckable;
     return f;
 }
@@ -178,7 +232,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return QAbstractTableModel::headerData(section, orientation, role);
     static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Source"),
                                                     QT_TR_NOOP("Changed"), QT_TR_NOOP("Tokens before \u2192 after"), QT_TR_NOOP("Reduction"),
-                                                    QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Cache prefix"),
+                                                    QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Model cost"), QT_TR_NOOP("Cache prefix"),
                                                     QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
     static const char *const tips[ColumnCount] = {QT_TR_NOOP("Strategy title (registry name); tick to include it in a run"),
                                                   QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
@@ -186,6 +240,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
                                                   QT_TR_NOOP("1 \u2212 after / before"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
                                                   QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
                                                   QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
+                                                  QT_TR_NOOP("What the model's summaries cost (rows \"+ model\": the strategy rerun with the model writing its summaries)"),
                                                   QT_TR_NOOP("Tokens of the leading messages left byte-identical (prompt cache survives)"),
                                                   QT_TR_NOOP("Validity of the result in its format"), QT_TR_NOOP("Time of the strategy itself"),
                                                   QT_TR_NOOP("What happened, or why nothing did")};
@@ -202,7 +257,7 @@ QVariant CompareModel::display(const Entry &e, int column) const
 {
     const QLocale loc;
     if (column == StrategyColumn)
-        return QStringLiteral("%1 (%2)").arg(e.title, e.name);
+        return e.base.isEmpty() ? QStringLiteral("%1 (%2)").arg(e.title, e.name) : QStringLiteral("\u21b3 %1").arg(e.title);
     if (column == SourceColumn)
         return e.source;
     if (!e.row)
@@ -225,6 +280,10 @@ QVariant CompareModel::display(const Entry &e, int column) const
         return loc.toString(s.efficiency, 'f', 3);
     case FactsColumn:
         return s.factsTotal == 0 ? QStringLiteral("\u2014") : percent(s.factRetention);
+    case CostColumn: {
+        const auto c = modelCost(r.result);
+        return c ? costText(*c) : QString();
+    }
     case CacheColumn:
         return QStringLiteral("%1 (%2)").arg(loc.toString(s.cachePrefixTokens), percent(s.cachePrefixShare));
     case ValidityColumn:
@@ -261,6 +320,10 @@ QVariant CompareModel::sortValue(const Entry &e, int column) const
         return s.efficiency;
     case FactsColumn:
         return s.factRetention;
+    case CostColumn: {
+        const auto c = modelCost(r);
+        return c ? QVariant(c->dollars.value_or(-1.0)) : QVariant();
+    }
     case CacheColumn:
         return double(s.cachePrefixTokens);
     case ValidityColumn:
@@ -277,6 +340,10 @@ QVariant CompareModel::sortValue(const Entry &e, int column) const
 QVariant CompareModel::tooltip(const Entry &e, int column) const
 {
     const QLocale loc;
+    if ((column == StrategyColumn || column == SourceColumn) && !e.base.isEmpty())
+        return tr("%1 run again with the configured model writing its summaries; activate the row to preview it "
+                  "with the model (a cached answer costs nothing)")
+            .arg(e.base);
     if (column == StrategyColumn || column == SourceColumn || !e.row) {
         const strategy::Strategy *s = strategy::find(e.name.toStdString());
         QString text = QStringLiteral("%1 (%2)\n%3").arg(e.title, e.name, e.source);
@@ -295,6 +362,10 @@ QVariant CompareModel::tooltip(const Entry &e, int column) const
                  loc.toString(qulonglong(s.originalKept)), loc.toString(qulonglong(s.inserted)));
     case FactsColumn:
         return tr("%1 of %2 facts kept").arg(s.factsKept).arg(s.factsTotal);
+    case CostColumn:
+        return modelCost(r.result) ? tr("Input and output tokens of the model calls at the price table's rates "
+                                        "(a cached answer costs nothing)")
+                                   : tr("Rule-based summaries: no model call");
     case ValidityColumn: {
         QStringList lines;
         for (std::size_t i = 0; i < r.result.violations.size() && i < 10; ++i)
@@ -322,7 +393,7 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         return tooltip(e, column);
     case Qt::CheckStateRole:
-        return column == StrategyColumn ? QVariant(e.checked ? Qt::Checked : Qt::Unchecked) : QVariant();
+        return column == StrategyColumn && e.base.isEmpty() ? QVariant(e.checked ? Qt::Checked : Qt::Unchecked) : QVariant();
     case Qt::TextAlignmentRole:
         if (column == StrategyColumn || column == SourceColumn || column == NoteColumn || column == ChangedColumn)
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);

@@ -2,8 +2,10 @@
 #pragma once
 
 // Table over the rows of strategy::compare(): one row per registered strategy (checkable, so the
-// user can run a subset), with its result's numbers once a run delivered them. Every column has a
-// numeric CompareSortRole so a QSortFilterProxyModel sorts "12 %" after "9 %".
+// user can run a subset), with its result's numbers once a run delivered them. A run with a model
+// summarizer adds a "NAME+model" row under each strategy it reran (strategy::withModelRows), not
+// checkable, with the model's cost. Every column has a numeric CompareSortRole so a
+// QSortFilterProxyModel sorts "12 %" after "9 %".
 
 #include "core/workflow/compare.h"
 #include "widgets/models/roles.h"
@@ -29,6 +31,7 @@ public:
         MessagesColumn,  // after (before in the tooltip)
         EfficiencyColumn,
         FactsColumn,    // fact retention %
+        CostColumn,     // model rows: the model calls' cost
         CacheColumn,    // cache prefix tokens (share %)
         ValidityColumn, // ✓ or number of violations
         TimeColumn,     // ms
@@ -41,8 +44,8 @@ public:
     // One unchecked-result row per registered strategy, all checked (keeps the check states of
     // strategies already listed).
     void resetFromRegistry();
-    // Installs the rows of a run; strategies not in `rows` lose their previous result. Rows of
-    // unknown strategies (errors) are appended.
+    // Installs the rows of a run; strategies not in `rows` lose their previous result. "NAME+model"
+    // rows go under NAME; rows of unknown strategies (errors) are appended.
     void setRows(std::vector<strategy::CompareRow> rows);
     void clearResults();
 
@@ -51,6 +54,7 @@ public:
     const strategy::CompareRow *rowFor(const QString &name) const;
     int rowOf(const QString &name) const; // -1 when absent
     QString nameAt(int row) const;
+    bool isModelRow(int row) const;
     QStringList checkedNames() const;
     void setChecked(const QString &name, bool checked);
     void setAllChecked(bool checked);
@@ -65,12 +69,14 @@ public:
 private:
     struct Entry {
         QString name, title, source;
+        QString base; // model rows: the strategy they reran ("" otherwise)
         bool checked = true;
         std::optional<strategy::CompareRow> row;
     };
     QVariant display(const Entry &e, int column) const;
     QVariant sortValue(const Entry &e, int column) const;
     QVariant tooltip(const Entry &e, int column) const;
+    void dropModelEntries();
 
     std::vector<Entry> m_entries;
 };

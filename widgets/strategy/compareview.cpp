@@ -4,6 +4,7 @@
 #include "widgets/strategy/comparechart.h"
 #include "widgets/models/comparemodel.h"
 #include "core/strategies/registry.h"
+#include "net/modelsummarizer.h"
 
 #include <QElapsedTimer>
 #include <QHBoxLayout>
@@ -21,6 +22,17 @@
 #include <QVBoxLayout>
 
 namespace cl::gui {
+
+namespace {
+
+// The registry name of a row's strategy ("NAME" for "NAME+model").
+QString baseStrategy(const QString &rowName)
+{
+    const std::string base = strategy::modelRowBase(rowName.toStdString());
+    return base.empty() ? rowName : QString::fromStdString(base);
+}
+
+} // namespace
 
 CompareView::CompareView(QWidget *parent)
     : QWidget(parent)
@@ -41,6 +53,7 @@ CompareView::CompareView(QWidget *parent)
     m_progress->setFormat(tr("%v / %m"));
     m_progress->setMaximumWidth(220);
     m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("compareStatus"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *bar = new QHBoxLayout;
@@ -50,6 +63,9 @@ CompareView::CompareView(QWidget *parent)
     m_force->setToolTip(tr("Run every triggered strategy as if its trigger had fired (its force parameter), to see "
                            "what it would do to this session before the context is full"));
     bar->addWidget(m_force);
+    m_withModel = new QCheckBox(tr("With the model"), this);
+    m_withModel->setObjectName(QStringLiteral("compareWithModel"));
+    bar->addWidget(m_withModel);
     bar->addWidget(m_progress);
     bar->addWidget(m_cancelButton);
     bar->addWidget(m_status, 1);
@@ -93,7 +109,8 @@ CompareView::CompareView(QWidget *parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { syncSelectionToChart(); });
     connect(m_table, &QAbstractItemView::activated, this, [this](const QModelIndex &index) {
-        const QString name = index.data(StrategyNameRole).toString();
+        // A "+ model" row previews its strategy, which the strategy dock runs with the same model.
+        const QString name = baseStrategy(index.data(StrategyNameRole).toString());
         if (!name.isEmpty())
             Q_EMIT previewRequested(name);
     });
@@ -102,6 +119,7 @@ CompareView::CompareView(QWidget *parent)
     // The chart lists strategies in the table's (sorted) order so both read the same way.
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] { updateChartRows(); });
 
+    setModelSummarizer(loadSummarizer());
     resizeColumns();
     updateControls();
 }
@@ -133,6 +151,20 @@ void CompareView::setInput(std::shared_ptr<const Transcript> transcript, analysi
     m_status->setText(m_transcript ? tr("%1 conversation messages: run the strategies to compare them")
                                          .arg(analysis::conversationView(*m_transcript).size())
                                    : tr("No transcript"));
+    updateControls();
+}
+
+void CompareView::setModelSummarizer(const GuiSummarizer &s)
+{
+    m_gui = s;
+    m_withModel->setToolTip(s.useModel ? tr("Run each strategy a second time with %1 writing its summaries, shown as "
+                                            "\"+ model\" rows with their fact retention and cost. Every summary is a "
+                                            "model call (answers are cached when a cache folder is set).")
+                                             .arg(describe(s))
+                                       : tr("Configure a model in the strategy dock (Summaries\u2026) to compare "
+                                            "rule-based and model-written summaries"));
+    if (!s.useModel)
+        m_withModel->setChecked(false);
     updateControls();
 }
 
@@ -188,10 +220,18 @@ void CompareView::run(const QStringList &names)
     if (m_model->rowCount() != int(strategy::all().size()))
         m_model->resetFromRegistry();
     m_cancelled = false;
+    std::optional<llm::SummarizerSettings> model;
+    QString keyNote;
+    if (m_withModel->isChecked() && m_gui.useModel)
+        model = withKey(m_gui, &keyNote);
     const int total = names.isEmpty() ? int(strategy::all().size()) : int(names.size());
-    m_progress->setRange(0, std::max(1, total));
+    m_progress->setRange(0, std::max(1, model ? 2 * total : total));
     m_progress->setValue(0);
-    m_status->setText(total == 1 ? tr("Running 1 strategy\u2026") : tr("Running %1 strategies\u2026").arg(total));
+    m_modelNote.clear();
+    QString text = total == 1 ? tr("Running 1 strategy\u2026") : tr("Running %1 strategies\u2026").arg(total);
+    if (model)
+        text += u' ' + tr("then again with the model (%1)").arg(keyNote);
+    m_status->setText(text);
 
     std::vector<std::string> list;
     for (const QString &n : names)
@@ -219,8 +259,19 @@ void CompareView::run(const QStringList &names)
             o.params = overrides;
             o.threads = threads;
             o.cancel = control.cancelFlag();
-            o.progress = [&control](std::size_t done, std::size_t all) { control.setProgress(qint64(done), qint64(all)); };
-            return strategy::compare(in, o);
+            const qint64 phases = model ? 2 : 1;
+            o.progress = [&control, phases](std::size_t done, std::size_t all) {
+                control.setProgress(qint64(done), phases * qint64(all));
+            };
+            std::vector<strategy::CompareRow> rows = strategy::compare(in, o);
+            if (!model || control.isCancelled())
+                return rows;
+            net::ModelSummarizer writer(*model);
+            writer.setCancelFlag(control.cancelFlag());
+            o.progress = [&control](std::size_t done, std::size_t all) {
+                control.setProgress(qint64(all + done), 2 * qint64(all));
+            };
+            return strategy::withModelRows(in, std::move(rows), o, writer);
         },
         [this](std::vector<strategy::CompareRow> rows) { onFinished(std::move(rows)); },
         [this](JobProgress p) { onProgress(int(p.done), int(p.total)); });
@@ -252,18 +303,39 @@ void CompareView::onFinished(std::vector<strategy::CompareRow> rows)
     updateChartRows();
     resizeColumns();
     double millis = 0;
-    std::size_t changed = 0, invalid = 0;
+    std::size_t changed = 0, invalid = 0, strategies = 0, modelRows = 0; // changed: rule-based rows
     for (const auto &r : m_rows) {
+        const bool modelRow = !strategy::modelRowBase(r.strategy).empty();
         millis += r.result.stats.millis;
-        changed += r.result.changed ? 1 : 0;
+        changed += r.result.changed && !modelRow ? 1 : 0;
         invalid += r.result.violations.empty() && r.error.empty() ? 0 : 1;
+        (modelRow ? modelRows : strategies) += 1;
     }
-    QString text = m_rows.size() == 1 ? tr("1 strategy ran") : tr("%1 strategies ran").arg(m_rows.size());
+    QString text = strategies == 1 ? tr("1 strategy ran") : tr("%1 strategies ran").arg(strategies);
+    if (modelRows > 0)
+        text += u' ' + tr("(%1 again with the model)").arg(modelRows);
     if (m_cancelled)
         text = tr("Cancelled: %1").arg(text);
     text += tr(" \u00b7 %1 changed the transcript \u00b7 %2 ms in strategies").arg(changed).arg(QLocale().toString(millis, 'f', 1));
     if (invalid > 0)
         text += tr(" \u00b7 %1 with problems").arg(invalid);
+    std::size_t calls = 0;
+    double dollars = 0;
+    bool priced = true, anyModel = false;
+    for (const auto &r : m_rows) {
+        if (!r.result.extra.is_object() || !r.result.extra.contains("modelCalls"))
+            continue;
+        anyModel = true;
+        calls += r.result.extra["modelCalls"].get<std::size_t>();
+        const auto &cost = r.result.extra["modelCost"];
+        if (cost.is_number())
+            dollars += cost.get<double>();
+        else
+            priced = false;
+    }
+    if (anyModel)
+        text += (calls == 1 ? tr(" \u00b7 model: 1 call, ") : tr(" \u00b7 model: %1 calls, ").arg(calls))
+                + (priced ? QStringLiteral("$%1").arg(QLocale().toString(dollars, 'f', 4)) : tr("price unknown"));
     m_status->setText(text);
     m_progress->setValue(m_cancelled ? m_progress->value() : m_progress->maximum());
     if (!keep.isEmpty())
@@ -294,7 +366,7 @@ void CompareView::syncSelectionToChart()
         return;
     m_selected = name;
     if (!name.isEmpty())
-        Q_EMIT strategySelected(name);
+        Q_EMIT strategySelected(baseStrategy(name));
 }
 
 void CompareView::updateChartRows()
@@ -320,6 +392,7 @@ void CompareView::updateControls()
     m_runAll->setEnabled(!running && m_transcript);
     m_runChecked->setEnabled(!running && m_transcript && !m_model->checkedNames().isEmpty());
     m_cancelButton->setEnabled(running);
+    m_withModel->setEnabled(!running && m_gui.useModel);
     m_progress->setVisible(running || m_progress->value() > 0);
 }
 

@@ -3,13 +3,16 @@
 
 // Runs every registered strategy (or the ticked subset) on the current transcript in the background
 // and shows the results as a sortable table above a small-multiples chart, selection synced.
-// Activating a row (double-click / Enter) asks for a preview of that strategy.
+// Activating a row (double-click / Enter) asks for a preview of that strategy. With "With the model"
+// ticked (a model configured in Summaries…), each strategy is run again with the model writing its
+// summaries, its "NAME+model" row beside the rule-based one with fact retention and cost.
 
 #include "core/analysis/analysis.h"
 #include "core/workflow/compare.h"
 #include "core/model/transcript.h"
 #include "core/util/parallel.h"
 #include "widgets/jobs/backgroundjob.h"
+#include "widgets/strategy/summarizersettings.h"
 
 #include <QWidget>
 
@@ -55,6 +58,9 @@ public:
     QTableView *table() const { return m_table; }
     CompareChart *chart() const { return m_chart; }
     QCheckBox *forceTriggers() const { return m_force; }
+    QCheckBox *withModel() const { return m_withModel; }
+    // The model summarizer of "With the model" (the strategy dock's Summaries… settings).
+    void setModelSummarizer(const GuiSummarizer &s);
 
 public Q_SLOTS:
     void runAll();
@@ -88,6 +94,9 @@ private:
     std::vector<std::string> m_exempt;
     nlohmann::json m_overrides = nlohmann::json::object();
     QCheckBox *m_force = nullptr;
+    QCheckBox *m_withModel = nullptr;
+    GuiSummarizer m_gui;
+    QString m_modelNote; // the last run's model calls and cost
     int m_threads = util::defaultThreads();
 
     std::vector<strategy::CompareRow> m_rows;

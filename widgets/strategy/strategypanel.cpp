@@ -138,6 +138,7 @@ StrategyPanel::StrategyPanel(QWidget *parent)
             return;
         m_gui.settings.keepDroppedFacts = on;
         saveSummarizer(m_gui);
+        Q_EMIT modelSummarizerChanged();
         if (m_preview)
             m_status->setText(tr("Preview again to see the summary with the dropped facts %1.").arg(on ? tr("appended") : tr("left out")));
     });
@@ -206,6 +207,7 @@ void StrategyPanel::setModelSummarizer(const GuiSummarizer &s)
     }
     m_keepFacts->setVisible(s.useModel);
     clearPreview();
+    Q_EMIT modelSummarizerChanged();
 }
 
 void StrategyPanel::editSummarizer()

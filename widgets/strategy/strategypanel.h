@@ -82,6 +82,7 @@ Q_SIGNALS:
     void previewReady(std::shared_ptr<const cl::strategy::Result> result);
     void previewCleared(); // the shown preview no longer matches the transcript
     void busyChanged(bool busy);
+    void modelSummarizerChanged(); // modelSummarizer() was set or edited
     void applyRequested(std::shared_ptr<const cl::strategy::Result> result, const QString &label);
 
 private:
