@@ -6,6 +6,7 @@
 #include "core/io/writer.h"
 #include "widgets/models/comparemodel.h"
 #include "widgets/strategy/compareview.h"
+#include "widgets/strategy/operationsdialog.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/strategy/strategypanel.h"
 #include "widgets/strategy/summarizersettings.h"
@@ -18,7 +19,9 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QPushButton>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QSignalSpy>
 #include <QtTest>
@@ -261,6 +264,80 @@ private Q_SLOTS:
         QCOMPARE(server.requests().size(), std::size_t(1));
         view.setModelSummarizer(GuiSummarizer{});
         QVERIFY(!view.withModel()->isEnabled() && !view.withModel()->isChecked());
+    }
+
+    // Seed 004's "Compress now" with the model: in the background, cancellable; the applied result
+    // holds the model's summary and summaries.json records the model and its cost.
+    void compressNowWithTheModel()
+    {
+        FakeModelServer server;
+        Json slow = Json::object();
+        slow["delay"] = 6;
+        Json usage = Json::object();
+        usage["usage"] = Json{{"input", 10000}, {"output", 500}};
+        const std::string answer = "Summary: the user asked to fix the parser in /src/a.py; pytest failed, then it was fixed.";
+        QVERIFY(server.start(script({textTurn(answer, slow), textTurn(answer, usage)})));
+        QTemporaryDir dir;
+        const ops::Store store(dir.path().toStdString());
+        ops::Config config;
+        config.keepRecent = 1;
+        config.maxTurns = 2;
+        std::string error;
+        QVERIFY2(store.saveConfig(config, &error), error.c_str());
+        Builder b;
+        for (int k = 0; k < 6; ++k) {
+            b.text(Role::User, "Request " + std::to_string(k) + ": fix the parser in /src/a.py");
+            b.tool("Read", {{"file_path", "/src/a.py"}}, prose(3000, std::uint32_t(k + 1)));
+            b.text(Role::Assistant, "Done with request " + std::to_string(k) + ".");
+        }
+        OperationsDialog dialog;
+        dialog.setTranscript(std::make_shared<const Transcript>(b.done()), dir.path());
+        QVERIFY(!dialog.withModel()->isEnabled()); // no model configured
+        GuiSummarizer g = modelAt(server);
+        g.settings.config.provider = llm::Provider::OpenAIChat;
+        g.settings.config.baseUrl = server.baseUrl(true);
+        g.settings.config.model = "gpt-4o-mini";
+        dialog.setModelSummarizer(g);
+        QVERIFY(dialog.withModel()->isEnabled());
+        dialog.withModel()->setChecked(true);
+        QSignalSpy compressed(&dialog, &OperationsDialog::compressed);
+        QSignalSpy started(&dialog, &OperationsDialog::compactionStarted);
+        // The first call is slow: cancel it; nothing is applied or recorded.
+        dialog.compressNow();
+        QVERIFY(dialog.isCompressing());
+        auto *cancel = dialog.findChild<QPushButton *>(QStringLiteral("cancelCompress"));
+        QVERIFY(cancel && !cancel->isHidden());
+        QVERIFY(QTest::qWaitFor([&] { return !server.requests().empty(); }, 10000));
+        cancel->click();
+        QVERIFY(!dialog.isCompressing() && cancel->isHidden());
+        QTest::qWait(1000);
+        QCOMPARE(compressed.size(), 0);
+        QVERIFY(dialog.lastCompressText().contains(QStringLiteral("Cancelled")));
+        std::vector<ops::SummaryRecord> list;
+        QVERIFY(store.loadSummaries(list, &error));
+        QVERIFY(list.empty());
+        // The second call answers: the result carries the model's summary, recorded with its cost.
+        dialog.compressNow();
+        QVERIFY(compressed.wait(30000));
+        QVERIFY(started.size() >= 1); // the worker's events reach the dialog's thread
+        const auto result = compressed.front().front().value<std::shared_ptr<const strategy::Result>>();
+        QVERIFY(result && result->changed);
+        bool summarized = false;
+        for (const auto &slot : result->slots)
+            if (slot.origin < 0 && slot.message && slot.message->kind == MessageKind::CompactSummary)
+                summarized = slot.message->blocks.front().text.find("pytest failed, then it was fixed") != std::string::npos;
+        QVERIFY(summarized);
+        QVERIFY(store.loadSummaries(list, &error));
+        QCOMPARE(list.size(), std::size_t(1));
+        QCOMPARE(list[0].summarizer, std::string("model:openai/gpt-4o-mini"));
+        QCOMPARE(list[0].model["inputTokens"], Json(10000));
+        QVERIFY(list[0].model["cost"].is_number());
+        QCOMPARE(server.requests().size(), std::size_t(2));
+        const QString detail = dialog.findChild<QTextBrowser *>(QStringLiteral("summaryDetail"))->toPlainText();
+        QVERIFY2(detail.contains(QStringLiteral("Written by model:openai/gpt-4o-mini: 10,000 + 500 tokens")), qPrintable(detail));
+        dialog.resize(1100, 700);
+        dialog.show();
+        QVERIFY(dialog.grab().save(QStringLiteral(CL_BINARY_DIR "/operations-with-model.png")));
     }
 
     void settingsNeverHoldTheKey()

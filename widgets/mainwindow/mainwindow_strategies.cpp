@@ -132,6 +132,9 @@ OperationsDialog *MainWindow::operationsDialog()
 {
     if (!m_ops) {
         m_ops = new OperationsDialog(this);
+        m_ops->setModelSummarizer(m_strategyPanel->modelSummarizer());
+        connect(m_strategyPanel, &StrategyPanel::modelSummarizerChanged, m_ops,
+                [this] { m_ops->setModelSummarizer(m_strategyPanel->modelSummarizer()); });
         connect(m_ops, &OperationsDialog::compressed, this, [this](std::shared_ptr<const strategy::Result> r) {
             QString error;
             if (r && !m_doc->apply(*r, tr("Compress now (%1)").arg(QString::fromStdString(r->strategy)), &error))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/operationsdialog.h"
+#include "net/modelsummarizer.h"
 
 #include "widgets/strategy/paramform.h"
 #include "core/strategies/registry.h"
@@ -7,6 +8,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -16,6 +18,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTextBrowser>
@@ -76,8 +79,15 @@ OperationsDialog::OperationsDialog(QWidget *parent)
     m_result = new QLabel(statusBox);
     m_result->setObjectName(QStringLiteral("compressResult"));
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_cancel = new QPushButton(tr("Cancel"), statusBox);
+    m_cancel->setObjectName(QStringLiteral("cancelCompress"));
+    m_cancel->hide();
+    m_withModel = new QCheckBox(tr("Let the model write the summary"), statusBox);
+    m_withModel->setObjectName(QStringLiteral("compressWithModel"));
     auto *compressRow = new QHBoxLayout;
     compressRow->addWidget(m_compress);
+    compressRow->addWidget(m_cancel);
+    compressRow->addWidget(m_withModel);
     compressRow->addWidget(m_result, 1);
     auto *statusLayout = new QVBoxLayout(statusBox);
     statusLayout->addWidget(m_statusText);
@@ -153,6 +163,7 @@ OperationsDialog::OperationsDialog(QWidget *parent)
 
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_compress, &QPushButton::clicked, this, &OperationsDialog::compressNow);
+    connect(m_cancel, &QPushButton::clicked, this, &OperationsDialog::cancelCompress);
     connect(m_save, &QPushButton::clicked, this, &OperationsDialog::saveConfig);
     connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] { strategyChanged(); });
     connect(m_latest, &QSpinBox::valueChanged, this, [this] { fillSummaries(); });
@@ -160,13 +171,35 @@ OperationsDialog::OperationsDialog(QWidget *parent)
         m_detail->setHtml(item ? item->data(0, DetailHtmlRole).toString() : QString());
     });
     resize(1000, 640);
+    setModelSummarizer(loadSummarizer());
     refresh();
+}
+
+OperationsDialog::~OperationsDialog()
+{
+    m_job.cancel(); // aborts a model call; the worker only uses what it captured
+}
+
+void OperationsDialog::setModelSummarizer(const GuiSummarizer &s)
+{
+    m_gui = s;
+    m_withModel->setEnabled(s.useModel && !m_job.isRunning());
+    if (!s.useModel)
+        m_withModel->setChecked(false);
+    m_withModel->setToolTip(s.useModel ? tr("%1 writes the summary of \"Compress now\"; summaries.json records the model "
+                                            "and its cost")
+                                             .arg(describe(s))
+                                       : tr("Configure a model in the strategy dock (Summaries\u2026) first"));
 }
 
 void OperationsDialog::setTranscript(std::shared_ptr<const Transcript> transcript, const QString &projectDir,
                                      analysis::AnalysisOptions options, std::vector<std::size_t> pinned,
                                      std::vector<std::string> exemptTools)
 {
+    if (m_job.isRunning() && transcript != m_transcript) {
+        m_job.cancel(); // its result is for the transcript that was
+        setCompressing(false);
+    }
     m_transcript = std::move(transcript);
     m_store = ops::Store(projectDir.toStdString());
     m_options = std::move(options);
@@ -224,7 +257,7 @@ void OperationsDialog::fillStatus()
     for (const auto &e : s.errors)
         errors << qs(e);
     showError(errors.join(u'\n'));
-    m_compress->setEnabled(m_transcript != nullptr && !m_transcript->messages.empty());
+    m_compress->setEnabled(m_transcript != nullptr && !m_transcript->messages.empty() && !m_job.isRunning());
 }
 
 void OperationsDialog::fillConfig(const ops::Config &c)
@@ -310,14 +343,75 @@ void OperationsDialog::checkNeeded()
 
 void OperationsDialog::compressNow()
 {
-    if (!m_transcript)
+    if (!m_transcript || m_job.isRunning())
         return;
     ops::CompressOptions o;
     o.analysis = m_options;
     o.pinned = m_pinned;
     o.exemptTools = m_exempt;
     o.events = events();
-    const ops::CompressOutcome out = ops::compressNow(*m_transcript, m_store, o);
+    if (!m_withModel->isChecked() || !m_gui.useModel) {
+        finishCompress(ops::compressNow(*m_transcript, m_store, o));
+        return;
+    }
+    // The worker's events reach the dialog on its thread, and only while it lives.
+    QPointer<OperationsDialog> guard(this);
+    auto post = [guard](std::function<void(OperationsDialog &)> f) {
+        QMetaObject::invokeMethod(
+            qApp,
+            [guard, f = std::move(f)] {
+                if (guard)
+                    f(*guard);
+            },
+            Qt::QueuedConnection);
+    };
+    const ops::Events direct = o.events;
+    o.events.onNeeded = [post, direct](const analysis::NeedsCompaction &needs) {
+        post([direct, needs](OperationsDialog &) { direct.onNeeded(needs); });
+    };
+    o.events.onStart = [post, direct](const std::string &name) {
+        post([direct, name](OperationsDialog &) { direct.onStart(name); });
+    };
+    o.events.onComplete = [post, direct](const ops::Counts &before, const ops::Counts &after) {
+        post([direct, before, after](OperationsDialog &) { direct.onComplete(before, after); });
+    };
+    QString keyNote;
+    const llm::SummarizerSettings model = withKey(m_gui, &keyNote);
+    auto transcript = m_transcript;
+    const ops::Store store = m_store;
+    m_job.start(
+        [transcript, store, o, model](JobControl &control) mutable {
+            net::ModelSummarizer writer(model);
+            writer.setCancelFlag(control.cancelFlag());
+            o.summarizer = &writer;
+            return ops::compressNow(*transcript, store, o);
+        },
+        [this](ops::CompressOutcome out) {
+            setCompressing(false);
+            finishCompress(out);
+        });
+    setCompressing(true);
+    m_result->setText(tr("Compressing; %1 writes the summary (%2)\u2026").arg(describe(m_gui), keyNote));
+}
+
+void OperationsDialog::cancelCompress()
+{
+    if (!m_job.isRunning())
+        return;
+    m_job.cancel(); // the model call is aborted; nothing is applied or recorded
+    setCompressing(false);
+    m_result->setText(tr("Cancelled: nothing compressed"));
+}
+
+void OperationsDialog::setCompressing(bool on)
+{
+    m_compress->setEnabled(!on && m_transcript && !m_transcript->messages.empty());
+    m_cancel->setVisible(on);
+    m_withModel->setEnabled(!on && m_gui.useModel);
+}
+
+void OperationsDialog::finishCompress(const ops::CompressOutcome &out)
+{
     if (!out.ok) {
         m_result->setText(tr("Not compressed"));
         showError(qs(out.error));
@@ -333,6 +427,26 @@ void OperationsDialog::compressNow()
         showError(tr("Summary not recorded: %1").arg(qs(out.summaryError)));
     Q_EMIT compressed(out.result);
 }
+
+namespace {
+
+// "Written by the rules" / "Written by model:openai/gpt-4o-mini: 10,000 + 500 tokens, $0.0100".
+QString writtenBy(const ops::SummaryRecord &r)
+{
+    if (r.summarizer.empty() || r.summarizer == "rules")
+        return OperationsDialog::tr("Written by the rules");
+    QString text = OperationsDialog::tr("Written by %1").arg(qs(r.summarizer).toHtmlEscaped());
+    const QLocale loc;
+    if (r.model.is_object() && r.model.value("inputTokens", nlohmann::json()).is_number())
+        text += OperationsDialog::tr(": %1 + %2 tokens")
+                    .arg(loc.toString(r.model["inputTokens"].get<qlonglong>()),
+                         loc.toString(r.model.value("outputTokens", nlohmann::json(0)).get<qlonglong>()));
+    if (r.model.is_object() && r.model.value("cost", nlohmann::json()).is_number())
+        text += QStringLiteral(", $%1").arg(loc.toString(r.model["cost"].get<double>(), 'f', 4));
+    return text;
+}
+
+} // namespace
 
 void OperationsDialog::fillSummaries()
 {
@@ -354,7 +468,7 @@ void OperationsDialog::fillSummaries()
         item->setText(4, content.section(u'\n', 0, 0).left(200));
         QString html = QStringLiteral("<p><b>%1</b> \u00b7 %2 \u00b7 ").arg(qs(r.strategy).toHtmlEscaped(), qs(r.timestamp))
                        + tr("turns %1\u2013%2, messages %3\u2013%4").arg(r.firstTurn).arg(r.lastTurn).arg(r.firstIndex).arg(r.lastIndex)
-                       + QStringLiteral("</p><p>") + content.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))
+                       + QStringLiteral("<br>") + writtenBy(r) + QStringLiteral("</p><p>") + content.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))
                        + QStringLiteral("</p>");
         if (!r.keyPoints.empty()) {
             html += QStringLiteral("<p><b>") + tr("Key points") + QStringLiteral("</b></p><ul>");

@@ -5,13 +5,17 @@
 // statistics, "Compress now" with its "N → M messages (removed K)" line, config editing (the seed
 // 004 window parameters plus the default strategy and its parameters, through ParamForm) and the
 // latest summaries. The dialog never modifies the transcript: it emits compressed() with the
-// result so the owner applies it through its undo stack, and relays the seed 001 events.
+// result so the owner applies it through its undo stack, and relays the seed 001 events. With "Let
+// the model write the summary" ticked (a model configured in Summaries…) the compression runs in the
+// background, cancellable, and summaries.json records the model and its cost.
 
 #include "core/workflow/operations.h"
 // Declares the std::shared_ptr<const strategy::Result> metatype (Q_DECLARE_METATYPE) that the
 // compressed() signal carries; it must be seen before this header's moc code instantiates it, as
 // every moc file of the library is compiled in one translation unit.
 #include "widgets/strategy/strategypanel.h"
+#include "widgets/jobs/backgroundjob.h"
+#include "widgets/strategy/summarizersettings.h"
 
 #include <QDialog>
 
@@ -35,6 +39,7 @@ class OperationsDialog : public QDialog
     Q_OBJECT
 public:
     explicit OperationsDialog(QWidget *parent = nullptr);
+    ~OperationsDialog() override;
 
     // projectDir: the folder whose .compression/ holds the config (usually the transcript's folder).
     void setTranscript(std::shared_ptr<const Transcript> transcript, const QString &projectDir,
@@ -47,11 +52,16 @@ public:
     // The config as the form shows it (seed fields, strategy, params that differ from defaults).
     ops::Config formConfig() const;
     ParamForm *paramForm() const { return m_params; }
+    // The model of "Let the model write the summary" (the strategy dock's Summaries… settings).
+    void setModelSummarizer(const GuiSummarizer &s);
+    QCheckBox *withModel() const { return m_withModel; }
+    bool isCompressing() const { return m_job.isRunning(); }
 
 public Q_SLOTS:
-    void refresh();    // re-reads config, summaries and status
-    bool saveConfig(); // validates and writes config.json; false (message shown) on error
-    void compressNow();
+    void refresh();     // re-reads config, summaries and status
+    bool saveConfig();  // validates and writes config.json; false (message shown) on error
+    void compressNow(); // with the model: in the background, compressed() when it is done
+    void cancelCompress();
     void checkNeeded(); // emits compactionNeeded when needsCompaction says so
 
 Q_SIGNALS:
@@ -66,6 +76,8 @@ private:
     void fillSummaries();
     void strategyChanged();
     void showError(const QString &text);
+    void finishCompress(const ops::CompressOutcome &out);
+    void setCompressing(bool on);
     ops::Events events();
 
     std::shared_ptr<const Transcript> m_transcript;
@@ -80,6 +92,10 @@ private:
     QLabel *m_error = nullptr;
     QLabel *m_result = nullptr;
     QPushButton *m_compress = nullptr;
+    QPushButton *m_cancel = nullptr;
+    QCheckBox *m_withModel = nullptr;
+    GuiSummarizer m_gui;
+    BackgroundJob<ops::CompressOutcome> m_job{this};
     QSpinBox *m_maxTurns = nullptr;
     QSpinBox *m_keepRecent = nullptr;
     QSpinBox *m_maxToolOutput = nullptr;
