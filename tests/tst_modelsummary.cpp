@@ -321,6 +321,52 @@ private Q_SLOTS:
         QVERIFY(list[0].toJson().dump().find(kKey) == std::string::npos);
     }
 
+    // Seed 001's incremental compaction with a model: only the messages after the earlier compaction
+    // go to the model; the earlier summary stays as it was, the model's summary follows it.
+    void incrementalCompactionWithTheModel()
+    {
+        FakeModelServer server;
+        QVERIFY(server.start(script({textTurn("Summary: questions 6 to 11 about the parser were answered.")})));
+        net::ModelSummarizer m(settingsFor(llm::Provider::OpenAIChat, server));
+        Builder b;
+        auto pair = [&](int k) {
+            b.text(Role::User, "Question " + std::to_string(k) + ": " + prose(200, std::uint32_t(k + 1)));
+            b.text(Role::Assistant, "Answer " + std::to_string(k) + ": " + prose(400, std::uint32_t(k + 50)));
+        };
+        for (int k = 0; k < 6; ++k)
+            pair(k);
+        const std::size_t markerAt = b.text(Role::System, "Conversation compacted");
+        b.t.messages[markerAt].kind = MessageKind::CompactBoundary;
+        b.t.messages[markerAt].type = "system/compact_boundary";
+        const std::size_t summaryAt = b.text(Role::User, "Summary: EARLIER-SUMMARY-TEXT of questions 0 to 5.");
+        b.t.messages[summaryAt].kind = MessageKind::CompactSummary;
+        b.text(Role::Assistant, "Understood.");
+        for (int k = 6; k < 18; ++k)
+            pair(k);
+        const Transcript &t = b.done();
+        strategy::Input in(t);
+        in.summarizer = &m;
+        const strategy::Strategy *s = strategy::find("microcompaction");
+        QVERIFY(s);
+        const strategy::Result r = strategy::run(*s, in, {{"force", true}, {"adaptiveRatio", false}, {"incremental", true}});
+        QVERIFY2(r.changed, r.note.c_str());
+        QCOMPARE(r.fates[summaryAt].fate, strategy::Fate::Kept);
+        QCOMPARE(server.requests().size(), std::size_t(1));
+        const std::string prompt = server.requests().front()["body"].dump();
+        QVERIFY(prompt.find("Question 6:") != std::string::npos);
+        QVERIFY(prompt.find("Question 0:") == std::string::npos);
+        QVERIFY(prompt.find("EARLIER-SUMMARY-TEXT") == std::string::npos);
+        // The result: the earlier summary, then this compaction's marker and the model's summary.
+        const Transcript after = r.materialize(t);
+        std::vector<std::string> summaries;
+        for (const auto &msg : after.messages)
+            if (msg.kind == MessageKind::CompactSummary)
+                summaries.push_back(msg.blocks.front().text);
+        QCOMPARE(summaries.size(), std::size_t(2));
+        QVERIFY(summaries[0].find("EARLIER-SUMMARY-TEXT") != std::string::npos);
+        QVERIFY(summaries[1].find("questions 6 to 11 about the parser were answered") != std::string::npos);
+    }
+
     void commandLine()
     {
         FakeModelServer server;

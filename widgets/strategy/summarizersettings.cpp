@@ -2,12 +2,16 @@
 #include "widgets/strategy/summarizersettings.h"
 
 #include "core/llm/prompts.h"
+#include "net/keyring.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHash>
+#include <QPushButton>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
@@ -24,6 +28,14 @@ const QString kGroup = QStringLiteral("summarizer/");
 QString key(const char *name)
 {
     return kGroup + QLatin1String(name);
+}
+
+// Keys read from the keyring in this run of the program, by name (GUI thread only): a preview does
+// not ask the keyring again. Never written anywhere.
+QHash<QString, QString> &keyringCache()
+{
+    static QHash<QString, QString> cache;
+    return cache;
 }
 
 } // namespace
@@ -48,6 +60,7 @@ GuiSummarizer loadSummarizer()
     const QString defaultCache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/summaries");
     s.settings.cacheDir = q.value(key("cacheDir"), defaultCache).toString().toStdString();
     s.apiKeyVariable = q.value(key("apiKeyVariable")).toString();
+    s.keyInKeyring = q.value(key("keyInKeyring"), false).toBool();
     return s;
 }
 
@@ -67,19 +80,44 @@ void saveSummarizer(const GuiSummarizer &s)
     q.setValue(key("keepDroppedFacts"), s.settings.keepDroppedFacts);
     q.setValue(key("cacheDir"), QString::fromStdString(s.settings.cacheDir));
     q.setValue(key("apiKeyVariable"), s.apiKeyVariable); // the variable's name, never the key
+    q.setValue(key("keyInKeyring"), s.keyInKeyring);     // whether to ask the keyring, never the key
+}
+
+QString keyName(const GuiSummarizer &s)
+{
+    return s.apiKeyVariable.isEmpty() ? QString::fromStdString(llm::defaultApiKeyVariable(s.settings.config.provider))
+                                      : s.apiKeyVariable;
 }
 
 llm::SummarizerSettings withKey(const GuiSummarizer &s, QString *note)
 {
     llm::SummarizerSettings out = s.settings;
-    const QString variable = s.apiKeyVariable.isEmpty()
-                                 ? QString::fromStdString(llm::defaultApiKeyVariable(out.config.provider))
-                                 : s.apiKeyVariable;
+    const QString variable = keyName(s);
+    QString keyringProblem;
+    if (s.keyInKeyring) {
+        auto it = keyringCache().constFind(variable);
+        if (it == keyringCache().constEnd()) {
+            const net::keyring::Outcome read = net::keyring::read(variable.toStdString());
+            if (read.ok)
+                it = keyringCache().insert(variable, QString::fromStdString(read.value));
+            else
+                keyringProblem = QString::fromStdString(read.error);
+        }
+        if (it != keyringCache().constEnd()) {
+            out.config.apiKey = it->toStdString();
+            if (note)
+                *note = QObject::tr("key from the system keyring (%1)").arg(variable);
+            return out;
+        }
+    }
     const QByteArray value = qgetenv(variable.toLocal8Bit().constData());
     out.config.apiKey = value.toStdString();
-    if (note)
+    if (note) {
         *note = value.isEmpty() ? QObject::tr("no key: %1 is not set (fine for a local server)").arg(variable)
                                 : QObject::tr("key from %1").arg(variable);
+        if (!keyringProblem.isEmpty())
+            *note = QObject::tr("keyring: %1; %2").arg(keyringProblem, *note);
+    }
     return out;
 }
 
@@ -99,6 +137,9 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     , m_model(new QLineEdit(this))
     , m_keyVariable(new QLineEdit(this))
     , m_keyNote(new QLabel(this))
+    , m_useKeyring(new QCheckBox(tr("Read the key from the system keyring"), this))
+    , m_keyEntry(new QLineEdit(this))
+    , m_keyringNote(new QLabel(this))
     , m_preset(new QComboBox(this))
     , m_maxOutput(new QSpinBox(this))
     , m_temperature(new QDoubleSpinBox(this))
@@ -121,7 +162,32 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     m_model->setText(QString::fromStdString(current.settings.config.model));
     m_model->setPlaceholderText(tr("a small model is enough, e.g. claude-3-5-haiku-latest, gpt-4o-mini, qwen2.5:7b"));
     m_keyVariable->setText(current.apiKeyVariable);
-    m_keyVariable->setToolTip(tr("The environment variable holding the API key. The key itself is never stored."));
+    m_keyVariable->setToolTip(tr("The environment variable holding the API key, and the key's name in the system keyring. "
+                                 "The key itself is never written to the settings."));
+    m_keyNote->setObjectName(QStringLiteral("keyNote"));
+    m_useKeyring->setObjectName(QStringLiteral("useKeyring"));
+    m_useKeyring->setChecked(current.keyInKeyring);
+    m_keyEntry->setObjectName(QStringLiteral("keyEntry"));
+    m_keyEntry->setEchoMode(QLineEdit::Password);
+    m_keyEntry->setPlaceholderText(tr("paste a key to store it in the keyring"));
+    m_keyringNote->setObjectName(QStringLiteral("keyringNote"));
+    m_keyringNote->setWordWrap(true);
+    auto *storeKey = new QPushButton(tr("Store"), this);
+    storeKey->setObjectName(QStringLiteral("storeKey"));
+    auto *removeKey = new QPushButton(tr("Remove"), this);
+    removeKey->setObjectName(QStringLiteral("removeKey"));
+    auto *keyRow = new QHBoxLayout;
+    keyRow->addWidget(m_keyEntry, 1);
+    keyRow->addWidget(storeKey);
+    keyRow->addWidget(removeKey);
+    connect(storeKey, &QPushButton::clicked, this, &SummarizerDialog::storeKey);
+    connect(removeKey, &QPushButton::clicked, this, &SummarizerDialog::removeKey);
+    if (!net::keyring::compiledIn()) {
+        for (QWidget *w : std::initializer_list<QWidget *>{m_useKeyring, m_keyEntry, storeKey, removeKey})
+            w->setEnabled(false);
+        m_useKeyring->setChecked(false);
+        m_keyringNote->setText(tr("<small>This build has no keyring support: keys come from the environment.</small>"));
+    }
     m_preset->addItem(tr("as the strategy writes it"), QString());
     for (const auto &name : llm::presetNames())
         m_preset->addItem(QString::fromStdString(name), QString::fromStdString(name));
@@ -146,6 +212,9 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     form->addRow(tr("Model"), m_model);
     form->addRow(tr("API key variable"), m_keyVariable);
     form->addRow(QString(), m_keyNote);
+    form->addRow(QString(), m_useKeyring);
+    form->addRow(tr("Keyring"), keyRow);
+    form->addRow(QString(), m_keyringNote);
     form->addRow(tr("Summary structure"), m_preset);
     form->addRow(tr("Max output tokens"), m_maxOutput);
     form->addRow(tr("Temperature"), m_temperature);
@@ -161,6 +230,7 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     layout->addWidget(buttons);
     connect(m_provider, &QComboBox::currentIndexChanged, this, &SummarizerDialog::updateKeyNote);
     connect(m_keyVariable, &QLineEdit::textChanged, this, &SummarizerDialog::updateKeyNote);
+    connect(m_useKeyring, &QCheckBox::toggled, this, &SummarizerDialog::updateKeyNote);
     auto enable = [this] {
         const bool model = m_mode->currentData().toBool();
         for (QWidget *w : std::initializer_list<QWidget *>{m_provider, m_baseUrl, m_model, m_keyVariable, m_preset, m_maxOutput,
@@ -179,6 +249,39 @@ void SummarizerDialog::updateKeyNote()
     m_keyNote->setText(QStringLiteral("<small>%1</small>").arg(note.toHtmlEscaped()));
 }
 
+void SummarizerDialog::storeKey()
+{
+    const QString secret = m_keyEntry->text().trimmed();
+    if (secret.isEmpty()) {
+        m_keyringNote->setText(tr("<small>Paste the key first.</small>"));
+        return;
+    }
+    const QString name = keyName(value());
+    const net::keyring::Outcome out = net::keyring::write(name.toStdString(), secret.toStdString());
+    m_keyEntry->clear(); // the key is not kept in the dialog either way
+    if (!out.ok) {
+        m_keyringNote->setText(tr("<small>Not stored: %1. Set %2 in the environment instead.</small>")
+                                   .arg(QString::fromStdString(out.error).toHtmlEscaped(), name));
+        return;
+    }
+    keyringCache().insert(name, secret);
+    m_useKeyring->setChecked(true);
+    m_keyringNote->setText(tr("<small>Stored in the system keyring as ContextLens / %1.</small>").arg(name));
+    updateKeyNote();
+}
+
+void SummarizerDialog::removeKey()
+{
+    const QString name = keyName(value());
+    keyringCache().remove(name);
+    const net::keyring::Outcome out = net::keyring::remove(name.toStdString());
+    m_keyringNote->setText(out.ok         ? tr("<small>Removed ContextLens / %1 from the system keyring.</small>").arg(name)
+                           : out.notFound ? tr("<small>The keyring holds no key named %1.</small>").arg(name)
+                                          : tr("<small>Not removed: %1.</small>").arg(QString::fromStdString(out.error).toHtmlEscaped()));
+    m_useKeyring->setChecked(false);
+    updateKeyNote();
+}
+
 GuiSummarizer SummarizerDialog::value() const
 {
     GuiSummarizer s;
@@ -195,6 +298,7 @@ GuiSummarizer SummarizerDialog::value() const
     s.settings.keepDroppedFacts = m_keepFacts->isChecked();
     s.settings.cacheDir = m_cacheDir->text().trimmed().toStdString();
     s.apiKeyVariable = m_keyVariable->text().trimmed();
+    s.keyInKeyring = m_useKeyring->isChecked();
     return s;
 }
 

@@ -2,8 +2,9 @@
 #pragma once
 
 // The model summarizer's settings in the GUI (docs/design/summaries.md): kept in QSettings
-// ("summarizer/…") except the API key, which is read from an environment variable at run time and
-// never written anywhere. SummarizerDialog edits them.
+// ("summarizer/…") except the API key, which comes from the system keyring (net/keyring.h) when the
+// user stored it there, else from an environment variable, and is never written to a settings file,
+// log, export or report. SummarizerDialog edits them and stores or removes the key in the keyring.
 
 #include "core/llm/settings.h"
 
@@ -21,11 +22,16 @@ namespace cl::gui {
 struct GuiSummarizer {
     bool useModel = false; // false: the rule-based summaries (offline)
     llm::SummarizerSettings settings;
-    QString apiKeyVariable; // "" = the provider's usual one
+    QString apiKeyVariable;    // "" = the provider's usual one; also the key's name in the keyring
+    bool keyInKeyring = false; // read the key from the system keyring (the environment when that fails)
 };
 GuiSummarizer loadSummarizer();
 void saveSummarizer(const GuiSummarizer &s);
-// The settings with the key read from the environment; *note says where it came from or that none was found.
+// The key's name: apiKeyVariable, else the provider's usual variable (ANTHROPIC_API_KEY, …).
+QString keyName(const GuiSummarizer &s);
+// The settings with the key: from the system keyring when keyInKeyring (read once per run of the
+// program, GUI thread only), else or when that fails from the environment; *note says where it came
+// from, or why the keyring could not give it, or that there is none.
 llm::SummarizerSettings withKey(const GuiSummarizer &s, QString *note = nullptr);
 QString describe(const GuiSummarizer &s); // "Model: anthropic claude-3-5-haiku-latest" / "Rules (offline)"
 
@@ -38,6 +44,8 @@ public:
 
 private:
     void updateKeyNote();
+    void storeKey();
+    void removeKey();
 
     QComboBox *m_mode;
     QComboBox *m_provider;
@@ -45,6 +53,9 @@ private:
     QLineEdit *m_model;
     QLineEdit *m_keyVariable;
     QLabel *m_keyNote;
+    QCheckBox *m_useKeyring;
+    QLineEdit *m_keyEntry;
+    QLabel *m_keyringNote;
     QComboBox *m_preset;
     QSpinBox *m_maxOutput;
     QDoubleSpinBox *m_temperature;
