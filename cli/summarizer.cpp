@@ -2,6 +2,8 @@
 #include "cli/summarizer.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace cl::cli {
 
@@ -37,7 +39,7 @@ void setSummarizerFactory(SummarizerFactory f)
 
 const std::vector<OptionSpec> &summarizerOptions()
 {
-    static const std::vector<OptionSpec> v{{"--summarizer", "", true}, {"--base-url", "", true}, {"--model", "", true}, {"--api-key-env", "", true}, {"--preset", "", true}, {"--max-output-tokens", "", true}, {"--temperature", "", true}, {"--timeout", "", true}, {"--retries", "", true}, {"--cache-dir", "", true}, {"--prices", "", true}, {"--verify", "", false}, {"--keep-dropped-facts", "", false}, {"--no-stream", "", false}};
+    static const std::vector<OptionSpec> v{{"--summarizer", "", true}, {"--base-url", "", true}, {"--model", "", true}, {"--api-key-env", "", true}, {"--preset", "", true}, {"--max-output-tokens", "", true}, {"--temperature", "", true}, {"--timeout", "", true}, {"--retries", "", true}, {"--cache-dir", "", true}, {"--prices", "", true}, {"--prompt-template", "", true}, {"--verify", "", false}, {"--keep-dropped-facts", "", false}, {"--no-stream", "", false}};
     return v;
 }
 
@@ -46,7 +48,9 @@ std::string summarizerHelp()
     return "Summaries: --summarizer rules (default, offline) | openai | openai-responses | anthropic | gemini\n"
            "  [--model M] [--base-url URL] [--api-key-env VAR] [--preset claude-code|gemini|codex|seed003]\n"
            "  [--max-output-tokens N] [--temperature T] [--timeout SECONDS] [--retries N] [--no-stream]\n"
-           "  [--verify] [--keep-dropped-facts] [--cache-dir DIR] [--prices FILE]\n"
+           "  [--verify] [--keep-dropped-facts] [--cache-dir DIR] [--prices FILE] [--prompt-template FILE]\n"
+           "  --prompt-template: a text file whose text replaces the preset's instruction (the history still\n"
+           "  follows as data; a strategy's custom compact instructions, e.g. --param instructions=..., are added).\n"
            "  The key comes from VAR (default OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY); local servers\n"
            "  (Ollama: --summarizer openai --base-url http://127.0.0.1:11434/v1) need none. A summary that is\n"
            "  empty, refused, cut at the output limit, not smaller than what it replaces, or a failed call\n"
@@ -101,6 +105,16 @@ std::unique_ptr<llm::ReportingSummarizer> summarizerFromArgs(const Args &a, std:
     s.keepDroppedFacts = a.has("--keep-dropped-facts");
     s.cacheDir = a.value("--cache-dir").value_or("");
     s.pricesFile = a.value("--prices").value_or("");
+    if (const auto path = a.value("--prompt-template")) {
+        std::ifstream in(*path, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in || text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+            error = "--prompt-template: cannot read " + *path + (in ? " (it is empty)" : "");
+            return nullptr;
+        }
+        s.systemTemplate = text.str();
+    }
     const std::string variable = a.value("--api-key-env").value_or(llm::defaultApiKeyVariable(*provider));
     if (const char *key = std::getenv(variable.c_str()))
         s.config.apiKey = key;

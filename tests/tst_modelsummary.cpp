@@ -370,7 +370,7 @@ private Q_SLOTS:
     void commandLine()
     {
         FakeModelServer server;
-        QVERIFY(server.start(script({textTurn(kClaudeAnswer)})));
+        QVERIFY(server.start(script({textTurn(kClaudeAnswer), textTurn(kClaudeAnswer)})));
         cli::setSummarizerFactory(net::makeModelSummarizer);
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("session.json"));
@@ -394,6 +394,28 @@ private Q_SLOTS:
         QVERIFY(j["summaries"][0]["cost"].is_number()); // in the price table
         QVERIFY(out.find(kKey) == std::string::npos && err.find(kKey) == std::string::npos);
         QCOMPARE(header(server.requests().front(), "x-api-key"), std::string(kKey));
+        // A user template replaces the preset's instruction; the strategy's compact instructions are added.
+        const QString templ = dir.filePath(QStringLiteral("template.txt"));
+        cl::test::writeFile(templ.toStdString(), "TEMPLATE-INSTRUCTION: summarize the session in nine sections.\n");
+        out.clear();
+        err.clear();
+        QCOMPARE(cli::run({"compact", file.toStdString(), "--strategy", "claude-code-compact", "--param", "force=true", "--param", "maxFiles=0",
+                           "--param", "instructions=Focus on the parser", "--summarizer", "anthropic", "--base-url",
+                           server.baseUrl(false), "--model", "claude-3-5-haiku-latest", "--prompt-template", templ.toStdString()},
+                          out, err),
+                 int(cli::Success));
+        QCOMPARE(server.requests().size(), std::size_t(2));
+        const std::string templated = server.requests()[1]["body"].dump();
+        QVERIFY(templated.find("TEMPLATE-INSTRUCTION") != std::string::npos);
+        QVERIFY(templated.find("Focus on the parser") != std::string::npos);
+        QVERIFY(server.requests()[0]["body"].dump().find("TEMPLATE-INSTRUCTION") == std::string::npos);
+        out.clear();
+        err.clear();
+        QCOMPARE(cli::run({"compact", file.toStdString(), "--strategy", "codex", "--summarizer", "anthropic", "--model", "m",
+                           "--prompt-template", dir.filePath(QStringLiteral("missing.txt")).toStdString()},
+                          out, err),
+                 int(cli::Failure));
+        QVERIFY2(err.find("--prompt-template: cannot read") != std::string::npos, err.c_str());
         // Bad usage is said, not ignored.
         out.clear();
         err.clear();

@@ -4,6 +4,7 @@
 // the panel as it arrives and reports its tokens and the facts it dropped; cancel aborts the call;
 // a rejected summary leaves the preview unchanged and says why; the settings never hold the key.
 #include "core/io/writer.h"
+#include "core/llm/prompts.h"
 #include "widgets/models/comparemodel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/strategy/operationsdialog.h"
@@ -350,6 +351,7 @@ private Q_SLOTS:
         g.settings.verify = true;
         g.settings.keepDroppedFacts = true;
         g.settings.preset = "gemini";
+        g.settings.systemTemplate = "MY OWN INSTRUCTION: keep every file path.";
         g.apiKeyVariable = QStringLiteral("CL_TEST_GUI_KEY");
         saveSummarizer(g);
         const GuiSummarizer back = loadSummarizer();
@@ -359,6 +361,7 @@ private Q_SLOTS:
         QCOMPARE(back.settings.config.maxOutputTokens, 2048);
         QVERIFY(back.settings.verify && back.settings.keepDroppedFacts);
         QCOMPARE(back.settings.preset, std::string("gemini"));
+        QCOMPARE(back.settings.systemTemplate, g.settings.systemTemplate);
         QString note;
         QCOMPARE(withKey(back, &note).config.apiKey, std::string("sk-gui-SECRET-99"));
         QVERIFY(note.contains(QStringLiteral("CL_TEST_GUI_KEY")));
@@ -373,6 +376,10 @@ private Q_SLOTS:
         QCOMPARE(shown.settings.config.model, back.settings.config.model);
         QCOMPARE(shown.settings.preset, back.settings.preset);
         QCOMPARE(shown.apiKeyVariable, back.apiKeyVariable);
+        QCOMPARE(shown.settings.systemTemplate, g.settings.systemTemplate);
+        // "Start from the structure's instruction" puts the preset's own text in, to edit.
+        dialog.findChild<QPushButton *>(QStringLiteral("templateFromPreset"))->click();
+        QCOMPARE(dialog.value().settings.systemTemplate, llm::preset("gemini").system);
         QCOMPARE(describe(back), QStringLiteral("Model: gemini gemini-2.5-flash"));
         QSettings().remove(QStringLiteral("summarizer"));
         QVERIFY(!loadSummarizer().useModel);

@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -61,6 +62,7 @@ GuiSummarizer loadSummarizer()
     s.settings.cacheDir = q.value(key("cacheDir"), defaultCache).toString().toStdString();
     s.apiKeyVariable = q.value(key("apiKeyVariable")).toString();
     s.keyInKeyring = q.value(key("keyInKeyring"), false).toBool();
+    s.settings.systemTemplate = q.value(key("systemTemplate")).toString().toStdString();
     return s;
 }
 
@@ -81,6 +83,7 @@ void saveSummarizer(const GuiSummarizer &s)
     q.setValue(key("cacheDir"), QString::fromStdString(s.settings.cacheDir));
     q.setValue(key("apiKeyVariable"), s.apiKeyVariable); // the variable's name, never the key
     q.setValue(key("keyInKeyring"), s.keyInKeyring);     // whether to ask the keyring, never the key
+    q.setValue(key("systemTemplate"), QString::fromStdString(s.settings.systemTemplate));
 }
 
 QString keyName(const GuiSummarizer &s)
@@ -147,6 +150,7 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     , m_verify(new QCheckBox(tr("Check the summary with a second call"), this))
     , m_keepFacts(new QCheckBox(tr("Append the facts the summary dropped"), this))
     , m_cacheDir(new QLineEdit(this))
+    , m_template(new QPlainTextEdit(this))
 {
     setWindowTitle(tr("Summaries"));
     setObjectName(QStringLiteral("summarizerDialog"));
@@ -205,6 +209,21 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     m_cacheDir->setText(QString::fromStdString(current.settings.cacheDir));
     m_cacheDir->setToolTip(tr("Answers are kept here, so that previewing the same summary again costs nothing (empty: no cache)"));
 
+    m_template->setObjectName(QStringLiteral("systemTemplate"));
+    m_template->setPlainText(QString::fromStdString(current.settings.systemTemplate));
+    m_template->setPlaceholderText(tr("empty: the summary structure's own instruction. The history always follows as "
+                                      "data, and a strategy's custom compact instructions are added."));
+    m_template->setFixedHeight(m_template->fontMetrics().lineSpacing() * 5 + 12);
+    auto *fromPreset = new QPushButton(tr("Start from the structure's instruction"), this);
+    fromPreset->setObjectName(QStringLiteral("templateFromPreset"));
+    connect(fromPreset, &QPushButton::clicked, this, [this] {
+        const std::string name = m_preset->currentData().toString().toStdString();
+        m_template->setPlainText(QString::fromStdString(llm::preset(name.empty() ? std::string("claude-code") : name).system));
+    });
+    auto *templateBox = new QVBoxLayout;
+    templateBox->addWidget(m_template);
+    templateBox->addWidget(fromPreset, 0, Qt::AlignLeft);
+
     auto *form = new QFormLayout;
     form->addRow(tr("Summaries by"), m_mode);
     form->addRow(tr("Provider"), m_provider);
@@ -216,6 +235,7 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     form->addRow(tr("Keyring"), keyRow);
     form->addRow(QString(), m_keyringNote);
     form->addRow(tr("Summary structure"), m_preset);
+    form->addRow(tr("Instruction"), templateBox);
     form->addRow(tr("Max output tokens"), m_maxOutput);
     form->addRow(tr("Temperature"), m_temperature);
     form->addRow(tr("Timeout"), m_timeout);
@@ -234,7 +254,7 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     auto enable = [this] {
         const bool model = m_mode->currentData().toBool();
         for (QWidget *w : std::initializer_list<QWidget *>{m_provider, m_baseUrl, m_model, m_keyVariable, m_preset, m_maxOutput,
-                                                           m_temperature, m_timeout, m_verify, m_keepFacts, m_cacheDir})
+                                                           m_temperature, m_timeout, m_verify, m_keepFacts, m_cacheDir, m_template})
             w->setEnabled(model);
     };
     connect(m_mode, &QComboBox::currentIndexChanged, this, enable);
@@ -299,6 +319,8 @@ GuiSummarizer SummarizerDialog::value() const
     s.settings.cacheDir = m_cacheDir->text().trimmed().toStdString();
     s.apiKeyVariable = m_keyVariable->text().trimmed();
     s.keyInKeyring = m_useKeyring->isChecked();
+    const QString templ = m_template->toPlainText();
+    s.settings.systemTemplate = templ.trimmed().isEmpty() ? std::string() : templ.toStdString();
     return s;
 }
 

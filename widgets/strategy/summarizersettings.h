@@ -15,6 +15,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QPlainTextEdit;
 class QSpinBox;
 
 namespace cl::gui {
@@ -63,6 +64,7 @@ private:
     QCheckBox *m_verify;
     QCheckBox *m_keepFacts;
     QLineEdit *m_cacheDir;
+    QPlainTextEdit *m_template;
 };
 
 } // namespace cl::gui
