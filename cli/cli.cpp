@@ -191,7 +191,7 @@ std::string helpText()
                                                         "      Tool rounds, boundary scores, priority classes, importance, features, recommendation,\n"
                                                         "      zones and trigger decisions, usage band and facts.\n"
                                                         "  strategies [--json]  Every compression strategy with its parameters, types, ranges and defaults.\n"
-                                                        "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT]] [--json]\n"
+                                                        "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT] | --in-place] [--json]\n"
                                                         "      Run one strategy: fates, tokens before/after, efficiency, fact retention, cache prefix,\n"
                                                         "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
                                                         "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
@@ -203,6 +203,9 @@ std::string helpText()
                                                         "      Where the live context goes at message N (default: the last): fixed part, messages by\n"
                                                         "      category, free space and the agent's buffer, the biggest items, files read more than\n"
                                                         "      once, and suggestions with the tokens each strategy frees; --over-time: per message.\n"
+                                                        "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
+                                                        "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
+                                                        "      Save); --restore puts one back after backing up what the file holds now.\n"
                                                         "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
                                                         "  --version            Print the version.\n"
                                                         "\n"
@@ -225,6 +228,11 @@ std::string helpText()
 
 std::string commandHelp(const std::string &command)
 {
+    if (command == "backups")
+        return "Usage: contextlens-cli backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
+               "Lists the backups ContextLens keeps of FILE, newest first (the last ten; under\n"
+               "$XDG_DATA_HOME/contextlens/backups, or --root). --restore puts one back over FILE, after\n"
+               "backing up what FILE holds now, so a restore can be undone the same way.\n";
     if (command == "info")
         return "Usage: contextlens-cli info FILE [--as FORMAT] [--json]\n"
                "Summarises a transcript. --as forces the format instead of detecting it.\n"
@@ -266,14 +274,17 @@ std::string commandHelp(const std::string &command)
     if (command == "compact")
         return "Usage: contextlens-cli compact FILE --strategy NAME [--param NAME=VALUE ...] [-o OUT] [--to FORMAT]\n"
                "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL]\n"
-               "                               [--no-compaction-style] [--force] [--json]\n"
+               "                               [--no-compaction-style] [--force] [--in-place [--backup-root DIR]] [--json]\n"
                "Runs one strategy and reports what happened to every message class, the tokens before and\n"
                "after, the seed 000 efficiency, fact retention, the reusable cache prefix and validity.\n"
                "-o writes the result atomically in the source format (or --to FORMAT; OUT '-' is standard\n"
                "output); what was written is loaded back and validated (\"valid\" is that check). A Claude Code session\n"
                "is written as Claude Code writes its own compactions (the original lines stay, then a\n"
                "compact_boundary and the new context) unless --no-compaction-style. Never overwrites FILE or\n"
-               "an existing OUT without --force. --pin keeps messages (transcript indices) untouched;\n"
+               "an existing OUT without --force. --in-place (or -o FILE --force) saves over FILE itself: only\n"
+               "when FILE did not change since it was read (an agent still writing it makes it grow) and the\n"
+               "result reloads with the same live context, after a timestamped backup (contextlens-cli backups\n"
+               "FILE lists and restores them). --pin keeps messages (transcript indices) untouched;\n"
                "--exempt keeps those tools' calls and results. --window sets the context window.\n"
                "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n"
                + summarizerHelp();
@@ -345,7 +356,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "backups", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -375,6 +386,8 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return simulate(rest, out, err);
     if (cmd == "context")
         return context(rest, out, err);
+    if (cmd == "backups")
+        return backupsCommand(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -34,8 +34,9 @@ int tokens(const std::vector<std::string> &args, std::string &out, std::string &
 int strategies(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/strategy.cpp
 int compact(const std::vector<std::string> &args, std::string &out, std::string &err);
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
-int simulate(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/simulate.cpp
-int context(const std::vector<std::string> &args, std::string &out, std::string &err);  // cli/context.cpp
+int simulate(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/simulate.cpp
+int context(const std::vector<std::string> &args, std::string &out, std::string &err);        // cli/context.cpp
+int backupsCommand(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/backups.cpp
 
 std::string helpText();
 

@@ -75,7 +75,10 @@ void setStdoutDescriptor(int fd);
 
 // Why -o OUTPUT cannot be written (empty when it can): empty name, a directory, the input itself or
 // an existing file without --force. "-" is standard output.
+// (compact saves over its input in place, with a backup: core/io/saveinplace.h.)
 std::string checkOutputPath(const std::string &output, const std::string &input, bool force);
+// The same file (also through links or another spelling of the path).
+bool isSameFile(const std::string &a, const std::string &b);
 
 // A transcript written by `write` to OUTPUT (a file, atomically, or "-"), then loaded back as
 // `target` and validated with the rules `validate` uses. `release` runs between the two, so that the

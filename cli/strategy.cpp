@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/summarizer.h"
+#include "core/io/saveinplace.h"
 #include "core/workflow/compare.h"
 #include "core/io/export.h"
 #include "core/strategy/strategy.h"
@@ -245,6 +246,8 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     specs.push_back({"--to", "", true});
     specs.push_back({"--force", "", false});
     specs.push_back({"--no-compaction-style", "", false});
+    specs.push_back({"--in-place", "", false});
+    specs.push_back({"--backup-root", "", true});
     specs.insert(specs.end(), summarizerOptions().begin(), summarizerOptions().end());
     Args a = parseArgs(rest, specs);
     Output o{out, err, a.has("--json")};
@@ -272,10 +275,22 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             return o.fail(error);
     }
     const std::string path = a.positional.front();
-    const auto outPath = a.value("--output");
+    auto outPath = a.value("--output");
     if (outPath)
         if (const std::string why = checkOutputPath(*outPath, path, a.has("--force")); !why.empty())
             return o.fail("compact: " + why);
+    // Over the input itself (--in-place, or -o FILE --force): saved in place, with a backup, only when
+    // the file did not change since it was read and the result reloads with the same live context.
+    const bool inPlace = a.has("--in-place") || (outPath && *outPath != "-" && isSameFile(*outPath, path));
+    if (a.has("--in-place") && outPath)
+        return o.fail("compact: --in-place writes FILE itself; leave out -o");
+    if (inPlace && (path == "-" || a.value("--to") || a.has("--no-compaction-style")))
+        return o.fail("compact: saving in place needs a FILE, in its own format, written as its agent compacts");
+    if (inPlace)
+        outPath.reset();
+    const std::optional<FileStamp> loadedStamp = inPlace ? stampOf(path) : std::nullopt;
+    if (inPlace && !loadedStamp)
+        return o.fail("compact: " + path + ": cannot read it");
     // The run and its report, in a scope of their own: only the result to write (m) outlives it, so
     // that the input, its analysis and the result are freed before the output is loaded back.
     Format target = Format::Unknown;
@@ -330,8 +345,27 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         text += r.violations.empty() ? "  valid\n" : "  INVALID: " + std::to_string(r.violations.size()) + " violation(s)\n";
         for (const auto &v : r.violations)
             text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
-        if (outPath)
+        if (outPath || (inPlace && r.changed))
             m = std::make_unique<Transcript>(r.materialize(*t));
+    }
+
+    if (inPlace) {
+        if (!m) {
+            text += "  nothing saved: the strategy changed nothing\n";
+            j["saved"] = ojson{{"path", path}, {"written", false}};
+        } else {
+            SaveInPlaceOptions so;
+            so.preTokens = tokensBefore;
+            if (auto root = a.value("--backup-root"))
+                so.backupRoot = *root;
+            const SaveInPlaceResult saved = saveInPlace(*m, path, *loadedStamp, so);
+            if (!saved.ok)
+                return o.fail("compact: " + saved.error);
+            text += "  saved in place: " + path + " (backup " + saved.backup.path + ")\n";
+            for (const auto &n : saved.notes)
+                text += "  note: " + n + "\n";
+            j["saved"] = ojson{{"path", path}, {"written", true}, {"backup", saved.backup.path}, {"notes", saved.notes}};
+        }
     }
 
     std::vector<Violation> writtenViolations;

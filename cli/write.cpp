@@ -17,7 +17,9 @@ namespace {
 
 int g_stdoutFd = -1;
 
-bool sameFile(const std::string &a, const std::string &b)
+} // namespace
+
+bool isSameFile(const std::string &a, const std::string &b)
 {
     std::error_code ec;
     if (std::filesystem::equivalent(a, b, ec))
@@ -26,8 +28,6 @@ bool sameFile(const std::string &a, const std::string &b)
     const auto cb = std::filesystem::weakly_canonical(b, ec);
     return !ec && ca == cb;
 }
-
-} // namespace
 
 void setStdoutDescriptor(int fd)
 {
@@ -43,7 +43,7 @@ std::string checkOutputPath(const std::string &output, const std::string &input,
     std::error_code ec;
     if (std::filesystem::is_directory(output, ec))
         return output + ": is a directory";
-    if (input != "-" && sameFile(input, output) && !force)
+    if (input != "-" && isSameFile(input, output) && !force)
         return output + ": is the input file; refusing to overwrite it (use --force)";
     if (std::filesystem::exists(output, ec) && !force)
         return output + ": already exists; refusing to overwrite it (use --force)";

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+#include "core/io/backups.h"
+
+#include "core/io/writer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace cl::backups {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string absolute(const std::string &path)
+{
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? fs::absolute(path).lexically_normal().string() : p.string();
+}
+
+std::string hashName(const std::string &text)
+{
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    for (unsigned char c : text)
+        h = (h ^ c) * 0x100000001B3ull;
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+std::string nowStamp()
+{
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm utc{};
+    gmtime_r(&secs, &utc);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                  utc.tm_hour, utc.tm_min, utc.tm_sec, int(millis < 0 ? 0 : millis));
+    return buf;
+}
+
+bool readAll(const std::string &path, std::string &out, std::string *error)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        if (error)
+            *error = path + ": cannot read it";
+        return false;
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    out = std::move(s).str();
+    return true;
+}
+
+} // namespace
+
+std::string defaultRoot()
+{
+    if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data)
+        return (fs::path(data) / "contextlens" / "backups").string();
+    const char *home = std::getenv("HOME");
+    return (fs::path(home && *home ? home : ".") / ".local" / "share" / "contextlens" / "backups").string();
+}
+
+std::string folderFor(const std::string &root, const std::string &original)
+{
+    return (fs::path(root) / hashName(absolute(original))).string();
+}
+
+std::vector<Entry> list(const std::string &root, const std::string &original)
+{
+    std::vector<Entry> out;
+    const std::string folder = folderFor(root, original);
+    const std::string name = fs::path(original).filename().string();
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(folder, ec)) {
+        const std::string file = e.path().filename().string();
+        // "<stamp>-<name>": the stamp is 20 characters.
+        if (!e.is_regular_file(ec) || file.size() <= 21 || file.compare(21, std::string::npos, name) != 0 || file[20] != '-')
+            continue;
+        Entry b;
+        b.path = e.path().string();
+        b.original = absolute(original);
+        b.stamp = file.substr(0, 20);
+        b.size = std::uint64_t(e.file_size(ec));
+        out.push_back(std::move(b));
+    }
+    std::sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) { return a.stamp > b.stamp; });
+    return out;
+}
+
+bool create(const std::string &root, const std::string &original, Entry *made, std::string *error, std::size_t keep)
+{
+    std::string bytes;
+    if (!readAll(original, bytes, error))
+        return false;
+    const std::string folder = folderFor(root, original);
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) {
+        if (error)
+            *error = folder + ": " + ec.message();
+        return false;
+    }
+    {
+        std::ofstream origin(fs::path(folder) / "origin", std::ios::binary | std::ios::trunc);
+        origin << absolute(original) << '\n';
+    }
+    std::string stamp = nowStamp();
+    const std::string name = fs::path(original).filename().string();
+    // Two backups in the same millisecond: the later one waits for the next stamp.
+    while (fs::exists(fs::path(folder) / (stamp + "-" + name), ec))
+        stamp = nowStamp();
+    Entry b;
+    b.path = (fs::path(folder) / (stamp + "-" + name)).string();
+    b.original = absolute(original);
+    b.stamp = stamp;
+    b.size = bytes.size();
+    if (!writeFileAtomic(b.path, bytes, error))
+        return false;
+    std::vector<Entry> all = list(root, original);
+    for (std::size_t k = std::max<std::size_t>(keep, 1); k < all.size(); ++k)
+        fs::remove(all[k].path, ec);
+    if (made)
+        *made = std::move(b);
+    return true;
+}
+
+bool restore(const std::string &root, const Entry &backup, std::string *error, Entry *previous)
+{
+    std::string bytes;
+    if (!readAll(backup.path, bytes, error))
+        return false;
+    std::error_code ec;
+    if (fs::exists(backup.original, ec)) {
+        // The backup being restored must survive the pruning of the new one.
+        if (!create(root, backup.original, previous, error, kKeep + 1))
+            return false;
+    }
+    if (!writeFileAtomic(backup.original, bytes, error))
+        return false;
+    std::vector<Entry> all = list(root, backup.original);
+    for (std::size_t k = kKeep; k < all.size(); ++k)
+        if (all[k].path != backup.path)
+            fs::remove(all[k].path, ec);
+    return true;
+}
+
+const Entry *find(const std::vector<Entry> &entries, const std::string &which)
+{
+    if (entries.empty())
+        return nullptr;
+    if (which == "latest")
+        return &entries.front();
+    for (const Entry &e : entries)
+        if (e.stamp == which)
+            return &e;
+    char *end = nullptr;
+    const long n = std::strtol(which.c_str(), &end, 10);
+    if (end && *end == '\0' && n >= 1 && std::size_t(n) <= entries.size())
+        return &entries[std::size_t(n - 1)];
+    return nullptr;
+}
+
+} // namespace cl::backups
