@@ -8,6 +8,7 @@
 #include "core/strategy/tables.h"
 #include "core/strategies/registry.h"
 #include "widgets/strategy/compareview.h"
+#include "widgets/mainwindow/backupsdialog.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/models/transcriptmodel.h"
@@ -65,6 +66,7 @@ private Q_SLOTS:
     void tablesPreparedInTheBackground();
     void closingAsksBeforeLosingAppliedWork();
     void layoutIsRemembered();
+    void saveInPlaceBackupAndRestore();
 
 private:
     QTemporaryDir m_dir;
@@ -344,4 +346,83 @@ void TestMainStrategies::tablesPreparedInTheBackground()
 }
 
 QTEST_MAIN(TestMainStrategies)
+// File › Save writes the compacted session over its file after a backup and reloads it; a file the
+// agent appended to meanwhile is refused and left as it is; File › Backups… restores the original
+// byte for byte.
+void TestMainStrategies::saveInPlaceBackupAndRestore()
+{
+    const QString file = m_dir.filePath(QStringLiteral("save-me.jsonl"));
+    QFile::remove(file);
+    QVERIFY(QFile::copy(m_file, file));
+    QFile in(file);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray original = in.readAll();
+    in.close();
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.resize(1200, 800);
+    w.show();
+    const QString root = m_dir.filePath(QStringLiteral("backups"));
+    w.document()->setBackupRoot(root);
+    QVERIFY(w.openFileNow(file));
+    QAction *save = menuAction(w, QStringLiteral("File"), QStringLiteral("Save"));
+    QVERIFY(save && !save->isEnabled()); // nothing applied yet
+    auto applyTrim = [&] {
+        StrategyPanel *panel = w.strategyPanel();
+        QVERIFY(panel->setCurrentStrategy(QStringLiteral("trim-tools")));
+        QSignalSpy ready(panel, &StrategyPanel::previewReady);
+        panel->runPreview();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        menuAction(w, QStringLiteral("Strategies"), QStringLiteral("Apply"))->trigger();
+        QVERIFY(w.document()->isModified());
+    };
+    applyTrim();
+    const std::size_t expected = conversationCount(*w.transcript());
+    QVERIFY(save->isEnabled());
+
+    // The agent appends a line: Save refuses, the file keeps the agent's line.
+    QVERIFY(in.open(QIODevice::Append));
+    in.write("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"late\"},\"uuid\":\"u-late\"}\n");
+    in.close();
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray grown = in.readAll();
+    in.close();
+    QVERIFY(!w.saveInPlace());
+    QVERIFY2(w.lastError().contains(QStringLiteral("grew")), qPrintable(w.lastError()));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QCOMPARE(in.readAll(), grown);
+    in.close();
+
+    // Back to the original bytes, reloaded: Save writes, keeps a backup and reloads what it wrote.
+    QVERIFY(in.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    in.write(original);
+    in.close();
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    QVERIFY(w.openFileNow(file));
+    applyTrim();
+    loaded.clear();
+    save->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QVERIFY(!w.document()->isModified());
+    QCOMPARE(conversationCount(*w.transcript()), expected); // the live context that was saved
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QVERIFY(in.readAll().startsWith(original)); // a Claude Code session grows by a compaction
+    in.close();
+
+    // File › Backups…: the one backup is the original; restoring it puts those bytes back.
+    BackupsDialog dialog(file, root);
+    dialog.setConfirm(false);
+    QCOMPARE(dialog.list()->topLevelItemCount(), 1);
+    QSignalSpy restored(&dialog, &BackupsDialog::restored);
+    QString error;
+    QVERIFY2(dialog.restoreSelected(&error), qPrintable(error));
+    QCOMPARE(restored.count(), 1);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QCOMPARE(in.readAll(), original);
+    in.close();
+    QCOMPARE(dialog.list()->topLevelItemCount(), 2); // what the file held became a backup
+    dialog.show();
+    QVERIFY(dialog.grab().save(QStringLiteral(CL_BINARY_DIR "/backups-dialog.png")));
+}
+
 #include "tst_mainstrategies.moc"

@@ -102,6 +102,10 @@ public:
     void togglePinSelected();
     // Export with a file dialog (format from the file name's filter).
     void exportDialog();
+    // File › Save: the working transcript over the loaded file, checked and backed up, then reloaded
+    // (mainwindow_save.cpp). File › Backups…: list and restore.
+    bool saveInPlace();
+    void showBackups();
     // The window's size, position and dock layout as the user left them (mainwindow_layout.cpp).
     // The app calls it before showing the window; tests and screenshots keep the defaults.
     void restoreLayout();

@@ -8,6 +8,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/recentfiles.h"
+#include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/strategy/operationsdialog.h"
@@ -44,7 +45,13 @@ void MainWindow::createMenus()
     m_recent = new RecentFiles(recentMenu, this);
     connect(m_recent, &RecentFiles::fileChosen, this, [this](const QString &path) { openFile(path); });
     file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
+    QAction *save = file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { saveInPlace(); });
+    save->setObjectName(QStringLiteral("saveAction"));
+    save->setToolTip(tr("Write the compacted transcript over the session file (a backup is kept)"));
+    save->setEnabled(false);
+    connect(m_doc, &TranscriptDocument::modifiedChanged, save, &QAction::setEnabled);
     file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
+    file->addAction(tr("&Backups…"), this, &MainWindow::showBackups)->setObjectName(QStringLiteral("backupsAction"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 

@@ -7,6 +7,7 @@
 #include "core/io/writer.h"
 #include "core/strategies/registry.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -29,6 +30,16 @@ WriteResult encodeForExport(const Transcript &t, const Transcript *original, For
     if (original)
         o.preTokens = tokens::totalEstimate(*original);
     return exportTranscript(t, target, o, out);
+}
+
+// The file's stamp when its bytes as read are still all there is; else a stamp no file has, so that
+// saving over it is refused (it grew between the read and now).
+FileStamp stampForLoaded(const Transcript *t, const QString &path)
+{
+    const std::optional<FileStamp> now = path.isEmpty() ? std::nullopt : stampOf(QFile::encodeName(path).toStdString());
+    if (!now || !t || !t->buffer || now->size != t->buffer->size())
+        return FileStamp{t && t->buffer ? t->buffer->size() : 0, -1};
+    return *now;
 }
 
 } // namespace
@@ -56,6 +67,7 @@ private:
 TranscriptDocument::TranscriptDocument(QObject *parent)
     : QObject(parent)
     , m_undo(new QUndoStack(this))
+    , m_backupRoot(QString::fromStdString(backups::defaultRoot()))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
 }
@@ -70,6 +82,7 @@ void TranscriptDocument::setSource(std::shared_ptr<const Transcript> transcript,
     m_path = !path.isEmpty() || !m_original ? path : qs(m_original->path);
     m_exportNotes.clear();
     m_current = m_original;
+    m_stamp = stampForLoaded(m_original.get(), m_path);
     if (wasModified)
         Q_EMIT modifiedChanged(false);
     Q_EMIT transcriptChanged();
@@ -156,6 +169,19 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         return fail(tr("no target format given"));
     if (!confirmOverwrite && isInputPath(path))
         return fail(tr("%1 is the loaded input file; export to another file (or confirm overwriting it)").arg(path));
+    // Over the loaded file: a backup first (its own format: the full save-in-place checks).
+    if (isInputPath(path)) {
+        if (target == format()) {
+            QString backup;
+            if (!saveInPlace(error, &backup))
+                return false;
+            Q_EMIT exported(path, target);
+            return true;
+        }
+        std::string why;
+        if (!backups::create(m_backupRoot.toStdString(), QFile::encodeName(path).toStdString(), nullptr, &why))
+            return fail(tr("not written: no backup of %1 could be made: %2").arg(path, qs(why)));
+    }
     // Written straight into the temporary file beside the target, renamed over it when complete.
     WriteResult written;
     std::string why;
@@ -173,6 +199,36 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         return fail(tr("cannot write %1: %2").arg(path, qs(why)));
     m_undo->setClean(); // exported: nothing applied is lost any more (the title drops its '*')
     Q_EMIT exported(path, target);
+    return true;
+}
+
+bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *changedOnDisk)
+{
+    m_exportNotes.clear();
+    if (!m_current || m_path.isEmpty()) {
+        if (error)
+            *error = tr("no transcript loaded from a file");
+        return false;
+    }
+    SaveInPlaceOptions o;
+    o.backupRoot = m_backupRoot.toStdString();
+    if (m_original)
+        o.preTokens = tokens::totalEstimate(*m_original);
+    const SaveInPlaceResult r = cl::saveInPlace(*m_current, QFile::encodeName(m_path).toStdString(), m_stamp, o);
+    if (changedOnDisk)
+        *changedOnDisk = r.changedOnDisk;
+    for (const std::string &n : r.notes)
+        m_exportNotes << qs(n);
+    if (!r.ok) {
+        if (error)
+            *error = qs(r.error);
+        return false;
+    }
+    if (backup)
+        *backup = qs(r.backup.path);
+    if (const auto now = stampOf(QFile::encodeName(m_path).toStdString()))
+        m_stamp = *now;
+    m_undo->setClean();
     return true;
 }
 

@@ -4,8 +4,12 @@
 // The document the strategy GUI edits: the loaded original, the working transcript (what applied
 // strategies made of it) and the undo stack of those applies. Every apply is one undo command that
 // swaps whole immutable transcripts, so undo and redo restore exactly what was there. Export writes
-// a new file atomically and never the loaded input unless the caller confirmed it.
+// a new file atomically and never the loaded input unless the caller confirmed it, and then only
+// after a backup; saveInPlace() writes the working transcript over the loaded file with every check
+// of core/io/saveinplace.h (unchanged on disk since it was loaded, same live context on reload,
+// timestamped backup first).
 
+#include "core/io/saveinplace.h"
 #include "core/model/format.h"
 #include "core/strategy/strategy.h"
 #include "core/model/transcript.h"
@@ -58,6 +62,15 @@ public:
     // True when `path` names the loaded input file (same file through links and relative paths).
     bool isInputPath(const QString &path) const;
 
+    // Writes current() over path() in its own format (core/io/saveinplace.h). *backup: the copy of
+    // what the file held; *changedOnDisk: refused because the file changed since it was loaded.
+    bool saveInPlace(QString *error = nullptr, QString *backup = nullptr, bool *changedOnDisk = nullptr);
+    // Where backups go (default backups::defaultRoot(); tests set their own).
+    void setBackupRoot(const QString &root) { m_backupRoot = root; }
+    QString backupRoot() const { return m_backupRoot; }
+    // The file as it was when loaded: its size as read and its modification time.
+    const FileStamp &loadedStamp() const { return m_stamp; }
+
 Q_SIGNALS:
     void transcriptChanged(); // current() was replaced (apply, undo, redo, setSource, clear)
     void modifiedChanged(bool modified);
@@ -72,6 +85,8 @@ private:
     QString m_path;
     QUndoStack *m_undo = nullptr;
     QStringList m_exportNotes;
+    FileStamp m_stamp;
+    QString m_backupRoot;
 };
 
 } // namespace cl::gui
