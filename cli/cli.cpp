@@ -203,6 +203,9 @@ std::string helpText()
                                                         "      Where the live context goes at message N (default: the last): fixed part, messages by\n"
                                                         "      category, free space and the agent's buffer, the biggest items, files read more than\n"
                                                         "      once, and suggestions with the tokens each strategy frees; --over-time: per message.\n"
+                                                        "  audit FILE [--as FORMAT] [--strategies a,b|none] [--json]\n"
+                                                        "      Every compaction the agent made: tokens before and after, the facts its summary kept\n"
+                                                        "      and dropped, and what each strategy would have kept from the same history.\n"
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
@@ -254,6 +257,16 @@ std::string commandHelp(const std::string &command)
                "Counts FILE (or stdin for '-') exactly with the BPE vocabulary (installed by scripts/fetch-vocab.sh).\n"
                "--report on a transcript: per-message-family count and the estimator's error by content type.\n"
                "Exit: 0 counted, 1 transcript with diagnostics, 2 failure (missing file or vocabulary).\n";
+    if (command == "audit")
+        return "Usage: contextlens-cli audit FILE [--as FORMAT] [--strategies NAME,NAME|none] [--json]\n"
+               "For every compaction the agent made (Claude Code compact_boundary, Codex compacted, Gemini CLI\n"
+               "compression): the messages it replaced, its summary, the tokens before (compactMetadata.preTokens\n"
+               "where recorded, else the estimate of the live context then) and after (the summary and what\n"
+               "the agent kept), the facts of the replaced history (requests, paths, commands, errors) the\n"
+               "summary kept and dropped, the pending request, and a row per strategy run (forced) on the same\n"
+               "history: tokens after and fact retention. --strategies picks them (default: every strategy\n"
+               "that writes a summary or removes messages; none: no rows).\n"
+               "Exit: 0 (also when the session has no compaction), 2 failure.\n";
     if (command == "context")
         return "Usage: contextlens-cli context FILE [--as FORMAT] [--at N] [--window N] [--over-time [--csv]] [--json]\n"
                "The live context at message N (1 = the first; default the last) by category: the fixed part of\n"
@@ -356,7 +369,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "backups", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -386,6 +399,8 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return simulate(rest, out, err);
     if (cmd == "context")
         return context(rest, out, err);
+    if (cmd == "audit")
+        return audit(rest, out, err);
     if (cmd == "backups")
         return backupsCommand(rest, out, err);
     Output o{out, err, json};

@@ -36,6 +36,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
 int compare(const std::vector<std::string> &args, std::string &out, std::string &err);
 int simulate(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/simulate.cpp
 int context(const std::vector<std::string> &args, std::string &out, std::string &err);        // cli/context.cpp
+int audit(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/audit.cpp
 int backupsCommand(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/backups.cpp
 
 std::string helpText();
