@@ -23,6 +23,7 @@ namespace cl::gui {
 class AnalysisController;
 class AnalysisPanel;
 class CompareView;
+class AuditPanel;
 class CompositionPanel;
 class OperationsDialog;
 class PreviewView;
@@ -76,6 +77,9 @@ public:
     // Where the live context goes at the selected message (mainwindow_composition.cpp).
     CompositionPanel *compositionPanel() const { return m_compositionPanel; }
     QDockWidget *compositionDock() const { return m_compositionDock; }
+    // What each compaction of the session replaced and dropped (mainwindow_audit.cpp).
+    AuditPanel *auditPanel() const { return m_auditPanel; }
+    QDockWidget *auditDock() const { return m_auditDock; }
     // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
     // The strategies' per-block tables of the shown transcript (shared by the strategy panel and
@@ -131,6 +135,7 @@ private:
     void createMenus();
     void createDocks();
     void createCompositionDock();
+    void createAuditDock();
     void connectComposition();
     void previewSuggestion(const QString &strategy, const QString &paramsJson);
     void connectAnalysis();
@@ -167,6 +172,8 @@ private:
     QDockWidget *m_analysisDock;
     CompositionPanel *m_compositionPanel = nullptr;
     QDockWidget *m_compositionDock = nullptr;
+    AuditPanel *m_auditPanel = nullptr;
+    QDockWidget *m_auditDock = nullptr;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     TranscriptDocument *m_doc;
     QTabWidget *m_tabs = nullptr;

@@ -120,6 +120,9 @@ void MainWindow::createMenus()
     QAction *composition = m_compositionDock->toggleViewAction();
     composition->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
     view->addAction(composition);
+    QAction *audit = m_auditDock->toggleViewAction();
+    audit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
+    view->addAction(audit);
     QAction *strategyDock = m_strategyDock->toggleViewAction();
     strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
     view->addAction(strategyDock);

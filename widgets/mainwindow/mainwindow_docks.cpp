@@ -38,6 +38,7 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, m_analysisDock);
     resizeDocks({m_analysisDock}, {350}, Qt::Horizontal);
     createCompositionDock();
+    createAuditDock();
 }
 
 void MainWindow::connectAnalysis()

@@ -9,6 +9,7 @@
 #include "widgets/analysis/analysiscontroller.h"
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/compositionpanel.h"
+#include "widgets/analysis/auditpanel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
@@ -201,6 +202,7 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_applying = false;
     m_compositionPanel->setContextWindow(m_gauge->contextWindow());
     m_compositionPanel->setTranscript(m_transcript);
+    m_auditPanel->setTranscript(m_transcript);
     m_status->showSummary(m_transcript.get());
     startAnalysis(analyzeNow);
     updateStrategyInputs();

@@ -5,6 +5,7 @@
 
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
+#include "widgets/analysis/auditpanel.h"
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/strategy/paramform.h"
@@ -125,6 +126,15 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         window.compositionDock()->raise();
         window.resizeDocks({window.compositionDock()}, {620}, Qt::Horizontal);
         window.compositionPanel()->refreshNow();
+    } else if (view == QLatin1String("audit")) {
+        window.auditDock()->show();
+        window.auditDock()->raise();
+        window.resizeDocks({window.auditDock()}, {720}, Qt::Horizontal);
+        window.auditPanel()->refreshNow();
+        if (window.auditPanel()->compactions().empty()) {
+            err << "contextlens: --view audit wants a transcript with a compaction" << Qt::endl;
+            return false;
+        }
     } else if (view == QLatin1String("compare")) {
         window.showCompareTab();
         window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/analysis/auditpanel.h"
+
+#include <QDateTime>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QTreeWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace cl::gui {
+
+namespace {
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QString percent(double share)
+{
+    return QStringLiteral("%1 %").arg(QLocale().toString(100.0 * share, 'f', 0));
+}
+
+// The first line of a message's text, or its first tool call / result.
+QString firstLine(const Message &m)
+{
+    for (const Block &b : m.blocks) {
+        if (b.type == BlockType::ToolUse)
+            return AuditPanel::tr("call %1").arg(qs(b.toolName));
+        if (b.type == BlockType::ToolResult)
+            return AuditPanel::tr("result of %1: %2").arg(qs(b.toolName), qs(b.text).section(u'\n', 0, 0).left(160));
+        if (!b.text.empty())
+            return qs(b.text).section(u'\n', 0, 0).left(200);
+    }
+    return QString();
+}
+
+QString factLine(const strategy::Fact &f, const QString &colour)
+{
+    QString sources;
+    for (std::size_t s : f.sources)
+        sources += QStringLiteral(" <a href=\"msg:%1\">#%1</a>").arg(s);
+    return QStringLiteral("<li><span style=\"color:%1\">[%2]</span> %3 <small>%4</small></li>")
+        .arg(colour, qs(strategy::factKindName(f.kind)), qs(f.text).toHtmlEscaped(), sources);
+}
+
+constexpr int MessageRole = Qt::UserRole + 1;
+
+} // namespace
+
+AuditPanel::AuditPanel(QWidget *parent)
+    : QWidget(parent)
+    , m_header(new QLabel(this))
+    , m_list(new QTreeWidget(this))
+    , m_history(new QListWidget(this))
+    , m_summary(new QTextBrowser(this))
+    , m_strategies(new QTreeWidget(this))
+{
+    setObjectName(QStringLiteral("auditPanel"));
+    m_header->setWordWrap(true);
+    m_list->setObjectName(QStringLiteral("auditCompactions"));
+    m_list->setRootIsDecorated(false);
+    m_list->setHeaderLabels({tr("#"), tr("At message"), tr("When"), tr("Trigger"), tr("Tokens before \u2192 after"), tr("Facts kept")});
+    m_list->setToolTip(tr("Every compaction the agent made: before is recorded (compactMetadata.preTokens) where the agent "
+                          "wrote it, else estimated (fixed part + replaced history); after is the summary and what the agent kept"));
+    m_history->setObjectName(QStringLiteral("auditHistory"));
+    m_history->setUniformItemSizes(true);
+    m_history->setToolTip(tr("The history this compaction replaced; double-click a message to show it in the transcript"));
+    m_summary->setObjectName(QStringLiteral("auditSummary"));
+    m_summary->setOpenLinks(false);
+    m_strategies->setObjectName(QStringLiteral("auditStrategies"));
+    m_strategies->setRootIsDecorated(false);
+    m_strategies->setHeaderLabels({tr("Who"), tr("Tokens after"), tr("Facts kept"), tr("Note")});
+    m_strategies->setToolTip(tr("The agent's compaction, then what each strategy makes of the same history (forced past its trigger)"));
+
+    auto *replaced = new QWidget(this);
+    auto *replacedLayout = new QVBoxLayout(replaced);
+    replacedLayout->setContentsMargins(0, 0, 0, 0);
+    replacedLayout->addWidget(new QLabel(tr("<b>Replaced history</b>"), replaced));
+    replacedLayout->addWidget(m_history, 1);
+    auto *written = new QWidget(this);
+    auto *writtenLayout = new QVBoxLayout(written);
+    writtenLayout->setContentsMargins(0, 0, 0, 0);
+    writtenLayout->addWidget(new QLabel(tr("<b>What the agent sent instead</b>"), written));
+    writtenLayout->addWidget(m_summary, 1);
+    auto *sideBySide = new QSplitter(Qt::Horizontal, this);
+    sideBySide->addWidget(replaced);
+    sideBySide->addWidget(written);
+    sideBySide->setChildrenCollapsible(false);
+    auto *rows = new QSplitter(Qt::Vertical, this);
+    rows->addWidget(m_list);
+    rows->addWidget(sideBySide);
+    rows->addWidget(m_strategies);
+    rows->setStretchFactor(0, 1);
+    rows->setStretchFactor(1, 3);
+    rows->setStretchFactor(2, 2);
+    rows->setChildrenCollapsible(false);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_header);
+    layout->addWidget(rows, 1);
+
+    connect(m_list, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem *item) { showCompaction(item ? m_list->indexOfTopLevelItem(item) : -1); });
+    connect(m_history, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem *item) { Q_EMIT messageActivated(item->data(MessageRole).toInt()); });
+    connect(m_summary, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) {
+        if (url.scheme() == QStringLiteral("msg"))
+            Q_EMIT messageActivated(url.path().toInt());
+    });
+    setTranscript(nullptr);
+}
+
+AuditPanel::~AuditPanel() = default;
+
+void AuditPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
+{
+    m_transcript = std::move(transcript);
+    if (m_transcript != m_computedFor)
+        m_job.cancel();
+    startWork();
+    if (!m_transcript)
+        setCompactions({});
+}
+
+void AuditPanel::setActive(bool active)
+{
+    m_active = active;
+    startWork();
+}
+
+void AuditPanel::startWork()
+{
+    if (!m_active || !m_transcript || m_transcript == m_computedFor || m_job.isRunning())
+        return;
+    auto t = m_transcript;
+    m_header->setText(tr("Auditing the compactions\u2026"));
+    m_job.start([t](JobControl &) { return audit::auditCompactions(*t); },
+                [this, t](std::vector<audit::Compaction> list) {
+                    m_computedFor = t;
+                    setCompactions(std::move(list));
+                    startWork(); // the transcript may have changed meanwhile
+                });
+}
+
+void AuditPanel::refreshNow()
+{
+    if (!m_transcript || m_transcript == m_computedFor)
+        return;
+    m_job.cancel();
+    m_computedFor = m_transcript;
+    setCompactions(audit::auditCompactions(*m_transcript));
+}
+
+void AuditPanel::setCompactions(std::vector<audit::Compaction> list)
+{
+    m_compactions = std::move(list);
+    m_list->clear();
+    const QLocale loc;
+    std::size_t dropped = 0;
+    for (std::size_t k = 0; k < m_compactions.size(); ++k) {
+        const audit::Compaction &c = m_compactions[k];
+        dropped += c.dropped.size();
+        auto *item = new QTreeWidgetItem(m_list);
+        item->setText(0, QString::number(k + 1));
+        item->setText(1, QString::number(c.boundary));
+        const QDateTime when = c.timeMs != kNoTime ? QDateTime::fromMSecsSinceEpoch(c.timeMs) : QDateTime();
+        item->setText(2, when.isValid() ? loc.toString(when, QLocale::ShortFormat) : qs(c.timestamp));
+        item->setText(3, c.trigger.empty() ? tr("\u2014") : qs(c.trigger));
+        item->setText(4, QStringLiteral("%1 \u2192 %2%3")
+                             .arg(loc.toString(qlonglong(c.tokensBefore)), loc.toString(qlonglong(c.tokensAfter)),
+                                  c.beforeRecorded ? QString() : tr(" (before estimated)")));
+        item->setText(5, c.factsTotal() ? QStringLiteral("%1 / %2 (%3)").arg(c.kept.size()).arg(c.factsTotal()).arg(percent(c.factRetention()))
+                                        : tr("no facts"));
+        if (!c.dropped.empty())
+            item->setToolTip(5, tr("%n fact(s) dropped", nullptr, int(c.dropped.size())));
+    }
+    for (int col = 0; col < m_list->columnCount(); ++col)
+        m_list->resizeColumnToContents(col);
+    if (!m_transcript)
+        m_header->setText(tr("No transcript"));
+    else if (m_compactions.empty())
+        m_header->setText(tr("No compaction in this session: nothing was replaced yet."));
+    else
+        m_header->setText(tr("%n compaction(s); the agent's summaries dropped %1 fact(s) of what they replaced.", nullptr,
+                             int(m_compactions.size()))
+                              .arg(dropped));
+    if (!m_compactions.empty())
+        m_list->setCurrentItem(m_list->topLevelItem(int(m_compactions.size()) - 1)); // the latest: what the model sees
+    else
+        showCompaction(-1);
+    Q_EMIT auditUpdated();
+}
+
+void AuditPanel::selectCompaction(int index)
+{
+    if (index >= 0 && index < m_list->topLevelItemCount())
+        m_list->setCurrentItem(m_list->topLevelItem(index));
+}
+
+int AuditPanel::selectedCompaction() const
+{
+    return m_list->currentItem() ? m_list->indexOfTopLevelItem(m_list->currentItem()) : -1;
+}
+
+void AuditPanel::showCompaction(int index)
+{
+    m_history->clear();
+    m_summary->clear();
+    m_strategies->clear();
+    if (index < 0 || index >= int(m_compactions.size()) || !m_transcript)
+        return;
+    const audit::Compaction &c = m_compactions[std::size_t(index)];
+    const Transcript &t = *m_transcript;
+    for (std::size_t i = c.from; i < c.boundary && i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!m.isTurn() || m.sidechain)
+            continue;
+        auto *item = new QListWidgetItem(QStringLiteral("#%1  %2: %3").arg(i).arg(qs(roleName(m.role)), firstLine(m)), m_history);
+        item->setData(MessageRole, int(i));
+    }
+    QString html;
+    html += QStringLiteral("<p>") + tr("Facts of the replaced history the agent kept: %1 of %2.").arg(c.kept.size()).arg(c.factsTotal());
+    if (c.pending)
+        html += QStringLiteral(" ") + (c.pendingKept ? tr("The pending request is in it.") : tr("<b>The pending request is not.</b>"));
+    html += QStringLiteral("</p>");
+    if (!c.dropped.empty()) {
+        html += QStringLiteral("<p><b>") + tr("Dropped") + QStringLiteral("</b></p><ul>");
+        for (const auto &f : c.dropped)
+            html += factLine(f, QStringLiteral("#c62828"));
+        html += QStringLiteral("</ul>");
+    }
+    if (!c.kept.empty()) {
+        html += QStringLiteral("<p><b>") + tr("Kept") + QStringLiteral("</b></p><ul>");
+        for (const auto &f : c.kept)
+            html += factLine(f, QStringLiteral("#2e7d32"));
+        html += QStringLiteral("</ul>");
+    }
+    html += QStringLiteral("<p><b>") + tr("Summary") + QStringLiteral("</b>");
+    if (!c.keptMessages.empty())
+        html += tr(" (and %n message(s) kept as they were)", nullptr, int(c.keptMessages.size()));
+    html += QStringLiteral("</p><pre style=\"white-space: pre-wrap\">")
+            + (c.summary.empty() ? tr("(the agent wrote no summary)") : qs(c.summary).toHtmlEscaped()) + QStringLiteral("</pre>");
+    m_summary->setHtml(html);
+
+    const QLocale loc;
+    auto *agent = new QTreeWidgetItem(m_strategies);
+    agent->setText(0, tr("The agent's compaction"));
+    agent->setText(1, loc.toString(qlonglong(c.tokensAfter)));
+    agent->setText(2, c.factsTotal() ? percent(c.factRetention()) : tr("\u2014"));
+    agent->setText(3, tr("before: %1 tokens (%2)").arg(loc.toString(qlonglong(c.tokensBefore)), c.beforeRecorded ? tr("recorded") : tr("estimated")));
+    QFont bold = agent->font(0);
+    bold.setBold(true);
+    for (int col = 0; col < 4; ++col)
+        agent->setFont(col, bold);
+    for (const audit::StrategyRow &r : c.strategies) {
+        auto *item = new QTreeWidgetItem(m_strategies);
+        item->setText(0, qs(r.title.empty() ? r.strategy : r.title));
+        item->setToolTip(0, qs(r.strategy));
+        item->setText(1, r.error.empty() ? loc.toString(qlonglong(r.tokensAfter)) : QString());
+        item->setText(2, r.error.empty() && r.factsTotal ? percent(r.factRetention) : tr("\u2014"));
+        item->setText(3, qs(r.error.empty() ? r.note : r.error));
+        item->setToolTip(2, tr("%1 of %2 facts").arg(r.factsKept).arg(r.factsTotal));
+    }
+    for (int col = 0; col < 3; ++col)
+        m_strategies->resizeColumnToContents(col);
+}
+
+} // namespace cl::gui
