@@ -23,6 +23,7 @@ compacted=$XDG_CONFIG_HOME/compacted.jsonl
 "$app" --screenshot "$out/screenshot-live.png" --size 1400x900 --view live "$compacted"
 "$app" --screenshot "$out/screenshot-composition.png" --size 1500x950 --view composition "$samples/viewer-sample-edits.jsonl"
 "$app" --screenshot "$out/screenshot-composition-dark.png" --size 1500x950 --theme dark --view composition "$compacted"
+"$app" --screenshot "$out/screenshot-audit.png" --size 1500x950 --view audit "$compacted"
 # A preview whose summary a model writes: the fake model server (tests/agents/) on 127.0.0.1 answers
 # with scripts/screenshot-summary.json, streamed; the settings point the app at it.
 python3 "$here/tests/agents/fake_model_server.py" --script "$here/scripts/screenshot-summary.json" \
