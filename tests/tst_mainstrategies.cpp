@@ -12,6 +12,7 @@
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/models/transcriptmodel.h"
+#include "widgets/models/resultmodel.h"
 #include "widgets/strategy/previewview.h"
 #include "widgets/strategy/strategypanel.h"
 #include "widgets/transcript/transcriptdocument.h"
@@ -67,6 +68,7 @@ private Q_SLOTS:
     void closingAsksBeforeLosingAppliedWork();
     void layoutIsRemembered();
     void saveInPlaceBackupAndRestore();
+    void handEditsAreUndoSteps();
 
 private:
     QTemporaryDir m_dir;
@@ -423,6 +425,67 @@ void TestMainStrategies::saveInPlaceBackupAndRestore()
     QCOMPARE(dialog.list()->topLevelItemCount(), 2); // what the file held became a backup
     dialog.show();
     QVERIFY(dialog.grab().save(QStringLiteral(CL_BINARY_DIR "/backups-dialog.png")));
+}
+
+// Selected messages removed (Edit › Remove Messages, Delete in the tree) or their results replaced by a
+// note: one undo step each, shown in the Preview tab with their fates.
+void TestMainStrategies::handEditsAreUndoSteps()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    const auto original = w.transcript();
+    const Transcript &t = *original;
+    // Two user requests, selected in the tree.
+    std::vector<int> chosen;
+    for (std::size_t i = 0; i < t.messages.size() && chosen.size() < 2; ++i)
+        if (t.messages[i].isConversation() && t.messages[i].role == Role::User && t.messages[i].blocks.front().type == BlockType::Text)
+            chosen.push_back(int(i));
+    QCOMPARE(chosen.size(), std::size_t(2));
+    QTreeView *tree = w.transcriptPanel()->view();
+    auto *filter = tree->model();
+    tree->selectionModel()->clearSelection();
+    for (int i : chosen) {
+        const QModelIndex source = w.transcriptPanel()->model()->index(i, 0);
+        const QModelIndex shown = qobject_cast<QSortFilterProxyModel *>(filter)->mapFromSource(source);
+        tree->selectionModel()->select(shown, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+    QCOMPARE(w.selectedMessages(), (QList<int>{chosen[0], chosen[1]}));
+    const std::size_t before = conversationCount(t);
+    // Delete in the tree removes them.
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    tree->setFocus();
+    QTest::keyClick(tree, Qt::Key_Delete);
+    QCOMPARE(conversationCount(*w.transcript()), before - 2);
+    QVERIFY(w.document()->isModified());
+    QVERIFY(w.previewView()->resultModel()->rowCount() > 0);
+    QVERIFY(w.previewView()->statsText().contains(QStringLiteral("Hand edit")) || w.previewView()->detailsText().contains(QStringLiteral("removed 2")));
+    w.showPreviewTab();
+    QVERIFY(w.grab().save(QStringLiteral(CL_BINARY_DIR "/hand-edit-preview.png")));
+    QAction *undo = menuAction(w, QStringLiteral("Edit"), QStringLiteral("Undo"));
+    QVERIFY(undo->text().contains(QStringLiteral("Remove 2")));
+    undo->trigger();
+    QCOMPARE(w.transcript(), original);
+
+    // Replace the results of a tool call's message by a note.
+    int call = -1;
+    for (std::size_t i = 0; i < t.messages.size() && call < 0; ++i)
+        for (const Block &b : t.messages[i].blocks)
+            if (b.type == BlockType::ToolUse && b.pairMessage >= 0 && t.messages[i].isConversation())
+                call = int(i);
+    QVERIFY(call >= 0);
+    QVERIFY(w.applyHandEdit({call}, false, QStringLiteral("read earlier; not needed")));
+    bool replaced = false;
+    for (const Message &m : w.transcript()->messages)
+        for (const Block &b : m.blocks)
+            replaced = replaced || (b.type == BlockType::ToolResult && b.text.find("read earlier; not needed") != std::string::npos);
+    QVERIFY(replaced);
+    QCOMPARE(conversationCount(*w.transcript()), before);
+    undo->trigger();
+    QCOMPARE(w.transcript(), original);
 }
 
 #include "tst_mainstrategies.moc"

@@ -104,6 +104,12 @@ public:
     // Messages the user pinned (strategies never remove or edit them), transcript indices.
     const std::vector<std::size_t> &pinned() const { return m_pinned; }
     void togglePinSelected();
+    // Hand edits of the selected messages (mainwindow_edits.cpp): one undo step each, shown in the
+    // Preview tab. applyHandEdit: remove them, or replace their tool results by `note`.
+    QList<int> selectedMessages() const;
+    bool applyHandEdit(const QList<int> &messages, bool remove, const QString &note);
+    void removeSelectedMessages();
+    void replaceSelectedResults(); // asks for the note
     // Export with a file dialog (format from the file name's filter).
     void exportDialog();
     // File › Save: the working transcript over the loaded file, checked and backed up, then reloaded

@@ -14,15 +14,16 @@
 #include "widgets/strategy/operationsdialog.h"
 #include "widgets/strategy/simulationview.h"
 #include "widgets/strategy/strategypanel.h"
-#include "widgets/transcript/transcriptdocument.h"
 
 #include <QActionGroup>
 #include <QDockWidget>
 #include <QApplication>
 #include <QFileDialog>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QTabWidget>
+#include <QTreeView>
 #include <QUndoStack>
 
 namespace cl::gui {
@@ -65,6 +66,22 @@ void MainWindow::createMenus()
     edit->addSeparator();
     edit->addAction(tr("&Filter…"), QKeySequence(Qt::CTRL | Qt::Key_F), m_transcriptPanel, &TranscriptPanel::focusFilter);
     edit->addAction(tr("&Pin / Unpin Message"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::togglePinSelected);
+    QAction *remove = edit->addAction(tr("&Remove Messages"), QKeySequence::Delete, this, &MainWindow::removeSelectedMessages);
+    remove->setShortcutContext(Qt::WidgetWithChildrenShortcut); // the transcript view's Delete, not a line edit's
+    m_transcriptPanel->view()->addAction(remove);
+    QAction *replace = edit->addAction(tr("Replace Tool Results by a &Note…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N), this,
+                                       &MainWindow::replaceSelectedResults);
+    // The transcript's context menu: the same edits.
+    QTreeView *tree = m_transcriptPanel->view();
+    tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(tree, &QWidget::customContextMenuRequested, this, [this, tree, remove, replace](const QPoint &at) {
+        QMenu menu(this);
+        menu.addAction(tr("Pin / Unpin Message"), this, &MainWindow::togglePinSelected);
+        menu.addSeparator();
+        menu.addAction(remove);
+        menu.addAction(replace);
+        menu.exec(tree->viewport()->mapToGlobal(at));
+    });
 
     QMenu *strategies = menuBar()->addMenu(tr("&Strategies"));
     strategies->addAction(tr("&Preview"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {

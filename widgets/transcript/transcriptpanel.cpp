@@ -44,7 +44,8 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     m_hideHistory->setVisible(false); // only for transcripts with history
 
     m_view->setModel(m_filter);
-    m_view->setUniformRowHeights(true); // large transcripts: no per-row height queries
+    m_view->setUniformRowHeights(true);                             // large transcripts: no per-row height queries
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection); // hand edits act on several messages
     m_view->setAlternatingRowColors(true);
     m_view->setTextElideMode(Qt::ElideRight);
     m_view->setAllColumnsShowFocus(true);
