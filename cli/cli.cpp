@@ -209,6 +209,14 @@ std::string helpText()
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
+                                                        "  sessions [--home DIR] [--folder DIR ...] [--agent A] [--project TEXT] [--sort KEY] [--json]\n"
+                                                        "      The Claude Code, Codex and Gemini CLI sessions on this machine, grouped by project:\n"
+                                                        "      times, messages, peak measured context, compactions, size, model and first request.\n"
+                                                        "  report FILE -o OUT.html|OUT.md [--strategies a,b|none] [--preview NAME] [--force] [--json]\n"
+                                                        "      A self-contained report of the session: figures, context map and usage chart, where\n"
+                                                        "      the context goes, the compactions with their audit, the compare table, a preview.\n"
+                                                        "  export-markdown FILE -o OUT.md [--max-result-chars N] [--no-thinking] [--force] [--json]\n"
+                                                        "      The transcript as Markdown for sharing: tool calls, results and thinking folded.\n"
                                                         "  help [COMMAND]       This text, or a command's help (same as COMMAND --help).\n"
                                                         "  --version            Print the version.\n"
                                                         "\n"
@@ -257,6 +265,26 @@ std::string commandHelp(const std::string &command)
                "Counts FILE (or stdin for '-') exactly with the BPE vocabulary (installed by scripts/fetch-vocab.sh).\n"
                "--report on a transcript: per-message-family count and the estimator's error by content type.\n"
                "Exit: 0 counted, 1 transcript with diagnostics, 2 failure (missing file or vocabulary).\n";
+    if (command == "report")
+        return "Usage: contextlens-cli report FILE -o OUT.html|OUT.md [--to html|markdown] [--strategies NAME,NAME|none]\n"
+               "                              [--preview NAME] [--window TOKENS] [--as FORMAT] [--force] [--json]\n"
+               "Writes a self-contained report of the session (the format from OUT's extension, or --to; OUT '-' is\n"
+               "standard output): its figures, the context map and the usage chart (inline SVG), where the live\n"
+               "context goes (as `context`), every compaction with its audit (as `audit`), the compare table (as\n"
+               "`compare`; --strategies picks the strategies of the table and of the audit rows, none leaves both\n"
+               "out) and, with --preview, that strategy's result: stats and the fate of every message. The HTML\n"
+               "has no script and loads nothing; it follows the light or dark scheme. Markdown has the same\n"
+               "sections, the charts as a small table. Never overwrites FILE or an existing OUT without --force.\n"
+               "Exit: 0 written, 2 failure.\n";
+    if (command == "export-markdown")
+        return "Usage: contextlens-cli export-markdown FILE -o OUT.md [--max-result-chars N] [--no-thinking] [--no-history]\n"
+               "                                       [--no-sidechains] [--metadata] [--as FORMAT] [--force] [--json]\n"
+               "Writes the transcript as Markdown for sharing (OUT '-': standard output): a header (format,\n"
+               "messages, live context), each message as a heading with its role, kind and time, texts as\n"
+               "written, tool calls, results and thinking folded in <details> (results longer than N characters,\n"
+               "default 4000, cut with a note), compactions as a rule with a note, and the history before the\n"
+               "last compaction in a section of its own. Markdown cannot be loaded back, so this is not a\n"
+               "`convert` format. Never overwrites FILE or an existing OUT without --force. Exit: 0 written, 2 failure.\n";
     if (command == "audit")
         return "Usage: contextlens-cli audit FILE [--as FORMAT] [--strategies NAME,NAME|none] [--json]\n"
                "For every compaction the agent made (Claude Code compact_boundary, Codex compacted, Gemini CLI\n"
@@ -267,6 +295,20 @@ std::string commandHelp(const std::string &command)
                "history: tokens after and fact retention. --strategies picks them (default: every strategy\n"
                "that writes a summary or removes messages; none: no rows).\n"
                "Exit: 0 (also when the session has no compaction), 2 failure.\n";
+    if (command == "sessions")
+        return "Usage: contextlens-cli sessions [--home DIR] [--folder DIR ...] [--agent claude-code|codex|gemini|api]\n"
+               "                                [--project TEXT] [--sort last|start|size|peak|messages]\n"
+               "                                [--cache FILE | --no-cache] [--json]\n"
+               "Lists the agent sessions under DIR (default: $HOME): Claude Code (.claude/projects/*/*.jsonl, its\n"
+               "subagent files counted with their session), Codex (.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)\n"
+               "and Gemini CLI (.gemini/tmp/*/chats/session-*, checkpoint-*.json marked [checkpoint]), plus every\n"
+               "transcript file under each --folder. Grouped by project, one line per session: start and last\n"
+               "activity (UTC), agent, messages, peak measured context (input + cache tokens of one response),\n"
+               "compactions, size, model, title or first request, path. --agent and --project (a substring)\n"
+               "filter; --sort orders, largest or newest first (default: last). Files are read only when their\n"
+               "size or modification time changed since the cache was written (default cache:\n"
+               "$XDG_CACHE_HOME/contextlens/sessions.json, else ~/.cache/contextlens/sessions.json).\n"
+               "Exit: 0, 2 bad usage.\n";
     if (command == "context")
         return "Usage: contextlens-cli context FILE [--as FORMAT] [--at N] [--window N] [--over-time [--csv]] [--json]\n"
                "The live context at message N (1 = the first; default the last) by category: the fixed part of\n"
@@ -369,7 +411,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -403,6 +445,12 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return audit(rest, out, err);
     if (cmd == "backups")
         return backupsCommand(rest, out, err);
+    if (cmd == "sessions")
+        return sessions(rest, out, err);
+    if (cmd == "report")
+        return report(rest, out, err);
+    if (cmd == "export-markdown")
+        return exportMarkdown(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

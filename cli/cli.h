@@ -38,6 +38,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
 int context(const std::vector<std::string> &args, std::string &out, std::string &err);        // cli/context.cpp
 int audit(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/audit.cpp
 int backupsCommand(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/backups.cpp
+int sessions(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/sessions.cpp
 
 std::string helpText();
 

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// A Codex CLI rollout's summary from one pass over its lines ({timestamp, type, payload}).
+#include "core/sessions/ondemand_internal.h"
+
+#include <algorithm>
+
+namespace cl::sessions::detail {
+
+namespace {
+
+// A field of an object looked up in any order; false when absent or unreadable.
+bool field(od::object &object, std::string_view key, od::value &out)
+{
+    return object.find_field_unordered(key).get(out) == simdjson::SUCCESS;
+}
+
+std::string_view stringField(od::object &object, std::string_view key)
+{
+    od::value v;
+    return field(object, key, v) ? stringOf(v) : std::string_view();
+}
+
+std::int64_t intField(od::object &object, std::string_view key)
+{
+    od::value v;
+    return field(object, key, v) ? intOf(v) : 0;
+}
+
+struct CodexState {
+    bool sawMeta = false;
+    std::string eventRequest; // event_msg user_message: exactly what the user typed
+    std::string itemRequest;  // else the first user message item that is not injected context
+    std::string turnCwd;
+};
+
+// The context of one token_count report, as the loader reads it (core/formats/codex/loader.cpp):
+// OpenAI input tokens include the cached ones; the all-zero report before the first response is none.
+std::int64_t reportedContext(od::object &payload)
+{
+    od::value v;
+    od::object info, usage;
+    if (!field(payload, "info", v) || v.get_object().get(info) != simdjson::SUCCESS)
+        return 0;
+    if (!field(info, "last_token_usage", v) && !field(info, "total_token_usage", v))
+        return 0;
+    if (v.get_object().get(usage) != simdjson::SUCCESS)
+        return 0;
+    const std::int64_t input = intField(usage, "input_tokens");
+    const std::int64_t cached = intField(usage, "cached_input_tokens");
+    const std::int64_t written = intField(usage, "cache_write_input_tokens");
+    const std::int64_t output = intField(usage, "output_tokens");
+    if (input == 0 && output == 0)
+        return 0;
+    return std::max<std::int64_t>(0, input - cached) + cached + written;
+}
+
+void readLine(od::object &object, CodexState &state, Session &out)
+{
+    od::value v;
+    const std::string_view type = field(object, "type", v) ? stringOf(v) : std::string_view();
+    noteTime(out, stringField(object, "timestamp"));
+    if (type == "compacted") {
+        ++out.compactions;
+        return;
+    }
+    od::object payload;
+    if (!field(object, "payload", v) || v.get_object().get(payload) != simdjson::SUCCESS)
+        return;
+    if (type == "session_meta") {
+        // The first one describes this file; later ones (forks, resumed parents) do not.
+        if (state.sawMeta)
+            return;
+        state.sawMeta = true;
+        out.sessionId = stringField(payload, "id");
+        out.project = stringField(payload, "cwd");
+        noteTime(out, stringField(payload, "timestamp"));
+    } else if (type == "turn_context") {
+        if (const auto model = stringField(payload, "model"); !model.empty())
+            out.model = model;
+        if (const auto cwd = stringField(payload, "cwd"); state.turnCwd.empty())
+            state.turnCwd = cwd;
+    } else if (type == "response_item") {
+        ++out.messages;
+        if (!state.itemRequest.empty() || stringField(payload, "type") != "message" || stringField(payload, "role") != "user")
+            return;
+        if (field(payload, "content", v))
+            state.itemRequest = firstRequestIn(v);
+    } else if (type == "event_msg") {
+        const std::string_view event = stringField(payload, "type");
+        if (event == "token_count")
+            out.peakContext = std::max(out.peakContext, reportedContext(payload));
+        else if (event == "user_message" && state.eventRequest.empty() && field(payload, "message", v))
+            state.eventRequest = typedRequest(stringOf(v));
+    }
+}
+
+} // namespace
+
+void scanCodex(OnDemand &parser, const PaddedBytes &bytes, Session &out)
+{
+    out.format = Format::Codex;
+    CodexState state;
+    parser.forEachLine(bytes, [&](od::object &object) { readLine(object, state, out); });
+    if (out.project.empty())
+        out.project = state.turnCwd;
+    out.firstRequest = firstLine(!state.eventRequest.empty() ? state.eventRequest : state.itemRequest);
+}
+
+} // namespace cl::sessions::detail

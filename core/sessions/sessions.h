@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The session browser's engine: the agent sessions on this machine (Claude Code, Codex CLI, Gemini
+// CLI layouts under a home folder, plus folders the caller adds), one summary each, read with a fast
+// line scan (simdjson on demand) instead of a full load, and cached by path, size and modification
+// time so that a warm scan re-reads only the files that changed.
+
+#include "core/model/format.h"
+#include "core/model/transcript.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cl::sessions {
+
+enum class Agent : std::uint8_t {
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Api, // a raw API history found in an added folder
+};
+std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "api"
+bool agentFromName(std::string_view name, Agent &out);
+Agent agentOf(Format f);
+
+// What one session file says about itself. The figures count the main file only (subagent files
+// are counted, not read):
+// - messages: Claude Code user lines plus assistant responses (one per message.id); Codex
+//   response items (messages, tool calls and outputs, reasoning); Gemini CLI user and model
+//   messages still in the record (rewound ones dropped, restated ones once; a checkpoint's
+//   history entries); API formats: the loader's turns.
+// - peakContext: the largest measured context of one response (input + cache creation + cache
+//   read tokens; Claude Code takes each message.id's last line), 0 without usage data.
+// - compactions: Claude Code compact_boundary lines, Codex `compacted` lines, Gemini CLI
+//   compressions (a "$set" of messages with new ids).
+struct Session {
+    std::string path;
+    Format format = Format::Unknown;
+    Agent agent = Agent::Api;
+    bool checkpoint = false; // a Gemini CLI `/chat save` checkpoint, not a recorded session
+    std::string sessionId;
+    std::string project;      // working directory or project root; else the folder the agent keeps it in
+    std::string title;        // the agent's title for it (Claude Code custom/AI title, Gemini summary), else firstRequest
+    std::string firstRequest; // the first thing the user typed: its first line, truncated
+    std::int64_t startMs = kNoTime;
+    std::int64_t lastMs = kNoTime; // the last record's timestamp, else the file's modification time
+    std::uint64_t bytes = 0;
+    std::uint64_t subagentFiles = 0; // Claude Code subagent transcripts of this session
+    std::uint64_t subagentBytes = 0;
+    std::size_t messages = 0;
+    std::int64_t peakContext = 0;
+    std::size_t compactions = 0;
+    std::string model; // of the last response
+    std::int64_t mtimeNs = 0;
+};
+
+struct ScanOptions {
+    std::string home;                 // the home folder whose agent layouts are scanned; empty: none
+    std::vector<std::string> folders; // more folders, walked recursively for any transcript file
+    std::string cachePath;            // the cache file; empty: no cache
+};
+
+struct ScanStats {
+    std::size_t files = 0;     // session and subagent candidate files found
+    std::size_t parsed = 0;    // read and scanned in this run
+    std::size_t fromCache = 0; // taken from the cache unchanged
+    std::vector<std::string> parsedPaths;
+};
+
+struct ScanResult {
+    std::vector<Session> sessions; // sorted by path
+    ScanStats stats;
+    std::vector<std::string> warnings; // unreadable files, a cache that could not be read or written
+};
+
+ScanResult scan(const ScanOptions &options);
+
+// The default cache file: $XDG_CACHE_HOME/contextlens/sessions.json, else $HOME/.cache/...; empty
+// when neither variable is set.
+std::string defaultCachePath();
+
+// ---- Selection, for the CLI and the browser ----------------------------------------------------
+
+enum class SortKey : std::uint8_t {
+    Last, // newest activity first
+    Start,
+    Size,
+    Peak,
+    Messages,
+};
+bool sortKeyFromName(std::string_view name, SortKey &out);
+
+struct Filter {
+    bool anyAgent = true;
+    Agent agent = Agent::ClaudeCode;
+    std::string project; // a substring of the project, case-insensitive; empty: any
+};
+std::vector<Session> select(const std::vector<Session> &sessions, const Filter &filter);
+// Largest first (newest for times), ties by path; sessions without the figure last.
+void sortSessions(std::vector<Session> &sessions, SortKey key);
+
+struct ProjectGroup {
+    std::string project;
+    std::vector<const Session *> sessions; // in the order given
+};
+// Groups in the order of each project's first session in `sorted`.
+std::vector<ProjectGroup> groupByProject(const std::vector<Session> &sorted);
+
+} // namespace cl::sessions
