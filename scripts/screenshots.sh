@@ -24,6 +24,19 @@ compacted=$XDG_CONFIG_HOME/compacted.jsonl
 "$app" --screenshot "$out/screenshot-composition.png" --size 1500x950 --view composition "$samples/viewer-sample-edits.jsonl"
 "$app" --screenshot "$out/screenshot-composition-dark.png" --size 1500x950 --theme dark --view composition "$compacted"
 "$app" --screenshot "$out/screenshot-audit.png" --size 1500x950 --view audit "$compacted"
+# The session browser over a home of generated sessions in the three agents' layouts.
+fakehome=$XDG_CONFIG_HOME/home
+cli="$(dirname "$app")/contextlens-cli"
+for i in 1 2 3; do
+  mkdir -p "$fakehome/.claude/projects/-work-paperjam" "$fakehome/.codex/sessions/2026/11/2$i" "$fakehome/.gemini/tmp/5f0c1d2e/chats"
+  "$cli" generate --format claude-code --messages $((60 * i)) --seed $((10 + i)) --max-read-lines 200 \
+      -o "$fakehome/.claude/projects/-work-paperjam/0000000$i-aaaa-4bbb-8ccc-dddddddddddd.jsonl" >/dev/null
+  "$cli" generate --format codex --messages $((50 * i)) --seed $((20 + i)) --max-read-lines 200 \
+      -o "$fakehome/.codex/sessions/2026/11/2$i/rollout-2026-11-2${i}T09-00-00-0000000$i-eeee-4fff-8aaa-bbbbbbbbbbbb.jsonl" >/dev/null
+  "$cli" generate --format gemini-cli --messages $((40 * i)) --seed $((30 + i)) --max-read-lines 200 \
+      -o "$fakehome/.gemini/tmp/5f0c1d2e/chats/session-2026-11-2${i}T10-00-0000000$i.jsonl" >/dev/null
+done
+HOME=$fakehome XDG_CACHE_HOME=$XDG_CONFIG_HOME/cache "$app" --screenshot "$out/screenshot-sessions.png" --size 1500x900 --view sessions "$compacted"
 # A preview whose summary a model writes: the fake model server (tests/agents/) on 127.0.0.1 answers
 # with scripts/screenshot-summary.json, streamed; the settings point the app at it.
 python3 "$here/tests/agents/fake_model_server.py" --script "$here/scripts/screenshot-summary.json" \

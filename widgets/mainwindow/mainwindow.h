@@ -24,6 +24,7 @@ class AnalysisController;
 class AnalysisPanel;
 class CompareView;
 class AuditPanel;
+class SessionBrowser;
 class CompositionPanel;
 class OperationsDialog;
 class PreviewView;
@@ -80,6 +81,9 @@ public:
     // What each compaction of the session replaced and dropped (mainwindow_audit.cpp).
     AuditPanel *auditPanel() const { return m_auditPanel; }
     QDockWidget *auditDock() const { return m_auditDock; }
+    // The agents' sessions on this machine (mainwindow_sessions.cpp).
+    SessionBrowser *sessionBrowser() const { return m_sessionBrowser; }
+    QDockWidget *sessionsDock() const { return m_sessionsDock; }
     // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
     // The strategies' per-block tables of the shown transcript (shared by the strategy panel and
@@ -142,6 +146,7 @@ private:
     void createDocks();
     void createCompositionDock();
     void createAuditDock();
+    void createSessionsDock();
     void connectComposition();
     void previewSuggestion(const QString &strategy, const QString &paramsJson);
     void connectAnalysis();
@@ -180,6 +185,8 @@ private:
     QDockWidget *m_compositionDock = nullptr;
     AuditPanel *m_auditPanel = nullptr;
     QDockWidget *m_auditDock = nullptr;
+    SessionBrowser *m_sessionBrowser = nullptr;
+    QDockWidget *m_sessionsDock = nullptr;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     TranscriptDocument *m_doc;
     QTabWidget *m_tabs = nullptr;

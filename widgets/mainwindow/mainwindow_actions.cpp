@@ -140,6 +140,9 @@ void MainWindow::createMenus()
     QAction *audit = m_auditDock->toggleViewAction();
     audit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
     view->addAction(audit);
+    QAction *sessionsAction = m_sessionsDock->toggleViewAction();
+    sessionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    view->addAction(sessionsAction);
     QAction *strategyDock = m_strategyDock->toggleViewAction();
     strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
     view->addAction(strategyDock);

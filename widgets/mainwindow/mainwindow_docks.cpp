@@ -39,6 +39,7 @@ void MainWindow::createDocks()
     resizeDocks({m_analysisDock}, {350}, Qt::Horizontal);
     createCompositionDock();
     createAuditDock();
+    createSessionsDock();
 }
 
 void MainWindow::connectAnalysis()

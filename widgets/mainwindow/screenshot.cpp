@@ -6,6 +6,8 @@
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
 #include "widgets/analysis/auditpanel.h"
+#include "widgets/models/sessionmodel.h"
+#include "widgets/sessions/sessionbrowser.h"
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/strategy/paramform.h"
@@ -126,6 +128,15 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         window.compositionDock()->raise();
         window.resizeDocks({window.compositionDock()}, {620}, Qt::Horizontal);
         window.compositionPanel()->refreshNow();
+    } else if (view == QLatin1String("sessions")) {
+        // The sessions under $HOME (the script points HOME at generated ones).
+        window.sessionsDock()->show();
+        window.resizeDocks({window.sessionsDock()}, {760}, Qt::Horizontal);
+        if (window.sessionBrowser()->isScanning() || window.sessionBrowser()->model()->sessions().empty())
+            if (!waitFor(window.sessionBrowser(), &SessionBrowser::scanned, 60000)) {
+                err << "contextlens: the session scan did not finish" << Qt::endl;
+                return false;
+            }
     } else if (view == QLatin1String("audit")) {
         window.auditDock()->show();
         window.auditDock()->raise();

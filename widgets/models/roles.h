@@ -52,6 +52,9 @@ enum Roles {
     ValueRole,          // qint64 / double raw number of the cell (sorting, tests)
     // Operations dialog.
     DetailHtmlRole, // QString the HTML the detail pane shows for the item
+    // Session browser (SessionModel): SortRole is used too.
+    SessionPathRole, // QString the session file ("" for a project row)
+    ProjectRole,     // QString the row's project
 };
 
 } // namespace cl::gui

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/sessions/sessionbrowser.h"
+
+#include "widgets/models/roles.h"
+#include "widgets/models/sessionmodel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace cl::gui {
+
+// Sessions whose title, project, path or model contain the text, of the chosen agent; a project
+// row stays while one of its sessions does.
+class SessionFilterModel : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void set(const QString &text, const QString &agent)
+    {
+        m_text = text;
+        m_agent = agent;
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        const QModelIndex i = sourceModel()->index(row, 0, parent);
+        if (!parent.isValid()) // a project: when one of its sessions passes
+            for (int r = 0; r < sourceModel()->rowCount(i); ++r)
+                if (filterAcceptsRow(r, i))
+                    return true;
+        if (!parent.isValid())
+            return false;
+        auto *m = static_cast<const SessionModel *>(sourceModel());
+        const sessions::Session *s = m->sessionAt(i);
+        if (!s)
+            return false;
+        if (!m_agent.isEmpty() && QString::fromUtf8(sessions::agentName(s->agent).data()) != m_agent)
+            return false;
+        if (m_text.isEmpty())
+            return true;
+        for (const std::string *field : {&s->title, &s->firstRequest, &s->project, &s->path, &s->model, &s->sessionId})
+            if (QString::fromStdString(*field).contains(m_text, Qt::CaseInsensitive))
+                return true;
+        return false;
+    }
+
+private:
+    QString m_text, m_agent;
+};
+
+SessionBrowser::SessionBrowser(QWidget *parent)
+    : QWidget(parent)
+    , m_home(QDir::homePath())
+    , m_cachePath(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/sessions.json"))
+    , m_model(new SessionModel(this))
+    , m_proxy(new SessionFilterModel(this))
+    , m_view(new QTreeView(this))
+    , m_filter(new QLineEdit(this))
+    , m_agent(new QComboBox(this))
+    , m_status(new QLabel(this))
+    , m_watcher(new QFileSystemWatcher(this))
+    , m_debounce(new QTimer(this))
+{
+    setObjectName(QStringLiteral("sessionBrowser"));
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(SortRole);
+    m_proxy->setDynamicSortFilter(true);
+    m_view->setModel(m_proxy);
+    m_view->setObjectName(QStringLiteral("sessionTree"));
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(SessionModel::LastColumn, Qt::DescendingOrder);
+    m_view->setUniformRowHeights(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setAllColumnsShowFocus(true);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->header()->setSectionResizeMode(SessionModel::TitleColumn, QHeaderView::Interactive);
+    m_view->header()->resizeSection(SessionModel::TitleColumn, 260);
+    m_filter->setPlaceholderText(tr("Filter: project, title, path, model"));
+    m_filter->setClearButtonEnabled(true);
+    m_agent->addItem(tr("All agents"), QString());
+    for (const char *a : {"claude-code", "codex", "gemini", "api"})
+        m_agent->addItem(QString::fromLatin1(a), QString::fromLatin1(a));
+    auto *refresh = new QPushButton(tr("Rescan"), this);
+    refresh->setObjectName(QStringLiteral("rescanSessions"));
+    auto *add = new QPushButton(tr("Add Folder…"), this);
+    m_status->setWordWrap(true);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_agent);
+    bar->addStretch(1);
+    bar->addWidget(refresh);
+    bar->addWidget(add);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_filter);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_status);
+    setMinimumWidth(480); // title, agent and last activity readable without scrolling
+    m_view->header()->resizeSection(SessionModel::AgentColumn, 90);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(800);
+
+    connect(m_filter, &QLineEdit::textChanged, this, &SessionBrowser::applyFilter);
+    connect(m_agent, &QComboBox::currentIndexChanged, this, &SessionBrowser::applyFilter);
+    connect(refresh, &QPushButton::clicked, this, &SessionBrowser::rescan);
+    connect(add, &QPushButton::clicked, this, &SessionBrowser::addFolder);
+    connect(m_view, &QTreeView::activated, this, [this](const QModelIndex &index) {
+        const QString path = index.data(SessionPathRole).toString();
+        if (!path.isEmpty())
+            Q_EMIT openRequested(path);
+    });
+    // An agent writing a session (or starting one) touches its folder: rescan, warm and cheap.
+    connect(m_watcher, &QFileSystemWatcher::directoryChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_debounce, &QTimer::timeout, this, [this] {
+        m_stale = true;
+        if (m_active)
+            rescan();
+    });
+    m_folders = QSettings().value(QStringLiteral("sessions/folders")).toStringList();
+    m_status->setText(tr("Shown when the dock is opened."));
+}
+
+SessionBrowser::~SessionBrowser() = default;
+
+void SessionBrowser::setHome(const QString &home)
+{
+    m_home = home;
+    m_stale = true;
+}
+
+void SessionBrowser::setFolders(const QStringList &folders)
+{
+    m_folders = folders;
+    QSettings().setValue(QStringLiteral("sessions/folders"), m_folders);
+    m_stale = true;
+    if (m_active)
+        rescan();
+}
+
+void SessionBrowser::setActive(bool active)
+{
+    m_active = active;
+    if (m_active && m_stale && !m_job.isRunning())
+        rescan();
+}
+
+void SessionBrowser::rescan()
+{
+    sessions::ScanOptions o;
+    o.home = QFile::encodeName(m_home).toStdString();
+    for (const QString &f : m_folders)
+        o.folders.push_back(QFile::encodeName(f).toStdString());
+    o.cachePath = QFile::encodeName(m_cachePath).toStdString();
+    m_stale = false;
+    m_status->setText(tr("Scanning %1\u2026").arg(QDir::toNativeSeparators(m_home)));
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    m_job.start([o](JobControl &) { return sessions::scan(o); },
+                [this, timer](sessions::ScanResult r) {
+                    const QString keep = m_view->currentIndex().data(SessionPathRole).toString();
+                    m_stats = r.stats;
+                    m_model->setSessions(std::move(r.sessions));
+                    m_view->expandAll();
+                    if (!keep.isEmpty())
+                        m_view->setCurrentIndex(m_proxy->mapFromSource(m_model->indexOfPath(keep)));
+                    QString text = tr("%n session(s)", nullptr, int(m_model->sessions().size()))
+                                   + tr(" in %n project(s)", nullptr, m_model->projectCount())
+                                   + tr(" \u00b7 %1 read, %2 from the cache \u00b7 %3 ms")
+                                         .arg(m_stats.parsed)
+                                         .arg(m_stats.fromCache)
+                                         .arg(timer->elapsed());
+                    if (!r.warnings.empty())
+                        text += QStringLiteral(" \u00b7 ") + QString::fromStdString(r.warnings.front());
+                    m_status->setText(text);
+                    watchFolders();
+                    Q_EMIT scanned();
+                    if (m_stale && m_active) // changed while scanning
+                        rescan();
+                });
+}
+
+void SessionBrowser::applyFilter()
+{
+    m_proxy->set(m_filter->text().trimmed(), m_agent->currentData().toString());
+    m_view->expandAll();
+}
+
+void SessionBrowser::addFolder()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a folder of transcripts"), m_home);
+    if (dir.isEmpty() || m_folders.contains(dir))
+        return;
+    setFolders(m_folders + QStringList{dir});
+}
+
+void SessionBrowser::watchFolders()
+{
+    // The folders sessions appear in: the agents' roots and one level below (projects, days).
+    QStringList dirs;
+    const QStringList roots{m_home + QStringLiteral("/.claude/projects"), m_home + QStringLiteral("/.codex/sessions"),
+                            m_home + QStringLiteral("/.gemini/tmp")};
+    for (const QString &root : roots) {
+        if (!QFileInfo(root).isDir())
+            continue;
+        dirs << root;
+        QDirIterator it(root, QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+        while (it.hasNext() && dirs.size() < 2000)
+            dirs << it.next();
+    }
+    dirs << m_folders;
+    const QStringList watched = m_watcher->directories();
+    QStringList add;
+    for (const QString &d : dirs)
+        if (!watched.contains(d))
+            add << d;
+    if (!add.isEmpty())
+        m_watcher->addPaths(add);
+}
+
+} // namespace cl::gui
