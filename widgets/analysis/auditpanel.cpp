@@ -81,12 +81,16 @@ AuditPanel::AuditPanel(QWidget *parent)
     auto *replaced = new QWidget(this);
     auto *replacedLayout = new QVBoxLayout(replaced);
     replacedLayout->setContentsMargins(0, 0, 0, 0);
-    replacedLayout->addWidget(new QLabel(tr("<b>Replaced history</b>"), replaced));
+    auto *replacedTitle = new QLabel(tr("<b>Replaced history</b>"), replaced);
+    replacedTitle->setWordWrap(true); // the dock may be narrow
+    replacedLayout->addWidget(replacedTitle);
     replacedLayout->addWidget(m_history, 1);
     auto *written = new QWidget(this);
     auto *writtenLayout = new QVBoxLayout(written);
     writtenLayout->setContentsMargins(0, 0, 0, 0);
-    writtenLayout->addWidget(new QLabel(tr("<b>What the agent sent instead</b>"), written));
+    auto *writtenTitle = new QLabel(tr("<b>What the agent sent instead</b>"), written);
+    writtenTitle->setWordWrap(true);
+    writtenLayout->addWidget(writtenTitle);
     writtenLayout->addWidget(m_summary, 1);
     auto *sideBySide = new QSplitter(Qt::Horizontal, this);
     sideBySide->addWidget(replaced);
