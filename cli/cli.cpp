@@ -267,14 +267,16 @@ std::string commandHelp(const std::string &command)
                "Exit: 0 counted, 1 transcript with diagnostics, 2 failure (missing file or vocabulary).\n";
     if (command == "report")
         return "Usage: contextlens-cli report FILE -o OUT.html|OUT.md [--to html|markdown] [--strategies NAME,NAME|none]\n"
-               "                              [--preview NAME] [--window TOKENS] [--as FORMAT] [--force] [--json]\n"
+               "                              [--preview NAME [--param NAME=VALUE ...]] [--window TOKENS] [--as FORMAT]\n"
+               "                              [--force] [--json]\n"
                "Writes a self-contained report of the session (the format from OUT's extension, or --to; OUT '-' is\n"
                "standard output): its figures, the context map and the usage chart (inline SVG), where the live\n"
                "context goes (as `context`), every compaction with its audit (as `audit`), the compare table (as\n"
                "`compare`; --strategies picks the strategies of the table and of the audit rows, none leaves both\n"
-               "out) and, with --preview, that strategy's result: stats and the fate of every message. The HTML\n"
-               "has no script and loads nothing; it follows the light or dark scheme. Markdown has the same\n"
-               "sections, the charts as a small table. Never overwrites FILE or an existing OUT without --force.\n"
+               "out) and, with --preview, that strategy's result (--param sets its parameters): stats and the fate\n"
+               "of every message. The HTML has no script and loads nothing; it follows the light or dark scheme.\n"
+               "Markdown has the same sections, the charts as a small table. Never overwrites FILE or an existing\n"
+               "OUT without --force.\n"
                "Exit: 0 written, 2 failure.\n";
     if (command == "export-markdown")
         return "Usage: contextlens-cli export-markdown FILE -o OUT.md [--max-result-chars N] [--no-thinking] [--no-history]\n"

@@ -39,6 +39,8 @@ int context(const std::vector<std::string> &args, std::string &out, std::string 
 int audit(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/audit.cpp
 int backupsCommand(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/backups.cpp
 int sessions(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/sessions.cpp
+int report(const std::vector<std::string> &args, std::string &out, std::string &err);         // cli/report.cpp
+int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/report.cpp
 
 std::string helpText();
 

@@ -3,6 +3,7 @@
 // redo through the Edit menu's actions, pin a message, compare with and without triggers, and export
 // the compacted session so that it reloads with the compaction visible.
 #include "core/io/export.h"
+#include "core/report/report.h"
 #include "core/generator/generator.h"
 #include "core/io/loader.h"
 #include "core/strategy/tables.h"
@@ -15,6 +16,7 @@
 #include "widgets/models/resultmodel.h"
 #include "widgets/strategy/previewview.h"
 #include "widgets/strategy/strategypanel.h"
+#include "widgets/transcript/contextgauge.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
 
@@ -69,6 +71,7 @@ private Q_SLOTS:
     void layoutIsRemembered();
     void saveInPlaceBackupAndRestore();
     void handEditsAreUndoSteps();
+    void exportReportAndMarkdown();
 
 private:
     QTemporaryDir m_dir;
@@ -486,6 +489,39 @@ void TestMainStrategies::handEditsAreUndoSteps()
     QCOMPARE(conversationCount(*w.transcript()), before);
     undo->trigger();
     QCOMPARE(w.transcript(), original);
+}
+
+// File › Export Report… writes the engine's report in the background; Export as Markdown writes the
+// working transcript; neither writes over the open file.
+void TestMainStrategies::exportReportAndMarkdown()
+{
+    MainWindow w;
+    w.setShowErrorDialogs(false);
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(w.openFileNow(m_file));
+    const QString html = m_dir.filePath(QStringLiteral("report.html"));
+    QSignalSpy written(&w, &MainWindow::reportWritten);
+    QString error;
+    QVERIFY2(w.exportReportTo(html, &error), qPrintable(error));
+    QVERIFY(written.wait(120000));
+    QFile f(html);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray page = f.readAll();
+    f.close();
+    report::ReportOptions o;
+    o.contextWindow = w.contextGauge()->contextWindow();
+    o.title = QFileInfo(m_file).fileName().toStdString();
+    QCOMPARE(page, QByteArray::fromStdString(report::htmlReport(*w.transcript(), o)));
+    QVERIFY(!w.exportReportTo(m_file, &error));
+    QVERIFY(error.contains(QStringLiteral("open transcript")));
+    QVERIFY(!w.exportReportTo(m_dir.filePath(QStringLiteral("report.txt")), &error));
+
+    const QString md = m_dir.filePath(QStringLiteral("session.md"));
+    QVERIFY2(w.exportMarkdownTo(md, &error), qPrintable(error));
+    QFile m(md);
+    QVERIFY(m.open(QIODevice::ReadOnly));
+    QCOMPARE(m.readAll(), QByteArray::fromStdString(report::markdownTranscript(*w.document()->current())));
 }
 
 #include "tst_mainstrategies.moc"

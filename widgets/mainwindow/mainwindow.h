@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/io/loader.h"
+#include "widgets/jobs/backgroundjob.h"
 #include "widgets/style/theme.h"
 
 #include <QMainWindow>
@@ -120,6 +121,12 @@ public:
     // (mainwindow_save.cpp). File › Backups…: list and restore.
     bool saveInPlace();
     void showBackups();
+    // File › Export Report… / Export as Markdown… (mainwindow_report.cpp). exportReportTo writes in the
+    // background (reportWritten when done; false at once when it cannot start).
+    bool exportReportTo(const QString &path, QString *error = nullptr);
+    void exportReportDialog();
+    bool exportMarkdownTo(const QString &path, QString *error = nullptr);
+    void exportMarkdownDialog();
     // The window's size, position and dock layout as the user left them (mainwindow_layout.cpp).
     // The app calls it before showing the window; tests and screenshots keep the defaults.
     void restoreLayout();
@@ -134,6 +141,7 @@ Q_SIGNALS:
     void loadFinished(bool ok);
     // The analysis of the current transcript arrived (analysis() holds it).
     void analysisUpdated();
+    void reportWritten(const QString &path);
 
 protected:
     // With compactions applied but not exported, asks first: Export…, Discard or Cancel.
@@ -187,6 +195,11 @@ private:
     QDockWidget *m_auditDock = nullptr;
     SessionBrowser *m_sessionBrowser = nullptr;
     QDockWidget *m_sessionsDock = nullptr;
+    struct ReportOutcome {
+        bool ok = false;
+        QString error;
+    };
+    BackgroundJob<ReportOutcome> m_reportJob{this};
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     TranscriptDocument *m_doc;
     QTabWidget *m_tabs = nullptr;

@@ -52,6 +52,8 @@ void MainWindow::createMenus()
     save->setEnabled(false);
     connect(m_doc, &TranscriptDocument::modifiedChanged, save, &QAction::setEnabled);
     file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
+    file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog);
+    file->addAction(tr("Export as &Markdown…"), this, &MainWindow::exportMarkdownDialog);
     file->addAction(tr("&Backups…"), this, &MainWindow::showBackups)->setObjectName(QStringLiteral("backupsAction"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);

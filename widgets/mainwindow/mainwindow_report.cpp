@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// File › Export Report… (a self-contained HTML page or Markdown of the session: core/report/report.h)
+// and File › Export as Markdown…: computed in the background with progress and Cancel, written
+// atomically, never over the open transcript.
+#include "widgets/mainwindow/mainwindow.h"
+
+#include "core/io/writer.h"
+#include "core/report/report.h"
+#include "widgets/strategy/paramform.h"
+#include "widgets/strategy/strategypanel.h"
+#include "widgets/transcript/contextgauge.h"
+#include "widgets/transcript/transcriptdocument.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QStatusBar>
+
+namespace cl::gui {
+
+bool MainWindow::exportReportTo(const QString &path, QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (!m_transcript)
+        return fail(tr("no transcript loaded"));
+    if (m_doc->isInputPath(path))
+        return fail(tr("%1 is the open transcript; choose another file").arg(path));
+    const auto format = report::reportFormatForPath(QFile::encodeName(path).toStdString());
+    if (!format)
+        return fail(tr("%1: the name must end in .html or .md").arg(path));
+    if (m_reportJob.isRunning())
+        return fail(tr("a report is being written"));
+    report::ReportOptions o;
+    o.contextWindow = m_gauge->contextWindow();
+    o.title = QFileInfo(m_path).fileName().toStdString();
+    // The strategy the dock shows, with its parameters, is the report's preview.
+    if (const auto preview = m_strategyPanel->preview(); preview && preview->changed) {
+        o.previewStrategy = preview->strategy;
+        o.previewParams = m_strategyPanel->paramForm()->values();
+    }
+    auto transcript = m_transcript;
+    const std::string file = QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString();
+    const report::ReportFormat fmt = *format;
+    auto *progress = m_showErrorDialogs ? new QProgressDialog(tr("Writing the report (every strategy runs once)\u2026"), tr("Cancel"), 0, 100, this)
+                                        : nullptr;
+    if (progress) {
+        progress->setWindowModality(Qt::WindowModal);
+        progress->setMinimumDuration(300);
+        progress->setAttribute(Qt::WA_DeleteOnClose);
+        connect(progress, &QProgressDialog::canceled, this, [this] { m_reportJob.cancel(); });
+    }
+    m_reportJob.start(
+        [transcript, o, file, fmt](JobControl &control) mutable {
+            o.cancel = control.cancelFlag();
+            o.progress = [&control](std::size_t done, std::size_t total) { control.setProgress(qint64(done), qint64(total)); };
+            const std::string bytes = report::renderReport(*transcript, o, fmt);
+            ReportOutcome out;
+            if (control.isCancelled())
+                return out;
+            std::string why;
+            out.ok = writeFileAtomic(file, bytes, &why);
+            out.error = QString::fromStdString(why);
+            return out;
+        },
+        [this, path, progress](ReportOutcome out) {
+            if (progress)
+                progress->close();
+            if (!out.ok) {
+                m_lastError = out.error;
+                if (m_showErrorDialogs)
+                    QMessageBox::warning(this, tr("Report not written"), out.error);
+                else
+                    statusBar()->showMessage(tr("Report not written: %1").arg(out.error), 10000);
+                return;
+            }
+            m_lastError.clear();
+            statusBar()->showMessage(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+            Q_EMIT reportWritten(path);
+        },
+        [progress](JobProgress p) {
+            if (progress)
+                progress->setValue(int(100.0 * p.fraction()));
+        });
+    return true;
+}
+
+void MainWindow::exportReportDialog()
+{
+    if (!m_transcript) {
+        statusBar()->showMessage(tr("Open a transcript first"), 5000);
+        return;
+    }
+    const QFileInfo in(m_path);
+    QString chosen;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), in.absolutePath() + QLatin1Char('/') + in.completeBaseName() + QStringLiteral("-report.html"),
+                                                      tr("HTML page (*.html);;Markdown (*.md)"), &chosen);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportReportTo(path, &error))
+        QMessageBox::warning(this, tr("Report not written"), error);
+}
+
+bool MainWindow::exportMarkdownTo(const QString &path, QString *error)
+{
+    if (!m_doc->current()) {
+        if (error)
+            *error = tr("no transcript loaded");
+        return false;
+    }
+    if (m_doc->isInputPath(path)) {
+        if (error)
+            *error = tr("%1 is the open transcript; choose another file").arg(path);
+        return false;
+    }
+    // The working transcript, as shown: what applied strategies made of it.
+    const std::string bytes = report::markdownTranscript(*m_doc->current());
+    std::string why;
+    if (!writeFileAtomic(QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString(), bytes, &why)) {
+        if (error)
+            *error = QString::fromStdString(why);
+        return false;
+    }
+    statusBar()->showMessage(tr("Markdown written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+    return true;
+}
+
+void MainWindow::exportMarkdownDialog()
+{
+    if (!m_doc->current()) {
+        statusBar()->showMessage(tr("Open a transcript first"), 5000);
+        return;
+    }
+    const QFileInfo in(m_path);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export as Markdown"), in.absolutePath() + QLatin1Char('/') + in.completeBaseName() + QStringLiteral(".md"),
+                                                      tr("Markdown (*.md)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportMarkdownTo(path, &error))
+        QMessageBox::warning(this, tr("Markdown not written"), error);
+}
+
+} // namespace cl::gui
