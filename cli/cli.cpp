@@ -194,8 +194,12 @@ std::string helpText()
                                                         "  compact FILE --strategy NAME [--param k=v ...] [-o OUT [--to FORMAT] | --in-place] [--json]\n"
                                                         "      Run one strategy: fates, tokens before/after, efficiency, fact retention, cache prefix,\n"
                                                         "      validity; -o exports the result (Claude Code: appended as a compaction).\n"
-                                                        "  compare FILE [--only a,b] [--sort KEY] [--json]\n"
-                                                        "      Run every strategy (or the listed ones) and print the comparison table.\n"
+                                                        "  compare FILE [--only a,b] [--sort KEY] [--cost-turns N [--model M]] [--json]\n"
+                                                        "      Run every strategy (or the listed ones) and print the comparison table; --cost-turns\n"
+                                                        "      adds the dollars of the next turn and the next N turns, prompt cache included.\n"
+                                                        "  cost FILE [--model M] [--prices FILE] [--json]\n"
+                                                        "      What the session cost from its measured usage, by model and kind (input, cache writes,\n"
+                                                        "      cache reads, output), checked against the cost the agent recorded where it did.\n"
                                                         "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
                                                         "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
                                                         "      without it, the first turn over the window, compactions.\n"
@@ -345,6 +349,20 @@ std::string commandHelp(const std::string &command)
                "--exempt keeps those tools' calls and results. --window sets the context window.\n"
                "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n"
                + summarizerHelp();
+    if (command == "cost")
+        return "Usage: contextlens-cli cost FILE [--as FORMAT] [--model M] [--prices FILE] [--json]\n"
+               "What the session cost, from the usage its agent recorded per API response (Claude Code: the\n"
+               "last line of each message.id, subagent files included; Codex token_count; Gemini CLI tokens),\n"
+               "priced by each response's model (--model M: all as M): per model and in all, the tokens and\n"
+               "dollars of uncached input, cache writes (5-minute and 1-hour TTL), cache reads and output.\n"
+               "Claude Code's own cost (costUSD of older versions, the Agent SDK's budget_usd) is compared with\n"
+               "ours where the file has it; today's Claude Code writes none.\n"
+               "Prices: resources/prices.json as installed (share/contextlens/prices.json) or built in, then\n"
+               "$XDG_CONFIG_HOME/contextlens/prices.json (else ~/.config/contextlens/prices.json), then\n"
+               "--prices FILE, each merged over the one before: {\"models\": [{\"match\": \"claude-sonnet-4\",\n"
+               "\"input\": 3, \"output\": 15, \"cacheWrite5m\": 3.75, \"cacheWrite1h\": 6, \"cacheRead\": 0.3}]}, $ per\n"
+               "million tokens; a model matches the longest entry its name (or a part after / . : @) starts with.\n"
+               "Exit: 0, 1 some response's model has no price (its cost is unknown, the rest is summed), 2 failure.\n";
     if (command == "compare")
         return "Usage: contextlens-cli compare FILE [--only NAME,NAME] [--sort tokens|reduction|efficiency|facts|cache|time]\n"
                "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL] [--json]\n"
@@ -352,7 +370,15 @@ std::string commandHelp(const std::string &command)
                "before/after, reduction, efficiency, fact retention, cache prefix, validity, time and note.\n"
                "Exit: 0 all results valid, 1 some result has violations, 2 failure.\n"
                "With a model summarizer (--summarizer and its options, as for compact) --only is required, and\n"
-               "each strategy runs twice: with the rules and, as NAME+model, with the model (its cost beside it).\n";
+               "each strategy runs twice: with the rules and, as NAME+model, with the model (its cost beside it).\n"
+               "--cost-turns N [--model M] [--prices FILE]: columns with the dollars of the next turn and of the\n"
+               "next N turns (a turn is one request) after each strategy, a \"no compaction\" row, and b/even, the\n"
+               "turn from which the strategy has cost no more than no compaction. The first request sends the\n"
+               "fixed part and the conversation: the prefix the strategy left unchanged is read from the prompt\n"
+               "cache, the rest written to it; every later request adds the session's measured growth per\n"
+               "request (written, then read) and its average output. Priced as the session's model or M (with\n"
+               "a model summarizer, --model is its model: name the priced one with --cost-model M); prices as\n"
+               "for contextlens-cli cost.\n";
     if (command == "simulate")
         return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
                "                                [--max-turns N] [--stride N|auto] [--pin I,J] [--exempt TOOL,TOOL]\n"
@@ -413,7 +439,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -453,6 +479,8 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return report(rest, out, err);
     if (cmd == "export-markdown")
         return exportMarkdown(rest, out, err);
+    if (cmd == "cost")
+        return costCommand(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -41,6 +41,7 @@ int backupsCommand(const std::vector<std::string> &args, std::string &out, std::
 int sessions(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/sessions.cpp
 int report(const std::vector<std::string> &args, std::string &out, std::string &err);         // cli/report.cpp
 int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/report.cpp
+int costCommand(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/cost.cpp
 
 std::string helpText();
 

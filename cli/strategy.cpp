@@ -3,6 +3,7 @@
 // come from each strategy's ParamSpec list, the same data the GUI builds its forms from.
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/cost.h"
 #include "cli/summarizer.h"
 #include "core/io/saveinplace.h"
 #include "core/workflow/compare.h"
@@ -407,6 +408,7 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     specs.push_back({"--only", "", true});
     specs.push_back({"--sort", "", true});
     specs.insert(specs.end(), summarizerOptions().begin(), summarizerOptions().end());
+    specs.insert(specs.end(), compareCostOptions().begin(), compareCostOptions().end());
     Args a = parseArgs(args, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
@@ -424,6 +426,9 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
         if (!as)
             return o.fail(error);
     }
+    CompareCost costColumns; // --cost-turns: the next turns' dollars per strategy (cli/cost.h)
+    if (!readCompareCost(a, costColumns, error))
+        return o.fail(error);
     const std::unique_ptr<llm::ReportingSummarizer> summarizer = summarizerFromArgs(a, error);
     if (!error.empty())
         return o.fail(error);
@@ -462,6 +467,7 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
             return o.fail("--sort: one of tokens, reduction, efficiency, facts, cache, time");
         std::stable_sort(rows.begin(), rows.end(), [&](const CompareRow &x, const CompareRow &y) { return key(x) < key(y); });
     }
+    computeCompareCost(in, rows, costColumns);
     bool anyInvalid = false;
     ojson list = ojson::array();
     for (const auto &row : rows) {
@@ -473,26 +479,33 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
         if (const auto *cost = row.result.extra.is_object() ? json::child(row.result.extra, "modelCost") : nullptr)
             list.back()["modelCost"] = ojson::parse(cost->dump());
         // clang-format on
+        if (costColumns.enabled())
+            list.back()["cost"] = compareRowCostJson(costColumns, list.size() - 1);
     }
     if (o.json) {
         ojson doc{{"path", a.positional.front()}, {"format", std::string(formatName(t->format))}, {"rows", list}};
         if (summarizer)
             doc["summaries"] = ojson::parse(summarizer->reportJson().dump());
+        if (costColumns.enabled())
+            doc["cost"] = compareCostJson(costColumns);
         o.print(doc);
     } else {
         char line[512];
-        std::snprintf(line, sizeof line, "%-30s %9s %9s %8s %8s %8s %10s %6s %9s  %s\n", "strategy", "tokens", "after",
-                      "reduct.", "effic.", "facts", "cache", "valid", "ms", "note");
+        std::snprintf(line, sizeof line, "%-30s %9s %9s %8s %8s %8s %10s %6s %9s%s  %s\n", "strategy", "tokens", "after",
+                      "reduct.", "effic.", "facts", "cache", "valid", "ms", compareCostHeader(costColumns).c_str(), "note");
         out += line;
-        for (const auto &row : rows) {
+        out += compareBaselineLine(costColumns, rows.empty() ? in.totalTokens() : rows.front().result.stats.tokensBefore);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const CompareRow &row = rows[i];
             const Stats &s = row.result.stats;
-            std::snprintf(line, sizeof line, "%-30s %9lld %9lld %7.1f%% %8.4f %7.1f%% %10lld %6s %9.2f  %s\n",
+            std::snprintf(line, sizeof line, "%-30s %9lld %9lld %7.1f%% %8.4f %7.1f%% %10lld %6s %9.2f%s  %s\n",
                           row.strategy.c_str(), static_cast<long long>(s.tokensBefore),
                           static_cast<long long>(s.tokensAfter), s.reduction * 100, s.efficiency, s.factRetention * 100,
                           static_cast<long long>(s.cachePrefixTokens), row.result.violations.empty() ? "yes" : "NO",
-                          s.millis, (row.result.note + modelCostText(row.result)).c_str());
+                          s.millis, compareCostCells(costColumns, i).c_str(), (row.result.note + modelCostText(row.result)).c_str());
             out += line;
         }
+        out += compareCostFooter(costColumns);
         if (summarizer)
             out += summaryReportText(summarizer->reportJson());
     }

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # `cmake --install`: what a desktop installation needs besides the two programs (app/CMakeLists.txt):
 # the desktop entry, icon, AppStream metainfo and MIME type under one reverse-DNS id, the BPE
-# vocabularies and the demo transcript. The vocabularies are found at run time relative to the
-# executable (<prefix>/bin/../share/contextlens/vocab, core/tokens/bpe.cpp: vocabSearchDirs).
+# vocabularies, the demo transcript and the price table. The vocabularies are found at run time
+# relative to the executable (<prefix>/bin/../share/contextlens/vocab, core/tokens/bpe.cpp:
+# vocabSearchDirs).
 include(GNUInstallDirs)
 
 set(CONTEXTLENS_APP_ID io.github.contextlens.ContextLens CACHE INTERNAL "Desktop id of the app: desktop file, icon, metainfo")
@@ -17,6 +18,9 @@ install(FILES ${_res}/contextlens.svg DESTINATION ${CMAKE_INSTALL_DATADIR}/icons
 install(FILES ${_res}/${CONTEXTLENS_APP_ID}.mime.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages
         RENAME ${CONTEXTLENS_APP_ID}.xml)
 install(FILES ${_res}/demo/demo-session.jsonl DESTINATION ${CONTEXTLENS_DATADIR}/demo)
+# The price table (core/llm/pricing.h reads <prefix>/share/contextlens/prices.json before its built-in
+# copy, so an installation's figures can be edited; users override them in ~/.config/contextlens/).
+install(FILES ${_res}/prices.json DESTINATION ${CONTEXTLENS_DATADIR})
 
 # The exact BPE vocabularies, fetched into <build>/vocab by scripts/fetch-vocab.sh (setup.sh runs it
 # before configuring). Without them the installed app falls back to the estimator.

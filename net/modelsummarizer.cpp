@@ -5,9 +5,6 @@
 #include "core/tokens/estimator.h"
 #include "net/httpclient.h"
 
-#include <fstream>
-#include <sstream>
-
 namespace cl::net {
 
 namespace {
@@ -30,13 +27,9 @@ ModelSummarizer::ModelSummarizer(llm::SummarizerSettings settings)
     : m_settings(std::move(settings))
 {
     m_name = "model:" + std::string(llm::providerName(m_settings.config.provider)) + "/" + m_settings.config.model;
-    if (!m_settings.pricesFile.empty()) {
-        std::ifstream in(m_settings.pricesFile);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        if (in)
-            m_prices.merge(ss.str());
-    }
+    // The shipped table, the user's (~/.config/contextlens/prices.json) and --prices; a file that
+    // cannot be read leaves the ones before it (a summary's cost is then unknown, never wrong).
+    llm::PriceTable::load(m_prices, m_settings.pricesFile, nullptr);
 }
 
 std::vector<SummaryReport> ModelSummarizer::reports() const

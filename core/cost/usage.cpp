@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// The measured usage of a session, one entry per API response (core/cost/sessioncost.h).
+#include "core/cost/sessioncost.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+
+namespace cl::cost {
+
+namespace {
+
+namespace dom = simdjson::dom;
+
+constexpr std::string_view kSynthetic = "<synthetic>"; // Claude Code's own messages: no model call
+
+std::int64_t intField(const dom::object &o, std::string_view key)
+{
+    dom::element v;
+    if (o.at_key(key).get(v) != simdjson::SUCCESS)
+        return 0;
+    std::int64_t i = 0;
+    if (v.get_int64().get(i) == simdjson::SUCCESS)
+        return i;
+    std::uint64_t u = 0;
+    if (v.get_uint64().get(u) == simdjson::SUCCESS)
+        return std::int64_t(u);
+    double d = 0;
+    if (v.get_double().get(d) == simdjson::SUCCESS)
+        return std::int64_t(std::llround(d));
+    return 0;
+}
+
+std::string_view stringField(const dom::object &o, std::string_view key)
+{
+    std::string_view s;
+    return o.at_key(key).get_string().get(s) == simdjson::SUCCESS ? s : std::string_view();
+}
+
+// A Claude Code usage object: cache writes split by TTL where the line says.
+Tokens claudeTokens(const dom::object &u)
+{
+    Tokens t;
+    t.input = intField(u, "input_tokens");
+    t.output = intField(u, "output_tokens");
+    t.cacheRead = intField(u, "cache_read_input_tokens");
+    std::int64_t written = intField(u, "cache_creation_input_tokens");
+    dom::object split;
+    if (u.at_key("cache_creation").get_object().get(split) == simdjson::SUCCESS) {
+        const std::int64_t fiveMinutes = intField(split, "ephemeral_5m_input_tokens");
+        t.cacheWrite1h = intField(split, "ephemeral_1h_input_tokens");
+        if (written == 0)
+            written = fiveMinutes + t.cacheWrite1h;
+    }
+    t.cacheWrite5m = std::max<std::int64_t>(0, written - t.cacheWrite1h);
+    return t;
+}
+
+class ClaudeScan
+{
+public:
+    explicit ClaudeScan(SessionUsage &out)
+        : m_out(out)
+    {
+    }
+
+    // Responses no line of which had a usage object carry nothing to price: dropped.
+    void finish()
+    {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < m_out.responses.size(); ++i) {
+            if (!m_measured[i]) {
+                m_out.foldedLines -= m_out.responses[i].lines - 1;
+                continue;
+            }
+            if (kept != i)
+                m_out.responses[kept] = std::move(m_out.responses[i]);
+            ++kept;
+        }
+        m_out.responses.resize(kept);
+    }
+
+    void file(const Transcript &t, std::uint32_t index)
+    {
+        for (std::size_t i = 0; i < t.records.size(); ++i) {
+            const Record &r = t.records[i];
+            if (r.type == "assistant")
+                assistantLine(t, r, index);
+            else if (r.type == "attachment" && index == 0)
+                attachmentLine(t, r);
+        }
+    }
+
+private:
+    bool parse(const Transcript &t, const Record &r, dom::object &obj)
+    {
+        const std::string_view bytes = t.recordBytes(r);
+        dom::element doc;
+        return m_parser.parse(bytes.data(), bytes.size(), true).get(doc) == simdjson::SUCCESS
+               && doc.get_object().get(obj) == simdjson::SUCCESS;
+    }
+
+    void assistantLine(const Transcript &t, const Record &r, std::uint32_t file)
+    {
+        dom::object line, message, usage;
+        if (!parse(t, r, line) || line.at_key("message").get_object().get(message) != simdjson::SUCCESS)
+            return;
+        const std::string_view model = stringField(message, "model");
+        if (model == kSynthetic)
+            return;
+        const bool hasUsage = message.at_key("usage").get_object().get(usage) == simdjson::SUCCESS;
+        bool sidechain = file > 0;
+        if (bool b = false; line.at_key("isSidechain").get_bool().get(b) == simdjson::SUCCESS)
+            sidechain = sidechain || b;
+        std::optional<double> recorded;
+        if (double d = 0; line.at_key("costUSD").get_double().get(d) == simdjson::SUCCESS)
+            recorded = d;
+
+        const std::string id(stringField(message, "id"));
+        Response *resp = nullptr;
+        if (!id.empty()) {
+            const auto [it, added] = m_byId.try_emplace(id, m_out.responses.size());
+            if (!added) {
+                resp = &m_out.responses[it->second];
+                ++resp->lines;
+                ++m_out.foldedLines;
+            }
+        }
+        if (!resp) {
+            m_out.responses.emplace_back();
+            m_measured.push_back(0);
+            resp = &m_out.responses.back();
+            resp->id = id;
+        }
+        // The last line of a response carries its final usage.
+        if (hasUsage) {
+            resp->tokens = claudeTokens(usage);
+            m_measured[std::size_t(resp - m_out.responses.data())] = 1;
+        }
+        if (!model.empty())
+            resp->model = std::string(model);
+        if (recorded)
+            resp->recordedUsd = recorded;
+        resp->line = r.line;
+        resp->message = file == 0 ? r.message : -1;
+        resp->sidechain = sidechain;
+        resp->file = file;
+    }
+
+    void attachmentLine(const Transcript &t, const Record &r)
+    {
+        if (t.recordBytes(r).find("budget_usd") == std::string_view::npos)
+            return;
+        dom::object line, attachment;
+        if (!parse(t, r, line) || line.at_key("attachment").get_object().get(attachment) != simdjson::SUCCESS
+            || stringField(attachment, "type") != "budget_usd")
+            return;
+        if (double used = 0; attachment.at_key("used").get_double().get(used) == simdjson::SUCCESS) {
+            m_out.budgetUsed = used;
+            m_out.budgetLine = r.line;
+        }
+    }
+
+    SessionUsage &m_out;
+    dom::parser m_parser;
+    std::unordered_map<std::string, std::size_t> m_byId;
+    std::vector<char> m_measured; // per response: some line of it had a usage object
+};
+
+// Formats whose messages carry their usage (Codex token_count, Gemini CLI tokens, loaded API
+// documents, a Claude Code transcript built in memory).
+void messageUsage(const Transcript &t, SessionUsage &out)
+{
+    const bool thoughtsAreOutput = t.format == Format::GeminiCli || t.format == Format::Gemini;
+    std::unordered_map<std::string, std::size_t> byId;
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (!m.usage || m.model == kSynthetic)
+            continue;
+        Tokens tk;
+        tk.input = m.usage->inputTokens;
+        tk.cacheWrite5m = m.usage->cacheCreationTokens;
+        tk.cacheRead = m.usage->cacheReadTokens;
+        tk.output = m.usage->outputTokens + (thoughtsAreOutput ? m.usage->reasoningTokens : 0);
+        const std::string &key = !m.apiMessageId.empty() ? m.apiMessageId : m.id;
+        Response *resp = nullptr;
+        if (!key.empty()) {
+            const auto [it, added] = byId.try_emplace(key, out.responses.size());
+            if (!added) {
+                resp = &out.responses[it->second];
+                ++resp->lines;
+                ++out.foldedLines;
+            }
+        }
+        if (!resp) {
+            out.responses.emplace_back();
+            resp = &out.responses.back();
+            resp->id = key;
+        }
+        resp->tokens = tk;
+        if (!m.model.empty())
+            resp->model = m.model;
+        resp->line = m.line;
+        resp->message = std::int32_t(i);
+        resp->sidechain = m.sidechain;
+    }
+}
+
+bool hasRecords(const Transcript &t)
+{
+    return t.buffer && !t.records.empty();
+}
+
+} // namespace
+
+Tokens &Tokens::operator+=(const Tokens &o)
+{
+    input += o.input;
+    cacheWrite5m += o.cacheWrite5m;
+    cacheWrite1h += o.cacheWrite1h;
+    cacheRead += o.cacheRead;
+    output += o.output;
+    return *this;
+}
+
+Dollars &Dollars::operator+=(const Dollars &o)
+{
+    input += o.input;
+    cacheWrite5m += o.cacheWrite5m;
+    cacheWrite1h += o.cacheWrite1h;
+    cacheRead += o.cacheRead;
+    output += o.output;
+    return *this;
+}
+
+Dollars price(const Tokens &t, const llm::Price &p)
+{
+    Dollars d;
+    d.input = double(t.input) * p.input / 1e6;
+    d.cacheWrite5m = double(t.cacheWrite5m) * p.cacheWrite5m / 1e6;
+    d.cacheWrite1h = double(t.cacheWrite1h) * p.cacheWrite1h / 1e6;
+    d.cacheRead = double(t.cacheRead) * p.cacheRead / 1e6;
+    d.output = double(t.output) * p.output / 1e6;
+    return d;
+}
+
+SessionUsage readUsage(const Transcript &t)
+{
+    SessionUsage out;
+    if (t.format == Format::ClaudeCode && hasRecords(t)) {
+        ClaudeScan scan(out);
+        scan.file(t, 0);
+        for (std::size_t k = 0; k < t.subagents.size(); ++k)
+            if (t.subagents[k] && hasRecords(*t.subagents[k]))
+                scan.file(*t.subagents[k], std::uint32_t(k + 1));
+        scan.finish();
+        return out;
+    }
+    messageUsage(t, out);
+    return out;
+}
+
+} // namespace cl::cost
