@@ -2,6 +2,7 @@
 // Compare view: the table model and its sorting proxy over real compare() rows on a generated
 // Claude Code session (QAbstractItemModelTester), the chart geometry by hand, the chart's hit
 // testing and clicks, and the view's background run (finish, cancel, selection sync, preview).
+#include "core/cost/nextturns.h"
 #include "core/workflow/compare.h"
 #include "core/generator/generator.h"
 #include "core/io/loader.h"
@@ -16,7 +17,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QLabel>
 #include <QLocale>
+#include <QSpinBox>
 #include <QProgressBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -280,6 +283,47 @@ private Q_SLOTS:
         QApplication::processEvents();
         QVERIFY(view.chart()->height() >= view.chart()->minimumHeight());
         QVERIFY(view.grab().save(QStringLiteral(CL_BINARY_DIR "/compare-view-dark.png")));
+    }
+
+    // Cost over N turns: every row's next-turn and next-N dollars are the cost engine's, beside the
+    // no-compaction figures in the status line.
+    void viewShowsTheCostOfTheNextTurns()
+    {
+        CompareView view;
+        view.setInput(m_transcript);
+        view.costTurns()->setValue(12);
+        view.model()->setAllChecked(false);
+        view.model()->setChecked(QStringLiteral("snip"), true);
+        view.model()->setChecked(QStringLiteral("claude-code-compact"), true);
+        view.forceTriggers()->setChecked(true);
+        QSignalSpy finished(&view, &CompareView::finished);
+        view.runChecked();
+        QVERIFY(finished.wait(60000) || finished.size() == 1);
+        llm::PriceTable prices;
+        QVERIFY(llm::PriceTable::load(prices, {}, nullptr));
+        const cost::SessionUsage usage = cost::readUsage(*m_transcript);
+        const std::string model = cost::sessionModel(*m_transcript, usage.responses);
+        const auto price = prices.find(model);
+        QVERIFY2(price, model.c_str());
+        const cost::Growth growth = cost::measureGrowth(*m_transcript, usage);
+        QCOMPARE(view.rows().size(), std::size_t(2));
+        for (const auto &row : view.rows()) {
+            const cost::NextTurns n = cost::nextTurns(growth, row.result, *price, 12);
+            const auto &j = row.result.extra["nextTurns"];
+            QCOMPARE(j["first"].get<double>(), n.strategy.firstTurn());
+            QCOMPARE(j["total"].get<double>(), n.strategy.total());
+            QCOMPARE(j["breakEven"].get<int>(), n.breakEven);
+            const int r = view.model()->rowOf(QString::fromStdString(row.strategy));
+            QCOMPARE(view.model()->index(r, CompareModel::NextTurnsColumn).data().toString(),
+                     QStringLiteral("$%1").arg(QLocale().toString(n.strategy.total(), 'f', 4)));
+        }
+        const QString status = view.findChild<QLabel *>(QStringLiteral("compareStatus"))->text();
+        QVERIFY2(status.contains(QStringLiteral("no compaction")) && status.contains(QStringLiteral("over 12 turns")), qPrintable(status));
+        // Off: no cost computed.
+        view.costTurns()->setValue(0);
+        view.runChecked();
+        QVERIFY(finished.wait(60000) || finished.size() == 3);
+        QVERIFY(!view.rows().front().result.extra.contains("nextTurns"));
     }
 
     void viewRunsCheckedSubset()

@@ -232,7 +232,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return QAbstractTableModel::headerData(section, orientation, role);
     static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Source"),
                                                     QT_TR_NOOP("Changed"), QT_TR_NOOP("Tokens before \u2192 after"), QT_TR_NOOP("Reduction"),
-                                                    QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Model cost"), QT_TR_NOOP("Cache prefix"),
+                                                    QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Model cost"), QT_TR_NOOP("Next turn $"), QT_TR_NOOP("Next N turns $"), QT_TR_NOOP("Cache prefix"),
                                                     QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
     static const char *const tips[ColumnCount] = {QT_TR_NOOP("Strategy title (registry name); tick to include it in a run"),
                                                   QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
@@ -241,6 +241,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
                                                   QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
                                                   QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
                                                   QT_TR_NOOP("What the model's summaries cost (rows \"+ model\": the strategy rerun with the model writing its summaries)"),
+                                                  QT_TR_NOOP("Dollars of the next request after the strategy: the unchanged prefix read from the prompt cache, the rest written to it"),
+                                                  QT_TR_NOOP("Dollars of the next N requests (Cost over N turns), each adding the session's measured growth and output"),
                                                   QT_TR_NOOP("Tokens of the leading messages left byte-identical (prompt cache survives)"),
                                                   QT_TR_NOOP("Validity of the result in its format"), QT_TR_NOOP("Time of the strategy itself"),
                                                   QT_TR_NOOP("What happened, or why nothing did")};
@@ -284,6 +286,16 @@ QVariant CompareModel::display(const Entry &e, int column) const
         const auto c = modelCost(r.result);
         return c ? costText(*c) : QString();
     }
+    case NextTurnColumn:
+    case NextTurnsColumn: {
+        const auto it = r.result.extra.is_object() ? r.result.extra.find("nextTurns") : r.result.extra.end();
+        if (it == r.result.extra.end())
+            return QString();
+        if (it->contains("error"))
+            return tr("unknown");
+        const double v = (*it)[column == NextTurnColumn ? "first" : "total"].get<double>();
+        return QStringLiteral("$%1").arg(loc.toString(v, 'f', 4));
+    }
     case CacheColumn:
         return QStringLiteral("%1 (%2)").arg(loc.toString(s.cachePrefixTokens), percent(s.cachePrefixShare));
     case ValidityColumn:
@@ -324,6 +336,13 @@ QVariant CompareModel::sortValue(const Entry &e, int column) const
         const auto c = modelCost(r);
         return c ? QVariant(c->dollars.value_or(-1.0)) : QVariant();
     }
+    case NextTurnColumn:
+    case NextTurnsColumn: {
+        const auto it = r.extra.is_object() ? r.extra.find("nextTurns") : r.extra.end();
+        if (it == r.extra.end() || it->contains("error"))
+            return QVariant();
+        return (*it)[column == NextTurnColumn ? "first" : "total"].get<double>();
+    }
     case CacheColumn:
         return double(s.cachePrefixTokens);
     case ValidityColumn:
@@ -362,6 +381,19 @@ QVariant CompareModel::tooltip(const Entry &e, int column) const
                  loc.toString(qulonglong(s.originalKept)), loc.toString(qulonglong(s.inserted)));
     case FactsColumn:
         return tr("%1 of %2 facts kept").arg(s.factsKept).arg(s.factsTotal);
+    case NextTurnColumn:
+    case NextTurnsColumn: {
+        const auto it = r.result.extra.is_object() ? r.result.extra.find("nextTurns") : r.result.extra.end();
+        if (it == r.result.extra.end())
+            return tr("Set Cost over N turns to see it");
+        if (it->contains("error"))
+            return qs((*it)["error"].get<std::string>());
+        const int be = (*it)["breakEven"].get<int>();
+        return tr("No compaction: $%1 next turn, $%2 over %3 turns. %4")
+            .arg(loc.toString((*it)["baselineFirst"].get<double>(), 'f', 4), loc.toString((*it)["baselineTotal"].get<double>(), 'f', 4))
+            .arg((*it)["turns"].get<int>())
+            .arg(be > 0 ? tr("Pays for its cache rewrite from turn %1.").arg(be) : tr("Never cheaper than no compaction."));
+    }
     case CostColumn:
         return modelCost(r.result) ? tr("Input and output tokens of the model calls at the price table's rates "
                                         "(a cached answer costs nothing)")

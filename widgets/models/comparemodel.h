@@ -30,11 +30,13 @@ public:
         ReductionColumn, // %
         MessagesColumn,  // after (before in the tooltip)
         EfficiencyColumn,
-        FactsColumn,    // fact retention %
-        CostColumn,     // model rows: the model calls' cost
-        CacheColumn,    // cache prefix tokens (share %)
-        ValidityColumn, // ✓ or number of violations
-        TimeColumn,     // ms
+        FactsColumn,     // fact retention %
+        CostColumn,      // model rows: the model calls' cost
+        NextTurnColumn,  // $ of the next request after the strategy (extra.nextTurns)
+        NextTurnsColumn, // $ of the next N requests, prompt cache included
+        CacheColumn,     // cache prefix tokens (share %)
+        ValidityColumn,  // ✓ or number of violations
+        TimeColumn,      // ms
         NoteColumn,
         ColumnCount
     };

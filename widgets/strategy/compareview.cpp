@@ -4,6 +4,7 @@
 #include "widgets/strategy/comparechart.h"
 #include "widgets/models/comparemodel.h"
 #include "core/strategies/registry.h"
+#include "core/cost/nextturns.h"
 #include "net/modelsummarizer.h"
 
 #include <QElapsedTimer>
@@ -16,6 +17,8 @@
 #include <QCheckBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -30,6 +33,38 @@ QString baseStrategy(const QString &rowName)
 {
     const std::string base = strategy::modelRowBase(rowName.toStdString());
     return base.empty() ? rowName : QString::fromStdString(base);
+}
+
+// Each row's extra.nextTurns: the dollars of the next request and of the next `turns` after it,
+// beside no compaction (core/cost/nextturns.h), priced as the session's model.
+void addNextTurns(const Transcript &t, std::vector<strategy::CompareRow> &rows, int turns)
+{
+    llm::PriceTable prices;
+    std::string error;
+    llm::PriceTable::load(prices, {}, &error);
+    const cost::SessionUsage usage = cost::readUsage(t);
+    const cost::Growth growth = cost::measureGrowth(t, usage);
+    const std::string model = cost::sessionModel(t, usage.responses);
+    const std::optional<llm::Price> price = model.empty() ? std::nullopt : prices.find(model);
+    for (strategy::CompareRow &row : rows) {
+        if (!row.error.empty())
+            continue;
+        nlohmann::json j = nlohmann::json::object();
+        if (!price) {
+            j["error"] = model.empty() ? std::string("no model recorded in the session: its price is unknown")
+                                       : "no price for " + model + " (add it to ~/.config/contextlens/prices.json)";
+        } else {
+            const cost::NextTurns n = cost::nextTurns(growth, row.result, *price, turns);
+            j["first"] = n.strategy.firstTurn();
+            j["total"] = n.strategy.total();
+            j["baselineFirst"] = n.baseline.firstTurn();
+            j["baselineTotal"] = n.baseline.total();
+            j["breakEven"] = n.breakEven;
+            j["turns"] = turns;
+            j["model"] = model;
+        }
+        row.result.extra["nextTurns"] = std::move(j);
+    }
 }
 
 } // namespace
@@ -66,6 +101,17 @@ CompareView::CompareView(QWidget *parent)
     m_withModel = new QCheckBox(tr("With the model"), this);
     m_withModel->setObjectName(QStringLiteral("compareWithModel"));
     bar->addWidget(m_withModel);
+    m_costTurns = new QSpinBox(this);
+    m_costTurns->setObjectName(QStringLiteral("compareCostTurns"));
+    m_costTurns->setRange(0, 1000);
+    m_costTurns->setPrefix(tr("Cost over "));
+    m_costTurns->setSuffix(tr(" turns"));
+    m_costTurns->setSpecialValueText(tr("No cost"));
+    m_costTurns->setValue(QSettings().value(QStringLiteral("compare/costTurns"), 10).toInt());
+    m_costTurns->setToolTip(tr("Dollars of the next request and of the next N after each strategy, prompt cache included "
+                               "(the session's model; prices: resources/prices.json, then ~/.config/contextlens/prices.json)"));
+    connect(m_costTurns, &QSpinBox::valueChanged, this, [](int v) { QSettings().setValue(QStringLiteral("compare/costTurns"), v); });
+    bar->addWidget(m_costTurns);
     bar->addWidget(m_progress);
     bar->addWidget(m_cancelButton);
     bar->addWidget(m_status, 1);
@@ -248,6 +294,7 @@ void CompareView::run(const QStringList &names)
                     overrides[std::string(s->name())]["force"] = true;
     auto tables = m_tables;
     const int threads = m_threads;
+    const int costTurns = m_costTurns->value();
     m_job.start(
         [=](JobControl &control) {
             strategy::Input in(*transcript, options);
@@ -264,14 +311,17 @@ void CompareView::run(const QStringList &names)
                 control.setProgress(qint64(done), phases * qint64(all));
             };
             std::vector<strategy::CompareRow> rows = strategy::compare(in, o);
-            if (!model || control.isCancelled())
-                return rows;
-            net::ModelSummarizer writer(*model);
-            writer.setCancelFlag(control.cancelFlag());
-            o.progress = [&control](std::size_t done, std::size_t all) {
-                control.setProgress(qint64(all + done), 2 * qint64(all));
-            };
-            return strategy::withModelRows(in, std::move(rows), o, writer);
+            if (model && !control.isCancelled()) {
+                net::ModelSummarizer writer(*model);
+                writer.setCancelFlag(control.cancelFlag());
+                o.progress = [&control](std::size_t done, std::size_t all) {
+                    control.setProgress(qint64(all + done), 2 * qint64(all));
+                };
+                rows = strategy::withModelRows(in, std::move(rows), o, writer);
+            }
+            if (costTurns > 0)
+                addNextTurns(*transcript, rows, costTurns);
+            return rows;
         },
         [this](std::vector<strategy::CompareRow> rows) { onFinished(std::move(rows)); },
         [this](JobProgress p) { onProgress(int(p.done), int(p.total)); });
@@ -319,6 +369,16 @@ void CompareView::onFinished(std::vector<strategy::CompareRow> rows)
     text += tr(" \u00b7 %1 changed the transcript \u00b7 %2 ms in strategies").arg(changed).arg(QLocale().toString(millis, 'f', 1));
     if (invalid > 0)
         text += tr(" \u00b7 %1 with problems").arg(invalid);
+    for (const auto &r : m_rows)
+        if (const auto it = r.result.extra.is_object() ? r.result.extra.find("nextTurns") : r.result.extra.end();
+            it != r.result.extra.end() && it->contains("baselineTotal")) {
+            text += tr(" \u00b7 no compaction: $%1 next turn, $%2 over %3 turns (%4)")
+                        .arg(QLocale().toString((*it)["baselineFirst"].get<double>(), 'f', 4),
+                             QLocale().toString((*it)["baselineTotal"].get<double>(), 'f', 4))
+                        .arg((*it)["turns"].get<int>())
+                        .arg(QString::fromStdString((*it)["model"].get<std::string>()));
+            break;
+        }
     std::size_t calls = 0;
     double dollars = 0;
     bool priced = true, anyModel = false;

@@ -24,6 +24,7 @@ class QProgressBar;
 class QCheckBox;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSpinBox;
 class QTableView;
 
 namespace cl::gui {
@@ -59,6 +60,8 @@ public:
     CompareChart *chart() const { return m_chart; }
     QCheckBox *forceTriggers() const { return m_force; }
     QCheckBox *withModel() const { return m_withModel; }
+    // Dollars of the next request and of the next N after each strategy (0: not computed).
+    QSpinBox *costTurns() const { return m_costTurns; }
     // The model summarizer of "With the model" (the strategy dock's Summaries… settings).
     void setModelSummarizer(const GuiSummarizer &s);
 
@@ -95,6 +98,7 @@ private:
     nlohmann::json m_overrides = nlohmann::json::object();
     QCheckBox *m_force = nullptr;
     QCheckBox *m_withModel = nullptr;
+    QSpinBox *m_costTurns = nullptr;
     GuiSummarizer m_gui;
     QString m_modelNote; // the last run's model calls and cost
     int m_threads = util::defaultThreads();
