@@ -6,6 +6,7 @@
 
 #include "cli/common.h"
 #include "core/strategies/registry.h"
+#include "core/util/numbertext.h"
 #include "core/workflow/audit.h"
 
 #include <cstdio>
@@ -14,17 +15,7 @@ namespace cl::cli {
 
 namespace {
 
-std::string grouped(std::int64_t n)
-{
-    const std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string s = n < 0 ? "-" : "";
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            s.push_back(',');
-        s.push_back(digits[i]);
-    }
-    return s;
-}
+using util::grouped;
 
 std::string percent(double share)
 {

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "core/util/numbertext.h"
 #include "core/workflow/composition.h"
 
 #include <cstdio>
@@ -14,13 +15,7 @@ namespace {
 
 namespace cp = composition;
 
-std::string grouped(std::int64_t n)
-{
-    std::string s = std::to_string(n < 0 ? -n : n);
-    for (int i = int(s.size()) - 3; i > 0; i -= 3)
-        s.insert(std::size_t(i), ",");
-    return (n < 0 ? "-" : "") + s;
-}
+using util::grouped;
 
 std::string percent(std::int64_t part, std::int64_t whole)
 {

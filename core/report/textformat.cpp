@@ -228,18 +228,6 @@ std::string markdownFence(std::string_view text, std::string_view info)
     return out + fence + "\n";
 }
 
-std::string grouped(std::int64_t n)
-{
-    const std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string s = n < 0 ? "-" : "";
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            s.push_back(',');
-        s.push_back(digits[i]);
-    }
-    return s;
-}
-
 std::string percent(double share, int decimals)
 {
     char buf[48];

@@ -5,6 +5,8 @@
 // Every escaping function also makes its input valid UTF-8 (bad bytes become U+FFFD) and replaces
 // control characters other than tab and newline, so a transcript's bytes cannot break the page.
 
+#include "core/util/numbertext.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,7 +41,7 @@ std::string markdownFence(std::string_view s, std::string_view info = {});
 
 // Numbers ----------------------------------------------------------------------------------------
 
-std::string grouped(std::int64_t n);                 // 1234567 -> "1,234,567"
+using util::grouped;                                 // 1234567 -> "1,234,567"
 std::string percent(double share, int decimals = 1); // 0.4567 -> "45.7 %"
 std::string shortTokens(std::int64_t n);             // 0, 500, 1.5k, 50k, 1.2M
 
