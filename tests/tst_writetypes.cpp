@@ -2,7 +2,7 @@
 // The write path tolerates wrong field types the way the loaders do: every key of every sample (and of
 // the project's own inputs of all seven formats) gets a value of every other JSON type, and each
 // mutated transcript is written through every writer and every strategy's export. Nothing may throw,
-// and every write must succeed.
+// and every write must succeed. CTest runs it in three shards (CL_TEST_SHARD).
 #include "test_support.h"
 #include "write_paths.h"
 #include "core/strategies/registry.h"
@@ -34,6 +34,26 @@ std::vector<Source> sources()
     return out;
 }
 
+// CL_TEST_SHARD="K/N": this run checks every N-th mutant starting at the K-th (1-based), so that CTest
+// can run the shards side by side (tests/CMakeLists.txt). Without it, every mutant.
+struct Shard {
+    std::size_t index = 0;
+    std::size_t count = 1;
+};
+
+Shard shardFromEnvironment()
+{
+    const QByteArray spec = qgetenv("CL_TEST_SHARD");
+    const qsizetype slash = spec.indexOf('/');
+    if (slash < 0)
+        return {};
+    const int k = spec.left(slash).toInt();
+    const int n = spec.mid(slash + 1).toInt();
+    if (n < 1 || k < 1 || k > n)
+        qFatal("CL_TEST_SHARD=%s: expected K/N with 1 <= K <= N", spec.constData());
+    return {static_cast<std::size_t>(k - 1), static_cast<std::size_t>(n)};
+}
+
 } // namespace
 
 class TestWriteTypes : public QObject
@@ -60,10 +80,15 @@ private Q_SLOTS:
         QFETCH(QByteArray, bytes);
         const auto &strategies = strategy::all();
         QVERIFY(strategies.size() >= 25);
+        const Shard shard = shardFromEnvironment();
         std::size_t mutants = 0;
+        std::size_t checked = 0;
         std::vector<std::string> failures;
         const std::vector<Format> formats = allFormats();
         test::forEachTypeMutant(bytes.toStdString(), [&](const test::TypeMutant &m) {
+            const std::size_t index = mutants++;
+            if (index % shard.count != shard.index)
+                return;
             LoadOptions lo;
             lo.loadSubagents = false;
             lo.threads = 1;
@@ -71,19 +96,20 @@ private Q_SLOTS:
             if (!r.ok())
                 return;
             // One strategy per mutant, rotating, so that every strategy's export meets many of them.
-            const std::vector<const strategy::Strategy *> some{strategies[mutants % strategies.size()]};
-            const Format other = formats[mutants % formats.size()];
+            const std::vector<const strategy::Strategy *> some{strategies[index % strategies.size()]};
+            const Format other = formats[index % formats.size()];
             for (const auto &f : test::writeEverywhere(*r.transcript, some, other))
                 if (failures.size() < 20)
                     failures.push_back(m.label + ": " + f);
-            ++mutants;
+            ++checked;
         });
         QVERIFY2(mutants > 20, qPrintable(name + QStringLiteral(": too few mutants")));
+        QVERIFY2(checked > 0, qPrintable(name + QStringLiteral(": no mutant loaded")));
         std::string text;
         for (const auto &f : failures)
             text += "\n  " + f;
         QVERIFY2(failures.empty(), qPrintable(name + QStringLiteral(": ") + QString::fromStdString(text)));
-        qInfo("%s: %zu mutants", qPrintable(name), mutants);
+        qInfo("%s: %zu of %zu mutants written", qPrintable(name), checked, mutants);
     }
 };
 

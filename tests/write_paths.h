@@ -111,21 +111,33 @@ inline void forEachTypeMutant(const std::string &bytes, const std::function<void
                               std::size_t replacementsAll = 1)
 {
     JsonUnits units = splitUnits(bytes);
-    // Distinct paths in first-seen order, with each path's occurrence count.
+    // Distinct paths in first-seen order; for each, the units holding it and how often (a mutant copies
+    // and re-serializes only those units, not the whole file).
+    struct Occurrences {
+        std::vector<std::pair<std::size_t, std::size_t>> units; // unit index, occurrences in it
+        std::size_t total = 0;
+    };
     std::vector<std::string> order;
-    std::map<std::string, std::size_t> occurrences;
-    for (auto &p : units.parsed) {
-        if (p.is_discarded())
+    std::map<std::string, Occurrences> where;
+    for (std::size_t i = 0; i < units.parsed.size(); ++i) {
+        if (units.parsed[i].is_discarded())
             continue;
         std::string path;
-        walkValues(p, path, [&](const std::string &key, ojson &) {
-            if (occurrences[key]++ == 0)
+        walkValues(units.parsed[i], path, [&](const std::string &key, ojson &) {
+            auto [it, fresh] = where.try_emplace(key);
+            if (fresh)
                 order.push_back(key);
+            Occurrences &o = it->second;
+            if (o.units.empty() || o.units.back().first != i)
+                o.units.emplace_back(i, 0);
+            ++o.units.back().second;
+            ++o.total;
         });
     }
     const auto &values = replacementValues();
     std::size_t rotation = 0;
     for (const auto &key : order) {
+        const Occurrences &o = where.at(key);
         for (int mode = 0; mode < 2; ++mode) {
             const bool all = mode == 0;
             std::size_t tried = 0;
@@ -133,33 +145,41 @@ inline void forEachTypeMutant(const std::string &bytes, const std::function<void
                 const ojson &value = values[(vi + (all ? rotation : 0)) % values.size()];
                 if (all && tried >= replacementsAll)
                     break;
-                JsonUnits m = units;
+                std::map<std::size_t, std::string> replaced; // unit index -> its mutated bytes
                 std::size_t seen = 0;
-                bool changed = false;
-                const std::size_t target = occurrences[key] - 1;
-                for (std::size_t i = 0; i < m.parsed.size(); ++i) {
-                    if (m.parsed[i].is_discarded())
+                const std::size_t target = o.total - 1;
+                for (const auto &[i, count] : o.units) {
+                    if (!all && seen + count <= target) {
+                        seen += count;
                         continue;
-                    bool lineChanged = false;
+                    }
+                    ojson unit = units.parsed[i];
+                    bool unitChanged = false;
                     std::string path;
-                    walkValues(m.parsed[i], path, [&](const std::string &p, ojson &v) {
+                    walkValues(unit, path, [&](const std::string &p, ojson &v) {
                         if (p != key)
                             return;
                         const std::size_t n = seen++;
                         if ((all || n == target) && !sameKind(v, value)) {
                             v = value;
-                            lineChanged = true;
+                            unitChanged = true;
                         }
                     });
-                    if (lineChanged) {
-                        m.raw[i] = m.parsed[i].dump(m.document ? 1 : -1);
-                        changed = true;
-                    }
+                    if (unitChanged)
+                        replaced[i] = unit.dump(units.document ? 1 : -1);
                 }
-                if (!changed)
+                if (replaced.empty())
                     continue;
                 ++tried;
-                f(TypeMutant{std::string(all ? "all " : "last ") + key + " := " + value.dump(), joinUnits(m)});
+                std::string out;
+                out.reserve(bytes.size() + 64);
+                for (std::size_t i = 0; i < units.raw.size(); ++i) {
+                    const auto r = replaced.find(i);
+                    out += r != replaced.end() ? r->second : units.raw[i];
+                    if (!units.document)
+                        out += '\n';
+                }
+                f(TypeMutant{std::string(all ? "all " : "last ") + key + " := " + value.dump(), std::move(out)});
             }
         }
         ++rotation;
