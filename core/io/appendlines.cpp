@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+#include "core/io/appendlines.h"
+
+#include "core/io/loader.h"
+#include "core/model/buffer.h"
+#include "core/tokens/estimator.h"
+#include "core/util/json.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_set>
+
+namespace cl {
+
+namespace {
+
+bool isRequest(const Message &m)
+{
+    if (m.sidechain || m.role != Role::User || m.kind != MessageKind::Conversation || m.records.empty())
+        return false;
+    return std::any_of(m.blocks.begin(), m.blocks.end(), [](const Block &b) { return b.type != BlockType::ToolResult; });
+}
+
+// The last user request whose messages and lines split the transcript cleanly: every message before
+// it comes from lines before its line, every message from it on from lines at or after it.
+// Codex: a turn starts with its turn_context line (the model from there on).
+bool startsTurn(const Transcript &t, const Message &m)
+{
+    if (t.format == Format::Codex)
+        return m.type == "turn_context" && !m.records.empty();
+    return isRequest(m);
+}
+
+std::optional<std::size_t> restartMessage(const Transcript &t)
+{
+    for (std::size_t i = t.messages.size(); i-- > 1;) {
+        if (!startsTurn(t, t.messages[i]))
+            continue;
+        const std::uint32_t first = t.messages[i].records.front();
+        bool clean = true;
+        for (std::size_t k = 0; k < t.messages.size() && clean; ++k)
+            for (const std::uint32_t r : t.messages[k].records)
+                if ((k < i) != (r < first)) {
+                    clean = false;
+                    break;
+                }
+        if (clean)
+            return i;
+        return std::nullopt; // messages moved by a compaction: no clean cut
+    }
+    return std::nullopt;
+}
+
+// What linkToolPairs says (made again over the whole transcript).
+bool fromPairing(const Diagnostic &d)
+{
+    for (const std::string_view prefix : {"duplicate tool call id ", "orphan tool result: ", "second tool result for tool call id "})
+        if (d.message.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+
+// A Claude Code line's own "uuid" (outside strings a quote is never escaped).
+std::string_view lineUuid(std::string_view line)
+{
+    constexpr std::string_view key = "\"uuid\":\"";
+    const std::size_t at = line.rfind(key);
+    if (at == std::string_view::npos)
+        return {};
+    const std::size_t begin = at + key.size();
+    const std::size_t end = line.find('"', begin);
+    return end == std::string_view::npos ? std::string_view{} : line.substr(begin, end - begin);
+}
+
+// "parent uuid X not found in the file" / "parent uuid X is in the parent session (agent file)"
+std::string_view missingParent(const std::string &diagnostic)
+{
+    constexpr std::string_view prefix = "parent uuid ";
+    if (diagnostic.rfind(prefix, 0) != 0)
+        return {};
+    const std::string_view rest = std::string_view(diagnostic).substr(prefix.size());
+    return rest.substr(0, rest.find(' '));
+}
+
+// The header as a fresh load makes it from all lines, given the one of the earlier lines and the one
+// of the current turn and the new lines.
+void mergeHeader(Format format, nlohmann::json &into, const nlohmann::json &from)
+{
+    if (!from.is_object())
+        return;
+    if (!into.is_object())
+        into = nlohmann::json::object();
+    if (format == Format::Codex) {
+        // The first session_meta describes the file, later ones fill gaps; the latest turn's model.
+        for (auto it = from.begin(); it != from.end(); ++it)
+            if (!into.contains(it.key()) || it.key() == "model")
+                into[it.key()] = it.value();
+        return;
+    }
+    if (!into.contains("sessionId") && from.contains("sessionId"))
+        into["sessionId"] = from["sessionId"];
+    // Claude Code titles: a later custom title wins, an AI title only names a session without one.
+    if (const std::string custom = json::str(from, "customTitle"); !custom.empty()) {
+        into["customTitle"] = custom;
+        into["title"] = custom;
+    }
+    if (const std::string ai = json::str(from, "aiTitle"); !ai.empty()) {
+        into["aiTitle"] = ai;
+        if (!into.contains("customTitle"))
+            into["title"] = ai;
+    }
+}
+
+} // namespace
+
+AppendResult appendLines(const Transcript &base, std::string_view more, const LoadOptions &opts)
+{
+    AppendResult out;
+    if (base.format != Format::ClaudeCode && base.format != Format::Codex) {
+        out.reason = "only line-based sessions (Claude Code, Codex) are read incrementally";
+        return out;
+    }
+    if (!base.buffer || more.empty()) {
+        out.reason = "nothing to append to";
+        return out;
+    }
+    const std::optional<std::size_t> restart = restartMessage(base);
+    if (!restart) {
+        out.reason = "no earlier turn to keep";
+        return out;
+    }
+    const Message &first = base.messages[*restart];
+    const Record &cut = base.records[first.records.front()];
+    const std::uint32_t cutRecord = first.records.front();
+    const std::uint32_t lineShift = cut.line - 1;
+    out.reparsedFrom = cut.offset;
+
+    // The current turn and the new lines, parsed on their own.
+    std::string fragmentBytes;
+    fragmentBytes.reserve(base.buffer->size() - cut.offset + more.size() + kBufferPadding);
+    fragmentBytes.append(std::string_view(*base.buffer).substr(cut.offset)).append(more);
+    LoadOptions fo;
+    fo.format = base.format;
+    fo.wholeHistory = true;
+    fo.loadSubagents = false;
+    fo.threads = 1;
+    const LoadResult loaded = loadBytes(std::move(fragmentBytes), base.path, fo);
+    if (!loaded.ok()) {
+        out.reason = "the new lines do not load: " + loaded.error;
+        return out;
+    }
+    Transcript &f = *loaded.transcript;
+    if (f.messages.empty() || f.messages.front().records.empty() || f.messages.front().records.front() != 0
+        || f.messages.front().id != first.id) {
+        out.reason = "the current turn reads differently with the new lines";
+        return out;
+    }
+    if (f.offBranchMessages > 0) {
+        out.reason = "the new lines continue from an earlier message (a rewind)";
+        return out;
+    }
+    const bool agentFile = base.header.is_object() && base.header.value("agentFile", false);
+    if (agentFile != (f.header.is_object() && f.header.value("agentFile", false))) {
+        out.reason = "the new lines change whose conversation the file holds";
+        return out;
+    }
+    std::unordered_set<std::string_view> earlierIds;
+    for (std::size_t i = 0; i < *restart; ++i)
+        if (!base.messages[i].id.empty())
+            earlierIds.insert(base.messages[i].id);
+    for (const Message &m : f.messages) {
+        if (!m.id.empty() && earlierIds.count(m.id)) {
+            out.reason = "a new line repeats an earlier one (" + m.id + ")";
+            return out;
+        }
+        if (m.kind == MessageKind::CompactBoundary && json::object(m.meta, "preservedMessages")) {
+            out.reason = "a compaction that keeps earlier messages moves them";
+            return out;
+        }
+    }
+    if (base.format == Format::ClaudeCode) {
+        // Any line of the current turn or the new ones repeating the uuid of an earlier line (a
+        // resumed session writes some again): a fresh load says so on those lines.
+        std::unordered_set<std::string_view> later;
+        for (const Record &r : f.records)
+            if (const std::string_view u = lineUuid(f.recordBytes(r)); !u.empty())
+                later.insert(u);
+        for (std::uint32_t i = 0; i < cutRecord; ++i)
+            if (const std::string_view u = lineUuid(base.recordBytes(base.records[i])); !u.empty() && later.count(u)) {
+                out.reason = "a new line repeats an earlier one (" + std::string(u) + ")";
+                return out;
+            }
+    }
+    for (const Diagnostic &d : f.diagnostics)
+        if (d.message.rfind("token_count before any assistant message", 0) == 0) {
+            out.reason = "the new lines report the usage of an earlier response";
+            return out;
+        }
+
+    auto t = std::make_shared<Transcript>();
+    t->format = base.format;
+    t->path = base.path;
+    std::string bytes;
+    bytes.reserve(cut.offset + f.buffer->size() + kBufferPadding);
+    bytes.append(std::string_view(*base.buffer).substr(0, cut.offset)).append(*f.buffer);
+    padBuffer(bytes);
+    t->buffer = std::make_shared<const std::string>(std::move(bytes));
+    t->header = base.header;
+    mergeHeader(base.format, t->header, f.header);
+    t->subagents = base.subagents;
+    t->offBranchMessages = base.offBranchMessages;
+
+    const auto messageShift = std::int32_t(*restart);
+    t->records.assign(base.records.begin(), base.records.begin() + cutRecord);
+    t->records.reserve(cutRecord + f.records.size());
+    for (Record r : f.records) {
+        r.offset += cut.offset;
+        r.line += lineShift;
+        if (r.message >= 0)
+            r.message += messageShift;
+        t->records.push_back(std::move(r));
+    }
+    t->messages.assign(base.messages.begin(), base.messages.begin() + std::ptrdiff_t(*restart));
+    t->messages.reserve(*restart + f.messages.size());
+    for (Message &m : f.messages) {
+        for (auto &r : m.records)
+            r += cutRecord;
+        m.line += lineShift;
+        m.cache.tokenEstimate = -1; // pairing and clearing below may change it
+        t->messages.push_back(std::move(m));
+    }
+    // Diagnostics: the earlier lines' from the old load, the rest from the new parse. Tool pairing's
+    // are made again below; a parent that the earlier lines hold is found after all.
+    for (const Diagnostic &d : base.diagnostics)
+        if ((d.line < cut.line || d.file != base.path) && !fromPairing(d))
+            t->diagnostics.push_back(d);
+    for (Diagnostic d : f.diagnostics) {
+        if (d.line == 0 || fromPairing(d))
+            continue;
+        if (const std::string_view parent = missingParent(d.message); !parent.empty() && earlierIds.count(parent))
+            continue;
+        d.line += lineShift;
+        t->diagnostics.push_back(std::move(d));
+    }
+    // Pairing and the live context as a fresh load makes them: pairs first, over every message.
+    for (Message &m : t->messages) {
+        m.history = false;
+        for (Block &b : m.blocks)
+            if (b.cleared) {
+                b.cleared = false;
+                m.cache.tokenEstimate = -1;
+            }
+    }
+    linkToolPairs(*t);
+    if (!opts.wholeHistory)
+        markLiveContext(*t);
+    tokens::estimateAll(*t, 1); // only the messages without an estimate
+    out.transcript = std::move(t);
+    return out;
+}
+
+} // namespace cl

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Follows a session file its agent is still writing. Each poll reads only the bytes appended since
+// the last one; complete new lines of a Claude Code or Codex session are parsed with the current turn
+// (core/io/appendlines.h), a line still being written waits for its end. A file that shrank or was
+// replaced (another inode), and the one-document formats (Gemini CLI rewrites its chat file whole),
+// are read again in full, and the update says so.
+
+#include "core/formats/load.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cl {
+
+class LiveTail
+{
+public:
+    // `loaded`: the transcript loadFile(path, opts) gave; its buffer holds the bytes read then.
+    LiveTail(std::string path, std::shared_ptr<const Transcript> loaded, LoadOptions opts = {});
+
+    struct Update {
+        enum class Kind : std::uint8_t {
+            Unchanged, // nothing new
+            Partial,   // bytes arrived, but no complete line yet
+            Appended,  // new lines parsed incrementally
+            Reparsed,  // new lines, but the whole buffer was parsed again (note says why); file not re-read
+            Reloaded,  // the whole file was read again (note says why)
+            Failed     // the file is gone or unreadable (note); the transcript stays as it was
+        };
+        Kind kind = Kind::Unchanged;
+        std::shared_ptr<const Transcript> transcript; // the new transcript (Appended, Reparsed, Reloaded)
+        std::uint64_t bytesRead = 0;                  // read from the file by this poll
+        std::int64_t newMessages = 0;                 // messages added (negative when a reload dropped some)
+        std::string note;
+        bool changed() const { return transcript != nullptr; }
+    };
+    Update poll();
+
+    const std::shared_ptr<const Transcript> &current() const { return m_current; }
+    const std::string &path() const { return m_path; }
+    std::uint64_t fileSize() const { return m_size; }
+
+    struct Stats {
+        std::uint64_t polls = 0, appends = 0, reparses = 0, reloads = 0;
+        std::uint64_t bytesRead = 0; // by polls, the first load not included
+    };
+    const Stats &stats() const { return m_stats; }
+
+private:
+    Update reload(std::string note);
+    Update applied(std::shared_ptr<const Transcript> t, Update::Kind kind, std::uint64_t read, std::string note);
+
+    std::string m_path;
+    std::shared_ptr<const Transcript> m_current;
+    LoadOptions m_opts;
+    std::uint64_t m_size = 0;  // bytes of the file taken in (parsed or pending)
+    std::uint64_t m_inode = 0; // the file's identity when it was read
+    std::uint64_t m_device = 0;
+    std::string m_pending; // the start of a line still being written
+    Stats m_stats;
+};
+
+std::string_view liveUpdateKindName(LiveTail::Update::Kind k);
+
+} // namespace cl

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "core/workflow/forecast.h"
+
+#include "core/strategies/registry.h"
+#include "core/tokens/estimator.h"
+#include "core/util/numbertext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace cl::forecast {
+
+namespace {
+
+double defaultOf(std::string_view strategyName, std::string_view param, double fallback)
+{
+    if (const strategy::Strategy *s = strategy::find(strategyName))
+        for (const auto &spec : s->params())
+            if (spec.name == param && spec.defaultValue.is_number())
+                return spec.defaultValue.get<double>();
+    return fallback;
+}
+
+std::string percent(double share)
+{
+    return std::to_string(int(std::lround(share * 100))) + " %";
+}
+
+void setTrigger(Compaction &c, Format format)
+{
+    switch (format) {
+    case Format::ClaudeCode: {
+        const auto buffer = std::int64_t(defaultOf("claude-code-compact", "bufferTokens", 13000));
+        c.agent = "Claude Code";
+        c.rule = "window − " + util::grouped(buffer) + " tokens";
+        c.trigger = c.window - buffer;
+        return;
+    }
+    case Format::Codex: {
+        const double share = defaultOf("codex", "autoCompactRatio", 0.9);
+        c.agent = "Codex CLI";
+        c.rule = percent(share) + " of the window";
+        c.trigger = std::int64_t(share * double(c.window));
+        return;
+    }
+    case Format::GeminiCli: {
+        const double share = defaultOf("gemini-cli", "threshold", 0.5);
+        c.agent = "Gemini CLI";
+        c.rule = percent(share) + " of the model's limit";
+        c.trigger = std::int64_t(share * double(c.window));
+        return;
+    }
+    default:
+        c.rule = "the window is full";
+        c.trigger = c.window;
+        return;
+    }
+}
+
+bool startsTurn(const Message &m)
+{
+    if (m.sidechain || m.history || m.isMeta || m.role != Role::User || m.kind != MessageKind::Conversation)
+        return false;
+    return std::any_of(m.blocks.begin(), m.blocks.end(), [](const Block &b) { return b.type != BlockType::ToolResult; });
+}
+
+} // namespace
+
+Compaction compaction(const Transcript &t, std::int64_t window, std::int64_t estimated)
+{
+    Compaction c;
+    c.window = window;
+    setTrigger(c, t.format);
+    // The context after each live turn: measured where the responses record usage (their input and
+    // output, which the next request carries), else the estimate of what was sent so far.
+    std::vector<std::int64_t> measuredAt(t.messages.size(), -1);
+    for (const auto &p : tokens::measuredContext(t))
+        measuredAt[p.message] = p.measured + p.output;
+    const std::size_t start = liveStart(t);
+    std::vector<std::int64_t> afterTurn; // context at the end of each turn, oldest first
+    std::int64_t lastMeasured = -1, running = 0;
+    bool inTurn = false, anyMeasured = false;
+    for (std::size_t i = start; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (startsTurn(m) && inTurn)
+            afterTurn.push_back(anyMeasured ? lastMeasured : running);
+        if (startsTurn(m))
+            inTurn = true;
+        if (m.isConversation() && !m.sidechain)
+            running += tokens::estimateMessage(m);
+        if (measuredAt[i] >= 0) {
+            lastMeasured = measuredAt[i];
+            anyMeasured = true;
+        }
+    }
+    if (inTurn)
+        afterTurn.push_back(anyMeasured ? lastMeasured : running);
+    c.measured = anyMeasured;
+    c.current = anyMeasured ? lastMeasured : estimated;
+    const std::size_t n = afterTurn.size();
+    if (n >= 2) {
+        const std::size_t from = n - 1 - std::min<std::size_t>(n - 1, kGrowthTurns);
+        c.turnsSampled = int(n - 1 - from);
+        c.growthPerTurn = double(afterTurn[n - 1] - afterTurn[from]) / double(c.turnsSampled);
+    }
+    if (c.trigger > 0 && c.current >= c.trigger)
+        c.turnsLeft = 0;
+    else if (c.growthPerTurn > 0 && c.trigger > 0)
+        c.turnsLeft = int(std::ceil(double(c.trigger - c.current) / c.growthPerTurn));
+    return c;
+}
+
+std::string describe(const Compaction &c)
+{
+    std::string out;
+    if (c.due())
+        out = "due now: ";
+    else if (c.turnsLeft)
+        out = std::to_string(*c.turnsLeft) + (*c.turnsLeft == 1 ? " turn to " : " turns to ");
+    else
+        out = c.turnsSampled == 0 ? "too few turns to tell: " : "not growing: ";
+    out += c.agent.empty() ? std::string("the window is full") : c.agent + "'s auto-compact";
+    out += " (at ";
+    out += util::grouped(c.trigger);
+    out += " of ";
+    out += util::grouped(c.window);
+    out += " tokens)";
+    return out;
+}
+
+} // namespace cl::forecast

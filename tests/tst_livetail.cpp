@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+// Live sessions: a transcript grown line by line (core/io/appendlines.h) must be the transcript a
+// fresh load of the same bytes gives, cut anywhere in every Claude Code and Codex input; LiveTail reads
+// only what was appended, waits for a line's end, and reads a replaced or shrunk file again.
+#include "test_support.h"
+
+#include "core/generator/generator.h"
+#include "core/io/appendlines.h"
+#include "core/io/livetail.h"
+#include "core/io/loader.h"
+#include "core/workflow/forecast.h"
+#include "core/util/json.h"
+
+#include <QDirIterator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <fstream>
+#include <tuple>
+
+using namespace cl;
+
+namespace {
+
+LoadOptions options()
+{
+    LoadOptions o;
+    o.loadSubagents = false;
+    o.threads = 1;
+    return o;
+}
+
+std::string blockText(const Block &b)
+{
+    return std::string(blockTypeName(b.type)) + "|" + b.text + "|" + b.toolId + "|" + b.toolName + "|" + b.input.dump() + "|"
+           + std::to_string(b.isError) + std::to_string(b.cleared) + std::to_string(b.repeated) + "|"
+           + std::to_string(b.pairMessage) + ":" + std::to_string(b.pairBlock);
+}
+
+std::string messageText(const Message &m)
+{
+    std::string s = std::string(roleName(m.role)) + "|" + std::string(messageKindName(m.kind)) + "|" + m.type + "|" + m.id
+                    + "|" + m.parentId + "|" + m.apiMessageId + "|" + m.model + "|" + m.agentId + "|" + m.timestamp + "|"
+                    + std::to_string(m.sidechain) + std::to_string(m.isMeta) + std::to_string(m.history) + "|line "
+                    + std::to_string(m.line) + "|est " + std::to_string(tokens::estimateMessage(m)) + "|" + m.meta.dump();
+    if (m.usage)
+        s += "|usage " + std::to_string(m.usage->inputTokens) + "," + std::to_string(m.usage->outputTokens) + ","
+             + std::to_string(m.usage->cacheCreationTokens) + "," + std::to_string(m.usage->cacheReadTokens);
+    for (const auto r : m.records)
+        s += "|r" + std::to_string(r);
+    for (const auto &b : m.blocks)
+        s += "\n    " + blockText(b);
+    return s;
+}
+
+// The first difference between two transcripts, empty when they are the same.
+std::string difference(const Transcript &a, const Transcript &b)
+{
+    if (*a.buffer != *b.buffer)
+        return "buffer";
+    if (a.header != b.header)
+        return "header: " + a.header.dump() + " vs " + b.header.dump();
+    if (a.offBranchMessages != b.offBranchMessages)
+        return "off-branch messages";
+    if (a.records.size() != b.records.size())
+        return "record count " + std::to_string(a.records.size()) + " vs " + std::to_string(b.records.size());
+    for (std::size_t i = 0; i < a.records.size(); ++i) {
+        const Record &x = a.records[i], &y = b.records[i];
+        if (std::tie(x.offset, x.length, x.line, x.message, x.type, x.parsed) != std::tie(y.offset, y.length, y.line, y.message, y.type, y.parsed))
+            return "record " + std::to_string(i);
+    }
+    if (a.messages.size() != b.messages.size())
+        return "message count " + std::to_string(a.messages.size()) + " vs " + std::to_string(b.messages.size());
+    for (std::size_t i = 0; i < a.messages.size(); ++i)
+        if (const std::string x = messageText(a.messages[i]), y = messageText(b.messages[i]); x != y)
+            return "message " + std::to_string(i) + ":\n  " + x + "\nvs\n  " + y;
+    auto diags = [](const Transcript &t) {
+        std::vector<std::string> out;
+        for (const auto &d : t.diagnostics)
+            out.push_back(std::to_string(d.line) + " " + std::to_string(int(d.severity)) + " " + d.message);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    if (diags(a) != diags(b)) {
+        std::string s = "diagnostics:";
+        for (const auto &d : diags(a))
+            s += "\n  A " + d;
+        for (const auto &d : diags(b))
+            s += "\n  B " + d;
+        return s;
+    }
+    return {};
+}
+
+std::vector<QString> lineBasedInputs()
+{
+    std::vector<QString> out;
+    for (const QString &dir : {QStringLiteral(CL_SAMPLES_DIR), QStringLiteral(CL_TEST_DATA_DIR)}) {
+        QDirIterator it(dir, {QStringLiteral("*.jsonl")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (path.contains(QStringLiteral("/schema/")) || path.contains(QStringLiteral("/gui/")))
+                continue;
+            const std::string bytes = test::readFile(path.toStdString());
+            const Format f = detectFormat(bytes, path.toStdString());
+            if (f == Format::ClaudeCode || f == Format::Codex)
+                out.push_back(path);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// A generated session with tool rounds, parallel calls and auto-compactions (a small window).
+std::string generated(Format format, std::size_t messages)
+{
+    gen::Options o;
+    o.format = format;
+    o.messages = messages;
+    o.seed = 21;
+    o.contextWindow = 40000;
+    return gen::generate(o);
+}
+
+// A Claude Code session of `turns` requests, each answered once with the recorded context
+// 10,000 × (turn + 1) input tokens and 100 output tokens.
+std::string growingSession(int turns)
+{
+    std::string out;
+    std::string parent;
+    for (int k = 1; k <= turns; ++k) {
+        const std::string u = "u" + std::to_string(k), a = "a" + std::to_string(k);
+        nlohmann::json user = {{"type", "user"}, {"uuid", u}, {"parentUuid", parent.empty() ? nlohmann::json() : nlohmann::json(parent)}, {"sessionId", "s"}, {"timestamp", "2026-11-28T10:00:00.000Z"}, {"message", {{"role", "user"}, {"content", "request " + std::to_string(k)}}}};
+        nlohmann::json assistant = {
+            {"type", "assistant"},
+            {"uuid", a},
+            {"parentUuid", u},
+            {"sessionId", "s"},
+            {"timestamp", "2026-11-28T10:00:01.000Z"},
+            {"message", {{"id", "msg_" + std::to_string(k)}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", {{{"type", "text"}, {"text", "answer " + std::to_string(k)}}}}, {"usage", {{"input_tokens", 10000 * (k + 1)}, {"output_tokens", 100}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 0}}}}}};
+        out += user.dump() + "\n" + assistant.dump() + "\n";
+        parent = a;
+    }
+    return out;
+}
+
+void writeFile(const QString &path, const std::string &bytes, bool append)
+{
+    std::ofstream f(path.toStdString(), append ? std::ios::app | std::ios::binary : std::ios::trunc | std::ios::binary);
+    f << bytes;
+}
+
+} // namespace
+
+class TestLiveTail : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(!test::inCi() || test::samplesPresent(), "the shared samples (../shared/samples) are missing in CI");
+    }
+
+    // Every input cut after many of its lines (and in the middle of some): the grown transcript is
+    // the fresh load's, whichever way it was made; most cuts are parsed incrementally.
+    void grownEqualsFresh_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QByteArray>("bytes");
+        for (const QString &p : lineBasedInputs())
+            QTest::newRow(qPrintable(QDir(QStringLiteral(CL_SOURCE_DIR) + QStringLiteral("/..")).relativeFilePath(p)))
+                << p << QByteArray::fromStdString(test::readFile(p.toStdString()));
+        QTest::newRow("generated Claude Code") << QStringLiteral("generated.jsonl")
+                                               << QByteArray::fromStdString(generated(Format::ClaudeCode, 240));
+        QTest::newRow("generated Codex") << QStringLiteral("generated-rollout.jsonl")
+                                         << QByteArray::fromStdString(generated(Format::Codex, 240));
+    }
+
+    void grownEqualsFresh()
+    {
+        QFETCH(QString, path);
+        QFETCH(QByteArray, bytes);
+        const std::string text = bytes.toStdString();
+        const auto spans = json::splitLines(text);
+        if (spans.size() < 2) {
+            qInfo("one line: nothing to cut");
+            return;
+        }
+        const LoadResult whole = loadBytes(text, path.toStdString(), options());
+        QVERIFY(whole.ok());
+        std::vector<std::size_t> cuts; // bytes in the first part
+        const std::size_t step = std::max<std::size_t>(1, spans.size() / 40);
+        for (std::size_t k = 1; k < spans.size(); k += step)
+            cuts.push_back(spans[k].offset);
+        for (std::size_t k = spans.size() > 6 ? spans.size() - 6 : 1; k < spans.size(); ++k)
+            cuts.push_back(spans[k].offset);
+        for (std::size_t k = 2; k < spans.size(); k += std::max<std::size_t>(3, spans.size() / 8))
+            cuts.push_back(spans[k].offset + spans[k].contentLength / 2); // a line written half
+        std::sort(cuts.begin(), cuts.end());
+        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        std::size_t incremental = 0, tried = 0;
+        QStringList declined;
+        for (const std::size_t cut : cuts) {
+            if (cut == 0 || cut >= text.size())
+                continue;
+            const LoadResult first = loadBytes(text.substr(0, cut), path.toStdString(), options());
+            QVERIFY(first.ok());
+            ++tried;
+            const AppendResult grown = appendLines(*first.transcript, std::string_view(text).substr(cut), options());
+            if (!grown.transcript) {
+                declined << QString::fromStdString(grown.reason);
+                continue;
+            }
+            ++incremental;
+            const std::string diff = difference(*grown.transcript, *whole.transcript);
+            QVERIFY2(diff.empty(), qPrintable(QStringLiteral("cut at byte %1: %2").arg(cut).arg(QString::fromStdString(diff))));
+        }
+        declined.removeDuplicates();
+        qInfo("%zu of %zu cuts incremental; declined: %s", incremental, tried, qPrintable(declined.join(QStringLiteral("; "))));
+        QVERIFY(tried > 0);
+        // Generated sessions (many turns): nearly every cut grows incrementally.
+        if (path.startsWith(QStringLiteral("generated")))
+            QVERIFY2(incremental * 10 >= tried * 9, qPrintable(QStringLiteral("%1 of %2").arg(incremental).arg(tried)));
+    }
+
+    // Six turns growing by 10,000 tokens each (plus 100 output): with a 200,000 window Claude Code
+    // compacts at 187,000; the context is 70,100, so ceil(116,900 / 10,000) = 12 turns remain.
+    void forecastFromGrowth()
+    {
+        const LoadResult r = loadBytes(growingSession(6), "growing.jsonl", options());
+        QVERIFY(r.ok());
+        const forecast::Compaction c = forecast::compaction(*r.transcript, 200000, 1);
+        QCOMPARE(QString::fromStdString(c.agent), QStringLiteral("Claude Code"));
+        QCOMPARE(c.trigger, std::int64_t(187000));
+        QVERIFY(c.measured);
+        QCOMPARE(c.current, std::int64_t(70100));
+        QCOMPARE(c.turnsSampled, 5);
+        QCOMPARE(c.growthPerTurn, 10000.0);
+        QVERIFY(c.turnsLeft.has_value());
+        QCOMPARE(*c.turnsLeft, 12);
+        QVERIFY(!c.near());
+        QCOMPARE(QString::fromStdString(forecast::describe(c)),
+                 QStringLiteral("12 turns to Claude Code's auto-compact (at 187,000 of 200,000 tokens)"));
+        // A smaller window: 80,000 - 13,000 = 67,000 is passed already.
+        const forecast::Compaction due = forecast::compaction(*r.transcript, 80000, 1);
+        QVERIFY(due.due());
+        QVERIFY(due.near());
+        QCOMPARE(*due.turnsLeft, 0);
+        // 120,000: trigger 107,000, ceil(36,900 / 10,000) = 4 turns; near within 4, not within 3.
+        const forecast::Compaction soon = forecast::compaction(*r.transcript, 120000, 1);
+        QCOMPARE(*soon.turnsLeft, 4);
+        QVERIFY(soon.near(4));
+        QVERIFY(!soon.near(3));
+        // One turn: too few to tell.
+        const LoadResult one = loadBytes(growingSession(1), "one.jsonl", options());
+        const forecast::Compaction early = forecast::compaction(*one.transcript, 200000, 1);
+        QVERIFY(!early.turnsLeft);
+        QVERIFY(QString::fromStdString(forecast::describe(early)).startsWith(QStringLiteral("too few turns")));
+    }
+
+    // LiveTail on a file written as an agent writes it: it reads only the appended bytes, keeps a line
+    // still being written for later, and ends where a fresh load of the finished file ends.
+    void followsAFileBeingWritten()
+    {
+        const std::string bytes = generated(Format::ClaudeCode, 300);
+        const auto spans = json::splitLines(bytes);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("session.jsonl"));
+        const std::size_t start = spans[spans.size() / 3].offset;
+        writeFile(path, bytes.substr(0, start), false);
+        const LoadResult loaded = loadFile(path.toStdString(), options());
+        QVERIFY(loaded.ok());
+        LiveTail tail(path.toStdString(), loaded.transcript, options());
+        QCOMPARE(int(tail.poll().kind), int(LiveTail::Update::Kind::Unchanged));
+        std::uint64_t appendedBytes = 0;
+        std::size_t at = start;
+        std::size_t k = spans.size() / 3;
+        while (at < bytes.size()) {
+            // Two lines and a half at a time.
+            const std::size_t next = std::min(bytes.size(), (k + 2 < spans.size() ? spans[k + 2].offset : bytes.size())
+                                                                + (k + 2 < spans.size() ? spans[k + 2].contentLength / 2 : 0));
+            writeFile(path, bytes.substr(at, next - at), true);
+            appendedBytes += next - at;
+            const LiveTail::Update u = tail.poll();
+            QVERIFY2(u.kind != LiveTail::Update::Kind::Failed && u.kind != LiveTail::Update::Kind::Reloaded, u.note.c_str());
+            QCOMPARE(u.bytesRead, std::uint64_t(next - at));
+            at = next;
+            while (k < spans.size() && spans[k].offset < at)
+                ++k;
+            --k;
+        }
+        QCOMPARE(tail.stats().bytesRead, appendedBytes);
+        QCOMPARE(tail.stats().reloads, std::uint64_t(0));
+        QVERIFY(tail.stats().appends > 0);
+        const LoadResult fresh = loadFile(path.toStdString(), options());
+        const std::string diff = difference(*tail.current(), *fresh.transcript);
+        QVERIFY2(diff.empty(), diff.c_str());
+
+        // Rewritten shorter: read again in full.
+        writeFile(path, bytes.substr(0, start), false);
+        LiveTail::Update u = tail.poll();
+        QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Reloaded));
+        QCOMPARE(tail.current()->buffer->size(), start);
+        QVERIFY(u.newMessages < 0);
+        // Replaced by another file (a new inode) of the same size: read again too.
+        const QString other = dir.filePath(QStringLiteral("other.jsonl"));
+        writeFile(other, bytes.substr(0, start), false);
+        QVERIFY(QFile::remove(path));
+        QVERIFY(QFile::rename(other, path));
+        u = tail.poll();
+        QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Reloaded));
+        // Gone: the update says so and the transcript stays.
+        QVERIFY(QFile::remove(path));
+        u = tail.poll();
+        QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Failed));
+        QVERIFY(tail.current() != nullptr);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLiveTail)
+#include "tst_livetail.moc"
