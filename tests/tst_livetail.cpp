@@ -3,6 +3,7 @@
 // fresh load of the same bytes gives, cut anywhere in every Claude Code and Codex input; LiveTail reads
 // only what was appended, waits for a line's end, and reads a replaced or shrunk file again.
 #include "test_support.h"
+#include "live_fixture.h"
 
 #include "core/generator/generator.h"
 #include "core/io/appendlines.h"
@@ -123,28 +124,6 @@ std::string generated(Format format, std::size_t messages)
     return gen::generate(o);
 }
 
-// A Claude Code session of `turns` requests, each answered once with the recorded context
-// 10,000 × (turn + 1) input tokens and 100 output tokens.
-std::string growingSession(int turns)
-{
-    std::string out;
-    std::string parent;
-    for (int k = 1; k <= turns; ++k) {
-        const std::string u = "u" + std::to_string(k), a = "a" + std::to_string(k);
-        nlohmann::json user = {{"type", "user"}, {"uuid", u}, {"parentUuid", parent.empty() ? nlohmann::json() : nlohmann::json(parent)}, {"sessionId", "s"}, {"timestamp", "2026-11-28T10:00:00.000Z"}, {"message", {{"role", "user"}, {"content", "request " + std::to_string(k)}}}};
-        nlohmann::json assistant = {
-            {"type", "assistant"},
-            {"uuid", a},
-            {"parentUuid", u},
-            {"sessionId", "s"},
-            {"timestamp", "2026-11-28T10:00:01.000Z"},
-            {"message", {{"id", "msg_" + std::to_string(k)}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", {{{"type", "text"}, {"text", "answer " + std::to_string(k)}}}}, {"usage", {{"input_tokens", 10000 * (k + 1)}, {"output_tokens", 100}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 0}}}}}};
-        out += user.dump() + "\n" + assistant.dump() + "\n";
-        parent = a;
-    }
-    return out;
-}
-
 void writeFile(const QString &path, const std::string &bytes, bool append)
 {
     std::ofstream f(path.toStdString(), append ? std::ios::app | std::ios::binary : std::ios::trunc | std::ios::binary);
@@ -228,7 +207,7 @@ private Q_SLOTS:
     // compacts at 187,000; the context is 70,100, so ceil(116,900 / 10,000) = 12 turns remain.
     void forecastFromGrowth()
     {
-        const LoadResult r = loadBytes(growingSession(6), "growing.jsonl", options());
+        const LoadResult r = loadBytes(test::growingSession(6), "growing.jsonl", options());
         QVERIFY(r.ok());
         const forecast::Compaction c = forecast::compaction(*r.transcript, 200000, 1);
         QCOMPARE(QString::fromStdString(c.agent), QStringLiteral("Claude Code"));
@@ -253,7 +232,7 @@ private Q_SLOTS:
         QVERIFY(soon.near(4));
         QVERIFY(!soon.near(3));
         // One turn: too few to tell.
-        const LoadResult one = loadBytes(growingSession(1), "one.jsonl", options());
+        const LoadResult one = loadBytes(test::growingSession(1), "one.jsonl", options());
         const forecast::Compaction early = forecast::compaction(*one.transcript, 200000, 1);
         QVERIFY(!early.turnsLeft);
         QVERIFY(QString::fromStdString(forecast::describe(early)).startsWith(QStringLiteral("too few turns")));

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "core/analysis/analysis.h"
+#include "core/io/livetail.h"
 #include "core/io/loader.h"
+#include "core/workflow/forecast.h"
 #include "widgets/jobs/backgroundjob.h"
 #include "widgets/style/theme.h"
 
@@ -13,6 +15,7 @@
 #include <vector>
 
 class QActionGroup;
+class QLabel;
 namespace cl::strategy {
 class TranscriptTables;
 }
@@ -35,6 +38,7 @@ class ContextGauge;
 class ContextMap;
 class DetailPane;
 class DiagnosticsPanel;
+class LiveWatch;
 class LoadController;
 class RecentFiles;
 class SimulationView;
@@ -133,6 +137,13 @@ public:
     void saveLayout() const;
     bool isLoading() const;
     QString lastError() const { return m_lastError; } // why the last load failed, "" if it did not
+    // View › Follow Live Session (remembered; on by default): the open session grows as its agent
+    // writes it; the status bar forecasts the agent's auto-compaction (mainwindow_live.cpp).
+    static bool followLive();
+    void setFollowLive(bool on);
+    LiveWatch *liveWatch() const { return m_live; }
+    QLabel *liveStatusLabel() const { return m_liveLabel; }
+    std::optional<forecast::Compaction> liveForecast() const;
 
     // A transcript "failed" when the file could not be read, or nothing decoded and there is an error.
     static QString failureReason(const LoadResult &result);
@@ -141,6 +152,8 @@ Q_SIGNALS:
     void loadFinished(bool ok);
     // The analysis of the current transcript arrived (analysis() holds it).
     void analysisUpdated();
+    // The followed session is within a few turns of its agent's auto-compaction (once per approach).
+    void compactionNear(const QString &forecast);
     void reportWritten(const QString &path);
 
 protected:
@@ -155,6 +168,10 @@ private:
     void createCompositionDock();
     void createAuditDock();
     void createSessionsDock();
+    void createLiveWatch();
+    void startFollowing();
+    void onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update);
+    void updateLiveStatus();
     void connectComposition();
     void previewSuggestion(const QString &strategy, const QString &paramsJson);
     void connectAnalysis();
@@ -222,6 +239,11 @@ private:
     QString m_lastError;
     std::optional<Format> m_format;
     bool m_showErrorDialogs = true;
+    LiveWatch *m_live = nullptr;
+    QLabel *m_liveLabel = nullptr;
+    QString m_liveFailure;
+    std::int64_t m_liveNew = 0; // messages the agent added while the working transcript had edits
+    bool m_liveNear = false;
 };
 
 } // namespace cl::gui

@@ -122,6 +122,13 @@ void MainWindow::createMenus()
         LoadController::setWholeHistory(on);
         reload();
     });
+    QAction *follow = view->addAction(tr("&Follow Live Session"));
+    follow->setObjectName(QStringLiteral("followLiveAction"));
+    follow->setCheckable(true);
+    follow->setChecked(followLive());
+    follow->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_L));
+    follow->setToolTip(tr("Show what the agent appends to the open session as it writes it, and when it will compact"));
+    connect(follow, &QAction::toggled, this, &MainWindow::setFollowLive);
     view->addSeparator();
     QAction *raw = view->addAction(tr("&Raw JSON"));
     raw->setCheckable(true);

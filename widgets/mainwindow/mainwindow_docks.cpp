@@ -40,6 +40,7 @@ void MainWindow::createDocks()
     createCompositionDock();
     createAuditDock();
     createSessionsDock();
+    createLiveWatch();
 }
 
 void MainWindow::connectAnalysis()

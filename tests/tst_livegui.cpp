@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// View › Follow Live Session in the real main window: a session file that grows while it is open
+// shows its new messages, the status bar forecasts the agent's auto-compaction and notifies once when
+// it is near; with following off, nothing changes.
+#include "live_fixture.h"
+#include "test_support.h"
+
+#include "widgets/mainwindow/livewatch.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/transcript/contextgauge.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace cl;
+using namespace cl::gui;
+
+namespace {
+
+void writeFile(const QString &path, const std::string &bytes, bool append)
+{
+    std::ofstream f(path.toStdString(), append ? std::ios::app | std::ios::binary : std::ios::trunc | std::ios::binary);
+    f << bytes;
+}
+
+} // namespace
+
+class TestLiveGui : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Three turns growing by 20,000 tokens (context 80,100; Claude Code compacts at 200,000 - 13,000):
+    // ceil(106,900 / 20,000) = 6 turns left. Three more turns arrive (140,100): 3 left, near.
+    void growsAndForecasts()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("live.jsonl"));
+        const std::string six = test::growingSession(6, 20000);
+        const std::string three = test::growingSession(3, 20000);
+        QVERIFY(six.compare(0, three.size(), three) == 0);
+        writeFile(path, three, false);
+
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(w.openFileNow(path));
+        QCOMPARE(w.transcript()->messages.size(), std::size_t(6));
+        QVERIFY(w.liveWatch()->isFollowing());
+        w.contextGauge()->setContextWindow(200000);
+        QTRY_VERIFY(w.liveForecast().has_value() && w.liveForecast()->turnsLeft.has_value());
+        QCOMPARE(*w.liveForecast()->turnsLeft, 6);
+        QVERIFY(w.liveStatusLabel()->isVisible());
+        QTRY_VERIFY(w.liveStatusLabel()->text().contains(QStringLiteral("6 turns to Claude Code's auto-compact")));
+
+        QSignalSpy near(&w, &MainWindow::compactionNear);
+        writeFile(path, six.substr(three.size()), true);
+        w.liveWatch()->pollNow();
+        QTRY_COMPARE(w.transcript()->messages.size(), std::size_t(12));
+        QTRY_COMPARE(near.count(), 1);
+        QVERIFY(near.first().first().toString().startsWith(QStringLiteral("3 turns to")));
+        QTRY_VERIFY(w.liveStatusLabel()->text().contains(QStringLiteral("3 turns to")));
+        // The window shows what it follows: the working transcript is the grown one, unmodified.
+        QCOMPARE(w.transcript()->buffer->size(), six.size());
+
+        // Off: the next lines are not taken in, the label goes.
+        w.setFollowLive(false);
+        QVERIFY(!w.liveWatch()->isFollowing());
+        QVERIFY(!w.liveStatusLabel()->isVisible());
+        writeFile(path, test::growingSession(7, 20000).substr(six.size()), true);
+        QTest::qWait(1500);
+        QCOMPARE(w.transcript()->messages.size(), std::size_t(12));
+        w.setFollowLive(true); // remembered setting back to its default for the other tests
+    }
+};
+
+QTEST_MAIN(TestLiveGui)
+#include "tst_livegui.moc"

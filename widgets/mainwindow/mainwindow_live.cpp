@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// View › Follow Live Session: the open session grows while its agent writes it (LiveWatch), and the
+// status bar says how many turns remain before the agent's own auto-compaction (core/workflow/forecast.h),
+// with a notification when that is near.
+#include "widgets/mainwindow/mainwindow.h"
+
+#include "core/workflow/forecast.h"
+#include "widgets/mainwindow/livewatch.h"
+#include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/transcript/contextgauge.h"
+#include "widgets/transcript/transcriptdocument.h"
+#include "widgets/transcript/transcriptpanel.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTreeView>
+
+namespace cl::gui {
+
+namespace {
+const QString kFollowKey = QStringLiteral("view/followLive");
+constexpr int kNearTurns = 3; // the notification comes this many turns before the agent compacts
+} // namespace
+
+bool MainWindow::followLive()
+{
+    return QSettings().value(kFollowKey, true).toBool();
+}
+
+void MainWindow::setFollowLive(bool on)
+{
+    QSettings().setValue(kFollowKey, on);
+    if (!on) {
+        m_live->stop();
+        updateLiveStatus();
+    } else {
+        startFollowing();
+    }
+}
+
+void MainWindow::createLiveWatch()
+{
+    m_live = new LiveWatch(this);
+    m_liveLabel = new QLabel(this);
+    m_liveLabel->setObjectName(QStringLiteral("liveStatus"));
+    m_liveLabel->setTextFormat(Qt::RichText);
+    m_liveLabel->hide();
+    statusBar()->addPermanentWidget(m_liveLabel);
+    connect(this, &MainWindow::loadFinished, this, [this](bool) { startFollowing(); });
+    connect(this, &MainWindow::analysisUpdated, this, &MainWindow::updateLiveStatus);
+    connect(m_live, &LiveWatch::updated, this, &MainWindow::onLiveUpdate);
+    connect(m_live, &LiveWatch::failed, this, [this](const QString &reason) {
+        if (m_liveFailure == reason)
+            return;
+        m_liveFailure = reason;
+        updateLiveStatus();
+    });
+}
+
+void MainWindow::startFollowing()
+{
+    m_liveNear = false;
+    m_liveNew = 0;
+    m_liveFailure.clear();
+    if (!followLive() || m_path.isEmpty() || !m_transcript || m_transcript->path != m_path.toStdString()) {
+        m_live->stop();
+        updateLiveStatus();
+        return;
+    }
+    LoadOptions options;
+    options.wholeHistory = LoadController::wholeHistory();
+    m_live->follow(m_path, m_transcript, options);
+    updateLiveStatus();
+}
+
+void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update)
+{
+    m_liveFailure.clear();
+    if (m_doc->isModified()) {
+        // Edits of the working transcript are not mixed with the agent's new lines: say so, keep both.
+        m_liveNew += update.newMessages;
+        updateLiveStatus();
+        return;
+    }
+    QTreeView *view = m_transcriptPanel->view();
+    const bool atEnd = view->verticalScrollBar()->value() >= view->verticalScrollBar()->maximum();
+    const std::size_t before = m_transcript ? m_transcript->messages.size() : 0;
+    if (update.kind == LiveTail::Update::Kind::Reloaded || transcript->messages.size() < before)
+        m_pinned.clear();
+    showTranscript(transcript, false);
+    m_doc->setSource(transcript, m_path);
+    if (atEnd)
+        view->scrollToBottom();
+    if (!update.note.empty())
+        statusBar()->showMessage(tr("Live: %1").arg(QString::fromStdString(update.note)), 5000);
+    updateLiveStatus();
+}
+
+std::optional<forecast::Compaction> MainWindow::liveForecast() const
+{
+    if (!m_transcript || !m_live->isFollowing())
+        return std::nullopt;
+    const std::int64_t estimated = m_analysis ? m_analysis->usage.tokens : 0;
+    return forecast::compaction(*m_transcript, m_gauge->contextWindow(), estimated);
+}
+
+void MainWindow::updateLiveStatus()
+{
+    if (!m_live->isFollowing()) {
+        m_liveLabel->hide();
+        return;
+    }
+    QString text = tr("<b>● Live</b>");
+    if (!m_liveFailure.isEmpty())
+        text += QStringLiteral(" · ") + m_liveFailure.toHtmlEscaped();
+    if (m_liveNew > 0)
+        text += QStringLiteral(" · ") + tr("%n new message(s) since your edits (File › Reload shows them)", nullptr, int(m_liveNew));
+    const std::optional<forecast::Compaction> f = liveForecast();
+    bool near = false;
+    if (f) {
+        near = f->near(kNearTurns);
+        const QString line = QString::fromStdString(forecast::describe(*f)).toHtmlEscaped();
+        text += QStringLiteral(" · ") + (near ? QStringLiteral("<span style='color:#e0533d'><b>%1</b></span>").arg(line) : line);
+        m_liveLabel->setToolTip(tr("Context now %1 tokens%2; growing %3 tokens a turn over the last %4 turns; the agent compacts at %5")
+                                    .arg(QLocale().toString(qlonglong(f->current)))
+                                    .arg(f->measured ? tr(" (recorded by the agent)") : tr(" (estimated)"))
+                                    .arg(QLocale().toString(qlonglong(f->growthPerTurn)))
+                                    .arg(f->turnsSampled)
+                                    .arg(QString::fromStdString(f->rule)));
+    }
+    m_liveLabel->setText(text);
+    m_liveLabel->show();
+    if (near && !m_liveNear) {
+        // Near the agent's compaction: a status message, and the window asks for attention.
+        statusBar()->showMessage(tr("The agent will compact soon: %1").arg(QString::fromStdString(forecast::describe(*f))), 15000);
+        QApplication::alert(this);
+        Q_EMIT compactionNear(QString::fromStdString(forecast::describe(*f)));
+    }
+    m_liveNear = near;
+}
+
+} // namespace cl::gui
