@@ -210,6 +210,9 @@ std::string helpText()
                                                         "  audit FILE [--as FORMAT] [--strategies a,b|none] [--json]\n"
                                                         "      Every compaction the agent made: tokens before and after, the facts its summary kept\n"
                                                         "      and dropped, and what each strategy would have kept from the same history.\n"
+                                                        "  watch FILE [--interval MS] [--updates N] [--seconds S] [--window N] [--json]\n"
+                                                        "      Follow a session its agent is writing: a line per change with the messages added\n"
+                                                        "      and the turns left before the agent's own auto-compaction.\n"
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
@@ -349,6 +352,16 @@ std::string commandHelp(const std::string &command)
                "--exempt keeps those tools' calls and results. --window sets the context window.\n"
                "Exit: 0 valid result, 1 result with violations, 2 failure (bad parameter, unreadable file).\n"
                + summarizerHelp();
+    if (command == "watch")
+        return "Usage: contextlens-cli watch FILE [--as FORMAT] [--interval MS] [--updates N] [--seconds S] [--window N] [--json]\n"
+               "Follows a session while its agent writes it. Each poll (every --interval ms, default 1000) reads only\n"
+               "the bytes appended since the last one; the new lines of a Claude Code or Codex session are parsed\n"
+               "with the current turn, a line still being written waits for its end, and a file that shrank or was\n"
+               "replaced (or a Gemini CLI chat, which its agent rewrites whole) is read again. One line per change:\n"
+               "messages added, how the update was made, the context (measured where the agent recorded usage) and\n"
+               "the turns left before the agent's auto-compaction from the growth per turn over the last 5 turns\n"
+               "(Claude Code: window - 13,000 tokens; Codex CLI: 90 % of the window; Gemini CLI: 50 %).\n"
+               "Stops after --updates changes or --seconds seconds (0: never; Ctrl+C ends it). --json: JSON Lines.\n";
     if (command == "cost")
         return "Usage: contextlens-cli cost FILE [--as FORMAT] [--model M] [--prices FILE] [--json]\n"
                "What the session cost, from the usage its agent recorded per API response (Claude Code: the\n"
@@ -439,7 +452,7 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -481,6 +494,8 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return exportMarkdown(rest, out, err);
     if (cmd == "cost")
         return costCommand(rest, out, err);
+    if (cmd == "watch")
+        return watch(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -42,6 +42,7 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
 int report(const std::vector<std::string> &args, std::string &out, std::string &err);         // cli/report.cpp
 int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/report.cpp
 int costCommand(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/cost.cpp
+int watch(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/watch.cpp
 
 std::string helpText();
 

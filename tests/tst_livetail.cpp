@@ -13,6 +13,7 @@
 #include "core/util/json.h"
 
 #include <QDirIterator>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -236,6 +237,37 @@ private Q_SLOTS:
         const forecast::Compaction early = forecast::compaction(*one.transcript, 200000, 1);
         QVERIFY(!early.turnsLeft);
         QVERIFY(QString::fromStdString(forecast::describe(early)).startsWith(QStringLiteral("too few turns")));
+    }
+
+    // `contextlens-cli watch --json`: a line at the start, one per change, as they happen.
+    void watchCommand()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("watched.jsonl"));
+        const std::string three = test::growingSession(3, 20000), six = test::growingSession(6, 20000);
+        writeFile(path, three, false);
+        QProcess cli;
+        cli.start(QStringLiteral(CL_BINARY_DIR "/app/contextlens-cli"),
+                  {QStringLiteral("watch"), path, QStringLiteral("--json"), QStringLiteral("--interval"), QStringLiteral("50"),
+                   QStringLiteral("--updates"), QStringLiteral("1"), QStringLiteral("--window"), QStringLiteral("200000")});
+        QVERIFY(cli.waitForStarted());
+        QTRY_VERIFY(cli.canReadLine());
+        const auto first = nlohmann::json::parse(cli.readLine().toStdString());
+        QCOMPARE(first.value("event", ""), std::string("start"));
+        QCOMPARE(first.value("messages", 0), 6);
+        QCOMPARE(first.value("turnsLeft", 0), 6);
+        writeFile(path, six.substr(three.size()), true);
+        QVERIFY(cli.waitForFinished(10000));
+        QCOMPARE(cli.exitCode(), 0);
+        const auto second = nlohmann::json::parse(cli.readLine().toStdString());
+        QCOMPARE(second.value("event", ""), std::string("appended"));
+        QCOMPARE(second.value("messages", 0), 12);
+        QCOMPARE(second.value("newMessages", 0), 6);
+        QCOMPARE(second.value("bytesRead", 0), int(six.size() - three.size()));
+        QCOMPARE(second.value("context", 0), 140100);
+        QCOMPARE(second.value("trigger", 0), 187000);
+        QCOMPARE(second.value("turnsLeft", 0), 3);
+        QVERIFY(second.value("near", false));
     }
 
     // LiveTail on a file written as an agent writes it: it reads only the appended bytes, keeps a line

@@ -79,23 +79,34 @@ Compaction compaction(const Transcript &t, std::int64_t window, std::int64_t est
         measuredAt[p.message] = p.measured + p.output;
     const std::size_t start = liveStart(t);
     std::vector<std::int64_t> afterTurn; // context at the end of each turn, oldest first
+    // Measured: a turn counts once one of its responses recorded usage (the running turn may not yet).
+    std::vector<char> turnMeasured;
     std::int64_t lastMeasured = -1, running = 0;
-    bool inTurn = false, anyMeasured = false;
+    bool anyMeasured = false;
     for (std::size_t i = start; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
-        if (startsTurn(m) && inTurn)
-            afterTurn.push_back(anyMeasured ? lastMeasured : running);
-        if (startsTurn(m))
-            inTurn = true;
+        if (startsTurn(m)) {
+            afterTurn.push_back(running);
+            turnMeasured.push_back(0);
+        }
         if (m.isConversation() && !m.sidechain)
             running += tokens::estimateMessage(m);
         if (measuredAt[i] >= 0) {
             lastMeasured = measuredAt[i];
             anyMeasured = true;
         }
+        if (!afterTurn.empty()) {
+            afterTurn.back() = measuredAt[i] >= 0 ? measuredAt[i] : (turnMeasured.back() ? afterTurn.back() : running);
+            turnMeasured.back() = char(turnMeasured.back() || measuredAt[i] >= 0);
+        }
     }
-    if (inTurn)
-        afterTurn.push_back(anyMeasured ? lastMeasured : running);
+    if (anyMeasured) {
+        std::vector<std::int64_t> kept;
+        for (std::size_t k = 0; k < afterTurn.size(); ++k)
+            if (turnMeasured[k])
+                kept.push_back(afterTurn[k]);
+        afterTurn = std::move(kept);
+    }
     c.measured = anyMeasured;
     c.current = anyMeasured ? lastMeasured : estimated;
     const std::size_t n = afterTurn.size();
