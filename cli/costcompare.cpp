@@ -85,30 +85,14 @@ void computeCompareCost(const strategy::Input &in, const std::vector<strategy::C
 {
     if (!c.enabled())
         return;
-    const cost::SessionUsage usage = cost::readUsage(in.transcript);
-    c.growth = cost::measureGrowth(in.transcript, usage);
-    c.modelName = c.model.empty() ? cost::sessionModel(in.transcript, usage.responses) : c.model;
-    const std::optional<llm::Price> price = c.modelName.empty() ? std::nullopt : c.prices.find(c.modelName);
-    c.rows.assign(rows.size(), {});
-    if (!price) {
+    cost::CompareNextTurns n = cost::compareNextTurns(in, rows, c.prices, c.model, c.turns);
+    c.growth = std::move(n.growth);
+    c.modelName = std::move(n.model);
+    c.baseline = std::move(n.baseline);
+    c.rows = std::move(n.rows);
+    if (!n.price)
         c.error = c.modelName.empty() ? "the transcript names no model (give --model M)"
                                       : "no price for model '" + c.modelName + "' (give --prices FILE or --model M)";
-        return;
-    }
-    std::int64_t conversation = in.totalTokens();
-    for (const auto &row : rows)
-        if (row.error.empty()) {
-            conversation = row.result.stats.tokensBefore;
-            break;
-        }
-    c.baseline = cost::noCompaction(conversation, c.growth, *price, c.turns);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].error.empty())
-            c.rows[i] = cost::nextTurns(c.growth, rows[i].result, *price, c.turns);
-        else
-            c.rows[i].error = rows[i].error;
-        c.rows[i].model = c.modelName;
-    }
 }
 
 std::string compareCostHeader(const CompareCost &c)

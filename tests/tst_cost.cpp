@@ -274,6 +274,84 @@ private Q_SLOTS:
         QCOMPARE(n.strategy.turns[1].output, std::int64_t(233));
     }
 
+    // compare's rows priced in one go (the CLI's and the GUI's cost columns): each row as nextTurns()
+    // prices it, no compaction from the rows' conversation, a row with an error left empty.
+    void compareNextTurnsPerRow()
+    {
+        const auto t = load(fx::session());
+        strategy::Input in(*t);
+        strategy::CompareOptions o;
+        o.names = {"trim-tools", "snip"};
+        std::vector<strategy::CompareRow> rows = strategy::compare(in, o);
+        QCOMPARE(rows.size(), std::size_t(2));
+        rows.push_back({"broken", "", "", {}, "bad parameter"});
+        const cost::CompareNextTurns all = cost::compareNextTurns(in, rows, testPrices(), {}, 4);
+        QVERIFY(all.price);
+        QCOMPARE(all.model, std::string("acme-large-2025"));
+        QCOMPARE(all.rows.size(), std::size_t(3));
+        for (std::size_t i = 0; i < 2; ++i) {
+            const cost::NextTurns one = cost::nextTurns(in, rows[i].result, testPrices(), {}, 4);
+            CL_COMPARE_DOLLARS(all.rows[i].strategy.total(), one.strategy.total());
+            QCOMPARE(all.rows[i].breakEven, one.breakEven);
+            QCOMPARE(all.rows[i].model, all.model);
+        }
+        CL_COMPARE_DOLLARS(all.baseline.total(), cost::nextTurns(in, rows[0].result, testPrices(), {}, 4).baseline.total());
+        QCOMPARE(all.rows[2].error, std::string("bad parameter"));
+        QVERIFY(all.rows[2].strategy.turns.empty());
+        // No price: the model said, nothing priced.
+        const cost::CompareNextTurns none = cost::compareNextTurns(in, rows, testPrices(), "mystery", 4);
+        QVERIFY(!none.price);
+        QCOMPARE(none.model, std::string("mystery"));
+        QVERIFY(none.baseline.turns.empty());
+        QCOMPARE(none.rows.size(), std::size_t(3));
+    }
+
+    // The folding both readers share: a response's lines once, the last usage kept, a response
+    // without any usage dropped with its repeated lines.
+    void responseFolder()
+    {
+        cost::SessionUsage u;
+        cost::ResponseFolder folder(u);
+        cost::Tokens a1, a2, b;
+        a1.output = 1;
+        a2.output = 40;
+        b.input = 7;
+        cost::ResponseLine l;
+        l.id = "A";
+        l.model = "m";
+        l.tokens = &a1;
+        QCOMPARE(folder.add(l), std::size_t(0));
+        l.tokens = nullptr; // a line of A without usage keeps what A had
+        QCOMPARE(folder.add(l), std::size_t(0));
+        l.tokens = &a2;
+        l.line = 9;
+        QCOMPARE(folder.add(l), std::size_t(0));
+        l = {};
+        l.id = "N"; // never measured
+        QCOMPARE(folder.add(l), std::size_t(1));
+        QCOMPARE(folder.add(l), std::size_t(1));
+        l.id = ""; // no id: a response of its own each time
+        l.tokens = &b;
+        QCOMPARE(folder.add(l), std::size_t(2));
+        QCOMPARE(folder.add(l), std::size_t(3));
+        QCOMPARE(folder.responses(), std::size_t(4));
+        QCOMPARE(u.foldedLines, std::size_t(3));
+        folder.finish();
+        QCOMPARE(u.responses.size(), std::size_t(3));
+        QCOMPARE(u.foldedLines, std::size_t(2)); // N's repeated line went with it
+        QCOMPARE(u.responses[0].tokens.output, std::int64_t(40));
+        QCOMPARE(u.responses[0].lines, std::size_t(3));
+        QCOMPARE(u.responses[0].line, std::uint32_t(9));
+        QCOMPARE(u.responses[0].model, std::string("m"));
+        QCOMPARE(u.responses[2].tokens.input, std::int64_t(7));
+        // Claude Code's figures by TTL: the 1-hour part of the split, the rest of the writes 5-minute.
+        const cost::Tokens split = cost::claudeTokens(10, 2000, 30000, 400, true, 1500, 500);
+        QCOMPARE(split.cacheWrite5m, std::int64_t(1500));
+        QCOMPARE(split.cacheWrite1h, std::int64_t(500));
+        QCOMPARE(cost::claudeTokens(0, 0, 0, 0, true, 300, 200).cacheWrite5m, std::int64_t(300)); // no total: the split's sum
+        QCOMPARE(cost::claudeTokens(0, 900, 0, 0, false, 0, 0).cacheWrite5m, std::int64_t(900));
+    }
+
     // The shared samples: positive cost, one response per message.id whatever the lines repeat, and
     // every response's tokens those of its id's last line.
     void realSamples()

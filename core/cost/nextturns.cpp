@@ -180,4 +180,33 @@ NextTurns nextTurns(const strategy::Input &in, const strategy::Result &r, const 
     return out;
 }
 
+CompareNextTurns compareNextTurns(const strategy::Input &in, const std::vector<strategy::CompareRow> &rows,
+                                  const llm::PriceTable &prices, const std::string &model, int turns)
+{
+    CompareNextTurns out;
+    out.turns = turns;
+    const SessionUsage usage = readUsage(in.transcript);
+    out.growth = measureGrowth(in.transcript, usage);
+    out.model = model.empty() ? sessionModel(in.transcript, usage.responses) : model;
+    out.price = out.model.empty() ? std::nullopt : prices.find(out.model);
+    out.rows.assign(rows.size(), {});
+    if (!out.price)
+        return out;
+    std::int64_t conversation = in.totalTokens();
+    for (const auto &row : rows)
+        if (row.error.empty()) {
+            conversation = row.result.stats.tokensBefore;
+            break;
+        }
+    out.baseline = noCompaction(conversation, out.growth, *out.price, turns);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].error.empty())
+            out.rows[i] = nextTurns(out.growth, rows[i].result, *out.price, turns);
+        else
+            out.rows[i].error = rows[i].error;
+        out.rows[i].model = out.model;
+    }
+    return out;
+}
+
 } // namespace cl::cost

@@ -22,6 +22,7 @@
 #include "core/cost/sessioncost.h"
 #include "core/llm/pricing.h"
 #include "core/strategy/strategy.h"
+#include "core/workflow/compare.h"
 
 #include <cstdint>
 #include <optional>
@@ -85,5 +86,23 @@ NextTurns nextTurns(const Growth &g, const strategy::Result &r, const llm::Price
 Projection noCompaction(std::int64_t conversation, const Growth &g, const llm::Price &price, int turns);
 
 std::int32_t breakEvenTurn(const Projection &baseline, const Projection &strategy, const llm::Price &price);
+
+// The next turns of every row of a compare run and of no compaction, with one growth measurement and
+// one price for all of them (contextlens-cli compare --cost-turns, the GUI's Compare tab).
+struct CompareNextTurns {
+    std::string model;               // the model priced: the one asked for, else the session's ("" none)
+    std::optional<llm::Price> price; // none: no model named, or no price for it (rows and baseline empty)
+    int turns = 0;
+    Growth growth;
+    // No compaction: the conversation the rows started from (the first row without an error; the
+    // input's total when every row has one), all of it cached.
+    Projection baseline;
+    // Parallel to the rows, each model set to `model`: a row with an error has it (and no projection),
+    // the others nextTurns(growth, row.result, price, turns). Default ones when there is no price.
+    std::vector<NextTurns> rows;
+};
+// `model` "" = the session's (sessionModel).
+CompareNextTurns compareNextTurns(const strategy::Input &in, const std::vector<strategy::CompareRow> &rows,
+                                  const llm::PriceTable &prices, const std::string &model, int turns);
 
 } // namespace cl::cost

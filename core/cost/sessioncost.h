@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cl::cost {
@@ -73,6 +75,45 @@ struct SessionUsage {
     std::uint32_t budgetLine = 0;     // and its line
 };
 SessionUsage readUsage(const Transcript &t);
+
+// A Claude Code usage object's figures by how they are billed: cache_creation_input_tokens, split
+// by TTL when the line has the split (cache_creation.ephemeral_5m/1h_input_tokens, `split`).
+Tokens claudeTokens(std::int64_t input, std::int64_t cacheCreation, std::int64_t cacheRead, std::int64_t output,
+                    bool split, std::int64_t split5m, std::int64_t split1h);
+
+// One line (or message) of a response, as a reader found it.
+struct ResponseLine {
+    std::string_view id;            // message.id, the message's id; "": a response of its own
+    std::string_view model;         // "" keeps what an earlier line of the response said
+    const Tokens *tokens = nullptr; // its usage; null when the line has none
+    std::uint32_t line = 0;
+    std::int32_t message = -1;
+    bool sidechain = false;
+    std::uint32_t file = 0;
+    std::optional<double> recordedUsd;
+};
+
+// Folds the lines of each response (same id) into one Response: the usage of its last line that had
+// one, the model its lines last named, the rest from its last line. readUsage() and the session
+// browser's line scan (core/sessions) both count responses this way.
+class ResponseFolder
+{
+public:
+    explicit ResponseFolder(SessionUsage &out)
+        : m_out(out)
+    {}
+    // The index of the line's response in SessionUsage::responses (until finish()).
+    std::size_t add(const ResponseLine &l);
+    // Drops the responses no line of which had usage: they carry nothing to price.
+    void finish();
+    // Responses so far, measured or not (before finish()).
+    std::size_t responses() const { return m_out.responses.size(); }
+
+private:
+    SessionUsage &m_out;
+    std::unordered_map<std::string, std::size_t> m_byId;
+    std::vector<char> m_measured; // per response: some line of it had usage
+};
 
 struct ModelCost {
     std::string model;               // as the responses name it ("" none)

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 #include <unordered_map>
@@ -40,22 +41,14 @@ std::string_view stringField(const dom::object &o, std::string_view key)
 }
 
 // A Claude Code usage object: cache writes split by TTL where the line says.
-Tokens claudeTokens(const dom::object &u)
+Tokens claudeUsage(const dom::object &u)
 {
-    Tokens t;
-    t.input = intField(u, "input_tokens");
-    t.output = intField(u, "output_tokens");
-    t.cacheRead = intField(u, "cache_read_input_tokens");
-    std::int64_t written = intField(u, "cache_creation_input_tokens");
     dom::object split;
-    if (u.at_key("cache_creation").get_object().get(split) == simdjson::SUCCESS) {
-        const std::int64_t fiveMinutes = intField(split, "ephemeral_5m_input_tokens");
-        t.cacheWrite1h = intField(split, "ephemeral_1h_input_tokens");
-        if (written == 0)
-            written = fiveMinutes + t.cacheWrite1h;
-    }
-    t.cacheWrite5m = std::max<std::int64_t>(0, written - t.cacheWrite1h);
-    return t;
+    const bool hasSplit = u.at_key("cache_creation").get_object().get(split) == simdjson::SUCCESS;
+    return claudeTokens(intField(u, "input_tokens"), intField(u, "cache_creation_input_tokens"),
+                        intField(u, "cache_read_input_tokens"), intField(u, "output_tokens"), hasSplit,
+                        hasSplit ? intField(split, "ephemeral_5m_input_tokens") : 0,
+                        hasSplit ? intField(split, "ephemeral_1h_input_tokens") : 0);
 }
 
 class ClaudeScan
@@ -63,24 +56,11 @@ class ClaudeScan
 public:
     explicit ClaudeScan(SessionUsage &out)
         : m_out(out)
+        , m_folder(out)
     {
     }
 
-    // Responses no line of which had a usage object carry nothing to price: dropped.
-    void finish()
-    {
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < m_out.responses.size(); ++i) {
-            if (!m_measured[i]) {
-                m_out.foldedLines -= m_out.responses[i].lines - 1;
-                continue;
-            }
-            if (kept != i)
-                m_out.responses[kept] = std::move(m_out.responses[i]);
-            ++kept;
-        }
-        m_out.responses.resize(kept);
-    }
+    void finish() { m_folder.finish(); }
 
     void file(const Transcript &t, std::uint32_t index)
     {
@@ -107,46 +87,25 @@ private:
         dom::object line, message, usage;
         if (!parse(t, r, line) || line.at_key("message").get_object().get(message) != simdjson::SUCCESS)
             return;
-        const std::string_view model = stringField(message, "model");
-        if (model == kSynthetic)
+        ResponseLine l;
+        l.model = stringField(message, "model");
+        if (l.model == kSynthetic)
             return;
-        const bool hasUsage = message.at_key("usage").get_object().get(usage) == simdjson::SUCCESS;
-        bool sidechain = file > 0;
+        Tokens tokens;
+        if (message.at_key("usage").get_object().get(usage) == simdjson::SUCCESS) {
+            tokens = claudeUsage(usage);
+            l.tokens = &tokens;
+        }
+        l.sidechain = file > 0;
         if (bool b = false; line.at_key("isSidechain").get_bool().get(b) == simdjson::SUCCESS)
-            sidechain = sidechain || b;
-        std::optional<double> recorded;
+            l.sidechain = l.sidechain || b;
         if (double d = 0; line.at_key("costUSD").get_double().get(d) == simdjson::SUCCESS)
-            recorded = d;
-
-        const std::string id(stringField(message, "id"));
-        Response *resp = nullptr;
-        if (!id.empty()) {
-            const auto [it, added] = m_byId.try_emplace(id, m_out.responses.size());
-            if (!added) {
-                resp = &m_out.responses[it->second];
-                ++resp->lines;
-                ++m_out.foldedLines;
-            }
-        }
-        if (!resp) {
-            m_out.responses.emplace_back();
-            m_measured.push_back(0);
-            resp = &m_out.responses.back();
-            resp->id = id;
-        }
-        // The last line of a response carries its final usage.
-        if (hasUsage) {
-            resp->tokens = claudeTokens(usage);
-            m_measured[std::size_t(resp - m_out.responses.data())] = 1;
-        }
-        if (!model.empty())
-            resp->model = std::string(model);
-        if (recorded)
-            resp->recordedUsd = recorded;
-        resp->line = r.line;
-        resp->message = file == 0 ? r.message : -1;
-        resp->sidechain = sidechain;
-        resp->file = file;
+            l.recordedUsd = d;
+        l.id = stringField(message, "id");
+        l.line = r.line;
+        l.message = file == 0 ? r.message : -1;
+        l.file = file;
+        m_folder.add(l);
     }
 
     void attachmentLine(const Transcript &t, const Record &r)
@@ -164,9 +123,8 @@ private:
     }
 
     SessionUsage &m_out;
+    ResponseFolder m_folder;
     dom::parser m_parser;
-    std::unordered_map<std::string, std::size_t> m_byId;
-    std::vector<char> m_measured; // per response: some line of it had a usage object
 };
 
 // Formats whose messages carry their usage (Codex token_count, Gemini CLI tokens, loaded API
@@ -174,7 +132,7 @@ private:
 void messageUsage(const Transcript &t, SessionUsage &out)
 {
     const bool thoughtsAreOutput = t.format == Format::GeminiCli || t.format == Format::Gemini;
-    std::unordered_map<std::string, std::size_t> byId;
+    ResponseFolder folder(out);
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
         if (!m.usage || m.model == kSynthetic)
@@ -184,28 +142,16 @@ void messageUsage(const Transcript &t, SessionUsage &out)
         tk.cacheWrite5m = m.usage->cacheCreationTokens;
         tk.cacheRead = m.usage->cacheReadTokens;
         tk.output = m.usage->outputTokens + (thoughtsAreOutput ? m.usage->reasoningTokens : 0);
-        const std::string &key = !m.apiMessageId.empty() ? m.apiMessageId : m.id;
-        Response *resp = nullptr;
-        if (!key.empty()) {
-            const auto [it, added] = byId.try_emplace(key, out.responses.size());
-            if (!added) {
-                resp = &out.responses[it->second];
-                ++resp->lines;
-                ++out.foldedLines;
-            }
-        }
-        if (!resp) {
-            out.responses.emplace_back();
-            resp = &out.responses.back();
-            resp->id = key;
-        }
-        resp->tokens = tk;
-        if (!m.model.empty())
-            resp->model = m.model;
-        resp->line = m.line;
-        resp->message = std::int32_t(i);
-        resp->sidechain = m.sidechain;
+        ResponseLine l;
+        l.id = !m.apiMessageId.empty() ? m.apiMessageId : m.id;
+        l.model = m.model;
+        l.tokens = &tk;
+        l.line = m.line;
+        l.message = std::int32_t(i);
+        l.sidechain = m.sidechain;
+        folder.add(l);
     }
+    folder.finish();
 }
 
 bool hasRecords(const Transcript &t)
@@ -244,6 +190,74 @@ Dollars price(const Tokens &t, const llm::Price &p)
     d.cacheRead = double(t.cacheRead) * p.cacheRead / 1e6;
     d.output = double(t.output) * p.output / 1e6;
     return d;
+}
+
+Tokens claudeTokens(std::int64_t input, std::int64_t cacheCreation, std::int64_t cacheRead, std::int64_t output,
+                    bool split, std::int64_t split5m, std::int64_t split1h)
+{
+    Tokens t;
+    t.input = input;
+    t.output = output;
+    t.cacheRead = cacheRead;
+    std::int64_t written = cacheCreation;
+    if (split) {
+        t.cacheWrite1h = split1h;
+        if (written == 0)
+            written = split5m + split1h;
+    }
+    // Beyond the 1-hour part, a write is a 5-minute one (the default TTL).
+    t.cacheWrite5m = std::max<std::int64_t>(0, written - t.cacheWrite1h);
+    return t;
+}
+
+std::size_t ResponseFolder::add(const ResponseLine &l)
+{
+    Response *resp = nullptr;
+    if (!l.id.empty()) {
+        const auto [it, added] = m_byId.try_emplace(std::string(l.id), m_out.responses.size());
+        if (!added) {
+            resp = &m_out.responses[it->second];
+            ++resp->lines;
+            ++m_out.foldedLines;
+        }
+    }
+    if (!resp) {
+        m_out.responses.emplace_back();
+        m_measured.push_back(0);
+        resp = &m_out.responses.back();
+        resp->id = std::string(l.id);
+    }
+    // The last line of a response carries its final usage.
+    if (l.tokens) {
+        resp->tokens = *l.tokens;
+        m_measured[std::size_t(resp - m_out.responses.data())] = 1;
+    }
+    if (!l.model.empty())
+        resp->model = std::string(l.model);
+    if (l.recordedUsd)
+        resp->recordedUsd = l.recordedUsd;
+    resp->line = l.line;
+    resp->message = l.message;
+    resp->sidechain = l.sidechain;
+    resp->file = l.file;
+    return std::size_t(resp - m_out.responses.data());
+}
+
+void ResponseFolder::finish()
+{
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_out.responses.size(); ++i) {
+        if (!m_measured[i]) {
+            m_out.foldedLines -= m_out.responses[i].lines - 1;
+            continue;
+        }
+        if (kept != i)
+            m_out.responses[kept] = std::move(m_out.responses[i]);
+        ++kept;
+    }
+    m_out.responses.resize(kept);
+    m_measured.assign(kept, 1);
+    m_byId.clear(); // indices moved
 }
 
 SessionUsage readUsage(const Transcript &t)

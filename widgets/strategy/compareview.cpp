@@ -37,31 +37,29 @@ QString baseStrategy(const QString &rowName)
 
 // Each row's extra.nextTurns: the dollars of the next request and of the next `turns` after it,
 // beside no compaction (core/cost/nextturns.h), priced as the session's model.
-void addNextTurns(const Transcript &t, std::vector<strategy::CompareRow> &rows, int turns)
+void addNextTurns(const strategy::Input &in, std::vector<strategy::CompareRow> &rows, int turns)
 {
     llm::PriceTable prices;
     std::string error;
     llm::PriceTable::load(prices, {}, &error);
-    const cost::SessionUsage usage = cost::readUsage(t);
-    const cost::Growth growth = cost::measureGrowth(t, usage);
-    const std::string model = cost::sessionModel(t, usage.responses);
-    const std::optional<llm::Price> price = model.empty() ? std::nullopt : prices.find(model);
-    for (strategy::CompareRow &row : rows) {
+    const cost::CompareNextTurns all = cost::compareNextTurns(in, rows, prices, {}, turns);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        strategy::CompareRow &row = rows[i];
         if (!row.error.empty())
             continue;
         nlohmann::json j = nlohmann::json::object();
-        if (!price) {
-            j["error"] = model.empty() ? std::string("no model recorded in the session: its price is unknown")
-                                       : "no price for " + model + " (add it to ~/.config/contextlens/prices.json)";
+        if (!all.price) {
+            j["error"] = all.model.empty() ? std::string("no model recorded in the session: its price is unknown")
+                                           : "no price for " + all.model + " (add it to ~/.config/contextlens/prices.json)";
         } else {
-            const cost::NextTurns n = cost::nextTurns(growth, row.result, *price, turns);
+            const cost::NextTurns &n = all.rows[i];
             j["first"] = n.strategy.firstTurn();
             j["total"] = n.strategy.total();
             j["baselineFirst"] = n.baseline.firstTurn();
             j["baselineTotal"] = n.baseline.total();
             j["breakEven"] = n.breakEven;
             j["turns"] = turns;
-            j["model"] = model;
+            j["model"] = all.model;
         }
         row.result.extra["nextTurns"] = std::move(j);
     }
@@ -320,7 +318,7 @@ void CompareView::run(const QStringList &names)
                 rows = strategy::withModelRows(in, std::move(rows), o, writer);
             }
             if (costTurns > 0)
-                addNextTurns(*transcript, rows, costTurns);
+                addNextTurns(in, rows, costTurns);
             return rows;
         },
         [this](std::vector<strategy::CompareRow> rows) { onFinished(std::move(rows)); },
