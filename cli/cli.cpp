@@ -200,9 +200,9 @@ std::string helpText()
                                                         "  cost FILE [--model M] [--prices FILE] [--json]\n"
                                                         "      What the session cost from its measured usage, by model and kind (input, cache writes,\n"
                                                         "      cache reads, output), checked against the cost the agent recorded where it did.\n"
-                                                        "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--json]\n"
+                                                        "  simulate FILE --strategy NAME [--param k=v ...] [--window N] [--max-turns N] [--cost] [--json]\n"
                                                         "      Replay the session turn by turn under a strategy (seed 003): context per turn with and\n"
-                                                        "      without it, the first turn over the window, compactions.\n"
+                                                        "      without it, the first turn over the window, compactions; --cost: dollars per turn.\n"
                                                         "  context FILE [--at N] [--window N] [--over-time [--csv]] [--json]\n"
                                                         "      Where the live context goes at message N (default: the last): fixed part, messages by\n"
                                                         "      category, free space and the agent's buffer, the biggest items, files read more than\n"
@@ -395,7 +395,7 @@ std::string commandHelp(const std::string &command)
     if (command == "simulate")
         return "Usage: contextlens-cli simulate FILE --strategy NAME [--param NAME=VALUE ...] [--window TOKENS]\n"
                "                                [--max-turns N] [--stride N|auto] [--pin I,J] [--exempt TOOL,TOOL]\n"
-               "                                [--as FORMAT] [--json]\n"
+               "                                [--cost [--model M] [--prices FILE]] [--as FORMAT] [--json]\n"
                "Replays FILE turn by turn (a turn starts at each user request) as an agent that runs the\n"
                "strategy after every turn and carries its result on. Prints per turn the messages, the\n"
                "context without any strategy, with it, its share of the window, the managed messages and\n"
@@ -404,6 +404,11 @@ std::string commandHelp(const std::string &command)
                "(default: by model, else 200000); --max-turns stops early; --stride N runs the strategy only\n"
                "every N turns (auto: at most about 200 runs, for long sessions). --pin keeps those messages\n"
                "(transcript indices) untouched by every run; --exempt keeps those tools' calls and results.\n"
+               "--cost (implied by --model or --prices) adds each turn's dollars with and without the strategy,\n"
+               "prompt cache included: every response is a request that reads its cached prefix (the previous\n"
+               "request), writes the rest (5-minute price) and pays its output; a compaction rewrites what\n"
+               "follows the prefix the strategy kept. Estimated tokens, priced as the session's model or M\n"
+               "(prices as for contextlens-cli cost).\n"
                "Exit: 0 simulated, 2 failure (unknown strategy, bad parameter, unreadable file).\n";
     if (command == "generate")
         return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"

@@ -3,9 +3,12 @@
 // per turn with and without a strategy, and the turn where the session outgrows its window.
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/cost.h"
+#include "core/cost/simulationcost.h"
 #include "core/strategy/simulation.h"
 #include "core/strategy/strategy.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace cl::cli {
@@ -52,6 +55,69 @@ std::string percentOf(std::int64_t v, std::int64_t window)
     return buf;
 }
 
+double round6(double v) { return std::round(v * 1e6) / 1e6; }
+
+std::string money(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", v);
+    return buf;
+}
+
+ojson runCostJson(const cost::RunCost &r, bool priced)
+{
+    // clang-format off
+    return ojson{{"dollars", priced ? ojson(round6(r.dollars)) : ojson(nullptr)}, {"cacheRead", r.tokens.cacheRead},
+        {"cacheWrite", r.tokens.cacheWrite5m}, {"output", r.tokens.output}, {"rewrites", r.rewrites}};
+    // clang-format on
+}
+
+ojson costJson(const cost::SimulationCost &c, const llm::PriceTable &prices)
+{
+    ojson j{{"model", c.model}, {"asOf", prices.asOf()}};
+    if (!c.error.empty())
+        j["error"] = c.error;
+    if (c.price)
+        j["price"] = ojson{{"match", c.price->match}, {"cacheWrite5m", c.price->cacheWrite5m}, {"cacheRead", c.price->cacheRead}, {"output", c.price->output}};
+    j["fixedTokens"] = c.fixedTokens;
+    j["requests"] = c.requests;
+    j["with"] = runCostJson(c.with, c.price.has_value());
+    j["without"] = runCostJson(c.without, c.price.has_value());
+    j["saving"] = c.price ? ojson(round6(c.saving())) : ojson(nullptr);
+    return j;
+}
+
+ojson turnCostJson(const cost::SimulatedTurnCost &t, bool priced)
+{
+    // clang-format off
+    return ojson{{"requests", t.requests}, {"with", priced ? ojson(round6(t.with.dollars)) : ojson(nullptr)},
+        {"without", priced ? ojson(round6(t.without.dollars)) : ojson(nullptr)}};
+    // clang-format on
+}
+
+// How the cost lines were made, after the summary line.
+std::string costText(const cost::SimulationCost &c, const llm::PriceTable &prices, const std::string &strategy)
+{
+    if (!c.price)
+        return "cost unknown: " + c.error + " (give --prices FILE or --model M)\n";
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "cost: %s priced as %s (as of %s): $/M cache write %.4g, cache read %.4g, output %.4g\n", c.model.c_str(),
+                  c.price->match.c_str(), prices.asOf().c_str(), c.price->cacheWrite5m, c.price->cacheRead, c.price->output);
+    std::string s = line;
+    std::snprintf(line, sizeof line, "  %zu requests: $%s with %s, $%s without (saving $%s); %zu rewrote the cache after a compaction\n",
+                  c.requests, money(c.with.dollars).c_str(), strategy.c_str(), money(c.without.dollars).c_str(),
+                  money(c.saving()).c_str(), c.with.rewrites);
+    s += line;
+    std::snprintf(line, sizeof line,
+                  "  a request per response: the fixed part (%lld tokens) and what precedes the response, its cached prefix\n"
+                  "  read, the rest written (5-minute price), its messages output; a compaction invalidates the cache\n"
+                  "  after the prefix the strategy kept (estimated tokens)\n",
+                  static_cast<long long>(c.fixedTokens));
+    s += line;
+    return s;
+}
+
 } // namespace
 
 int simulate(const std::vector<std::string> &args, std::string &out, std::string &err)
@@ -60,7 +126,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     std::vector<std::string> rest;
     std::string perr;
     const bool paramsOk = collectParams(args, params, rest, perr);
-    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true}, {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true}, {"--exempt", "", true}});
+    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true}, {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true}, {"--exempt", "", true}, {"--cost", "", false}, {"--model", "", true}, {"--prices", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("simulate");
@@ -92,6 +158,11 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         if (!as)
             return o.fail(error);
     }
+    // --cost (or a model or price file for it): the dollars of the simulated turns.
+    const bool withCost = a.has("--cost") || a.value("--model") || a.value("--prices");
+    llm::PriceTable prices;
+    if (withCost && !loadPrices(a, prices, error))
+        return o.fail(error);
     const std::string path = a.positional.front();
     auto t = loadForCommand(path, as, error);
     if (!t)
@@ -110,32 +181,51 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     const sim::Simulation r = sim::simulate(*t, *s, params, so);
     if (!r.error.empty())
         return o.fail(r.error);
+    std::optional<cost::SimulationCost> c;
+    if (withCost)
+        c = cost::simulationCost(*t, r, prices, a.value("--model").value_or(""));
 
     if (o.json) {
         ojson turns = ojson::array();
-        for (const auto &p : r.turns)
-            turns.push_back(turnJson(p));
+        for (std::size_t k = 0; k < r.turns.size(); ++k) {
+            turns.push_back(turnJson(r.turns[k]));
+            if (c)
+                turns.back()["cost"] = turnCostJson(c->turns[k], c->price.has_value());
+        }
         // clang-format off
-        o.print(ojson{{"path", path}, {"format", std::string(formatName(t->format))}, {"strategy", r.strategy},
+        ojson j{{"path", path}, {"format", std::string(formatName(t->format))}, {"strategy", r.strategy},
             {"params", ojson::parse(resolved.values.dump())}, {"window", r.window}, {"stride", r.stride},
             {"totalTurns", r.totalTurns}, {"simulatedTurns", r.turns.size()}, {"exceedsWithout", turnOrNull(r.exceedsWithout)},
             {"exceedsWith", turnOrNull(r.exceedsWith)}, {"compactions", r.compactions}, {"kept", r.kept},
             {"finalWithout", r.turns.empty() ? 0 : r.turns.back().without},
-            {"finalWith", r.turns.empty() ? 0 : r.turns.back().with}, {"turns", turns}});
+            {"finalWith", r.turns.empty() ? 0 : r.turns.back().with}, {"turns", turns}};
         // clang-format on
+        if (c)
+            j["cost"] = costJson(*c, prices);
+        o.print(j);
         return Exit::Success;
     }
     out += "simulate " + r.strategy + " on " + path + " (" + std::string(formatName(t->format)) + "): "
            + std::to_string(r.turns.size()) + " of " + std::to_string(r.totalTurns) + " turns";
     out += r.stride > 1 ? ", strategy every " + std::to_string(r.stride) + " turns\n" : "\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%5s %5s %10s %10s %7s %8s  %s\n", "turn", "msgs", "without", "with", "with%",
-                  "managed", "changed / note");
+    char costCells[64] = "";
+    if (c)
+        std::snprintf(costCells, sizeof costCells, " %10s %10s", "with $", "without $");
+    std::snprintf(line, sizeof line, "%5s %5s %10s %10s %7s %8s%s  %s\n", "turn", "msgs", "without", "with", "with%",
+                  "managed", costCells, "changed / note");
     out += line;
-    for (const auto &p : r.turns) {
-        std::snprintf(line, sizeof line, "%5zu %5zu %10lld %10lld %7s %8zu  %s%s\n", p.turn, p.messages,
+    for (std::size_t k = 0; k < r.turns.size(); ++k) {
+        const sim::TurnPoint &p = r.turns[k];
+        if (c && c->price)
+            std::snprintf(costCells, sizeof costCells, " %10s %10s", money(c->turns[k].with.dollars).c_str(),
+                          money(c->turns[k].without.dollars).c_str());
+        else if (c)
+            std::snprintf(costCells, sizeof costCells, " %10s %10s", "unknown", "unknown");
+        std::snprintf(line, sizeof line, "%5zu %5zu %10lld %10lld %7s %8zu%s  %s%s\n", p.turn, p.messages,
                       static_cast<long long>(p.without), static_cast<long long>(p.with),
-                      percentOf(p.with, r.window).c_str(), p.managedMessages, p.changed ? "* " : "  ", p.note.c_str());
+                      percentOf(p.with, r.window).c_str(), p.managedMessages, costCells, p.changed ? "* " : "  ",
+                      p.note.c_str());
         out += line;
     }
     const std::int64_t lastWithout = r.turns.empty() ? 0 : r.turns.back().without;
@@ -144,6 +234,8 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
            + ", with: " + turnText(r.exceedsWith) + "; " + std::to_string(r.compactions) + " compaction"
            + (r.compactions == 1 ? "" : "s") + "; final " + std::to_string(lastWith) + " (" + percentOf(lastWith, r.window)
            + ") vs " + std::to_string(lastWithout) + " (" + percentOf(lastWithout, r.window) + ") without\n";
+    if (c)
+        out += costText(*c, prices, r.strategy);
     return Exit::Success;
 }
 

@@ -4,6 +4,7 @@
 // and the shared real samples. The CLI's text and JSON: tst_costcli.cpp.
 #include "core/cost/nextturns.h"
 #include "core/cost/sessioncost.h"
+#include "core/cost/simulationcost.h"
 #include "core/io/loader.h"
 #include "core/llm/pricing.h"
 #include "core/strategies/registry.h"
@@ -350,6 +351,91 @@ private Q_SLOTS:
         QCOMPARE(split.cacheWrite1h, std::int64_t(500));
         QCOMPARE(cost::claudeTokens(0, 0, 0, 0, true, 300, 200).cacheWrite5m, std::int64_t(300)); // no total: the split's sum
         QCOMPARE(cost::claudeTokens(0, 900, 0, 0, false, 0, 0).cacheWrite5m, std::int64_t(900));
+    }
+
+    // A simulation priced by hand. Ten messages with set estimates, fixed part 500, acme-large
+    // ($/M: cache write 3.75, cache read 0.3, output 15):
+    //   turn 1: 0 user 100, 1 assistant 50, 2 tool 1000, 3 assistant 30       (without 1180)
+    //   turn 2: 4 user 100, 5 assistant 50, 6 tool 2000, 7 assistant 40       (without 3370)
+    //   turn 3: 8 user 100, 9 assistant 60                                    (without 3530)
+    // The strategy changes the context after turn 2 (to 1500, keeping 150 leading tokens: 0 and 1).
+    // A request per response, sending the fixed part and what precedes it:
+    //   R1 before 1: sends 600, cold cache: writes 600, output 50
+    //   R2 before 3: sends 1650, reads 600 (R1's), writes 1050, output 30
+    //   R3 before 5: sends 1780, reads 1650, writes 130, output 50
+    //   R4 before 7: sends 3830, reads 1780, writes 2050, output 40
+    //   R5 before 9, without: sends 3970, reads 3830, writes 140, output 60
+    //            with: sends 500 + 1600 = 2100, reads 500 + 150 = 650, writes 1450, output 60
+    //   without: reads 7860, writes 3970, output 230: 0.002358 + 0.0148875 + 0.00345 = 0.0206955
+    //   with:    reads 4680, writes 5280, output 230: 0.001404 + 0.0198 + 0.00345 = 0.024654
+    //   turn 3 alone: with 0.000195 + 0.0054375 + 0.0009 = 0.0065325; without 0.001149 + 0.000525
+    //   + 0.0009 = 0.002574 (the rewrite costs more than one turn of reads saves).
+    void simulationByHand()
+    {
+        Transcript t;
+        const std::pair<Role, int> messages[] = {{Role::User, 100}, {Role::Assistant, 50}, {Role::Tool, 1000}, {Role::Assistant, 30}, {Role::User, 100}, {Role::Assistant, 50}, {Role::Tool, 2000}, {Role::Assistant, 40}, {Role::User, 100}, {Role::Assistant, 60}};
+        for (const auto &[role, tokens] : messages) {
+            Message &m = t.messages.emplace_back();
+            m.kind = MessageKind::Conversation;
+            m.role = role;
+            m.cache.tokenEstimate = tokens;
+        }
+        sim::Simulation s;
+        auto turn = [&](std::size_t n, std::size_t first, std::size_t last, std::int64_t without, std::int64_t with,
+                        bool changed, std::int64_t prefix) {
+            sim::TurnPoint p;
+            p.turn = n;
+            p.firstIndex = first;
+            p.lastIndex = last;
+            p.without = without;
+            p.with = with;
+            p.changed = changed;
+            p.cachePrefix = prefix;
+            s.turns.push_back(p);
+        };
+        turn(1, 0, 3, 1180, 1180, false, 0);
+        turn(2, 4, 7, 3370, 1500, true, 150);
+        turn(3, 8, 9, 3530, 1660, false, 0);
+        const llm::Price price = *testPrices().find("acme-large");
+        const cost::SimulationCost c = cost::simulationCost(t, s, price, 500);
+        QCOMPARE(c.requests, std::size_t(5));
+        QCOMPARE(c.turns.size(), std::size_t(3));
+        QCOMPARE(c.turns[0].requests, std::size_t(2));
+        QCOMPARE(c.turns[2].requests, std::size_t(1));
+        QCOMPARE(c.without.tokens.cacheRead, std::int64_t(7860));
+        QCOMPARE(c.without.tokens.cacheWrite5m, std::int64_t(3970));
+        QCOMPARE(c.without.tokens.output, std::int64_t(230));
+        QCOMPARE(c.with.tokens.cacheRead, std::int64_t(4680));
+        QCOMPARE(c.with.tokens.cacheWrite5m, std::int64_t(5280));
+        QCOMPARE(c.with.tokens.output, std::int64_t(230));
+        QCOMPARE(c.with.tokens.input, std::int64_t(0)); // everything goes through the cache
+        CL_COMPARE_DOLLARS(c.without.dollars, 0.0206955);
+        CL_COMPARE_DOLLARS(c.with.dollars, 0.024654);
+        CL_COMPARE_DOLLARS(c.saving(), 0.0206955 - 0.024654);
+        CL_COMPARE_DOLLARS(c.turns[2].with.dollars, 0.0065325);
+        CL_COMPARE_DOLLARS(c.turns[2].without.dollars, 0.002574);
+        CL_COMPARE_DOLLARS(c.turns[0].with.dollars, c.turns[0].without.dollars);
+        QCOMPARE(c.with.rewrites, std::size_t(1));
+        QCOMPARE(c.without.rewrites, std::size_t(0));
+
+        // The strategy only cut the tail (its whole result is the kept prefix): R5 reads all of it.
+        s.turns[1].cachePrefix = 1500;
+        const cost::SimulationCost tail = cost::simulationCost(t, s, price, 500);
+        QCOMPARE(tail.turns[2].with.tokens.cacheRead, std::int64_t(500 + 1500));
+        QCOMPARE(tail.turns[2].with.tokens.cacheWrite5m, std::int64_t(100));
+        // A prefix as long as what was cached: the cache is intact, nothing rewritten.
+        s.turns[1].cachePrefix = 3330;
+        QCOMPARE(cost::simulationCost(t, s, price, 500).with.rewrites, std::size_t(0));
+
+        // No price: the tokens, no dollars.
+        const cost::SimulationCost unpriced = cost::simulationCost(t, s, std::nullopt, 500);
+        QCOMPARE(unpriced.with.tokens.output, std::int64_t(230));
+        QCOMPARE(unpriced.with.dollars, 0.0);
+        // By name from a table: the transcript names no model here.
+        const cost::SimulationCost named = cost::simulationCost(t, s, testPrices());
+        QVERIFY(!named.price);
+        QCOMPARE(named.error, std::string("the transcript names no model"));
+        QVERIFY(cost::simulationCost(t, s, testPrices(), "acme-small-9").price);
     }
 
     // The shared samples: positive cost, one response per message.id whatever the lines repeat, and

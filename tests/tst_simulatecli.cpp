@@ -4,6 +4,7 @@
 // large result, so the turn structure and the numbers can be checked by hand) and on a generated
 // Claude Code session, against cl::sim::simulate() called directly on the same file.
 #include "cli/cli.h"
+#include "core/cost/simulationcost.h"
 #include "core/generator/generator.h"
 #include "core/io/loader.h"
 #include "core/strategy/simulation.h"
@@ -18,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -218,6 +221,86 @@ private Q_SLOTS:
         QVERIFY(r.out.find("--max-turns") != std::string::npos);
         QVERIFY(runCli({"help"}).out.find("simulate FILE --strategy NAME") != std::string::npos);
         QVERIFY(json::parse(runCli({"help", "--json"}).out)["commands"].dump().find("simulate") != std::string::npos);
+    }
+
+    // --cost: each turn's dollars with and without the strategy (core/cost/simulationcost.h, priced
+    // by hand in tst_cost), the same as a direct call; nothing of it without the flag.
+    void costColumns()
+    {
+        const auto t = load(m_chat);
+        QVERIFY(t);
+        const std::string prices = m_dir.filePath(QStringLiteral("prices.json")).toStdString();
+        std::ofstream(prices) << R"({"models": [{"match": "acme-large", "input": 3, "output": 15, "cacheWrite5m": 3.75, "cacheRead": 0.3}]})";
+        sim::SimulationOptions so;
+        so.analysis.contextWindow = 15000;
+        const sim::Simulation s = sim::simulate(*t, *strategy::find("snip"), json::object(), so);
+        QVERIFY(s.compactions > 0);
+        llm::PriceTable table;
+        QVERIFY(table.mergeFile(prices));
+        const cost::SimulationCost direct = cost::simulationCost(*t, s, table, "acme-large");
+        QVERIFY(direct.price);
+        QCOMPARE(direct.requests, std::size_t(2 * kRequests)); // the tool call and the answer of each request
+
+        Run r = runCli({"simulate", m_chat, "-s", "snip", "--window", "15000", "--model", "acme-large", "--prices", prices, "--json"});
+        QCOMPARE(r.code, 0);
+        json j = json::parse(r.out);
+        const json &c = j["cost"];
+        QCOMPARE(c["model"].get<std::string>(), std::string("acme-large"));
+        QCOMPARE(c["requests"].get<std::size_t>(), direct.requests);
+        QCOMPARE(c["with"]["dollars"].get<double>(), std::round(direct.with.dollars * 1e6) / 1e6);
+        QCOMPARE(c["without"]["dollars"].get<double>(), std::round(direct.without.dollars * 1e6) / 1e6);
+        QCOMPARE(c["with"]["cacheRead"].get<std::int64_t>(), direct.with.tokens.cacheRead);
+        QCOMPARE(c["with"]["rewrites"].get<std::size_t>(), direct.with.rewrites);
+        QVERIFY(direct.with.rewrites > 0);
+        QCOMPARE(c["fixedTokens"].get<std::int64_t>(), direct.fixedTokens);
+        double with = 0, without = 0;
+        bool compacted = false;
+        for (std::size_t k = 0; k < s.turns.size(); ++k) {
+            const json &turn = j["turns"][k]["cost"];
+            QCOMPARE(turn["requests"].get<int>(), 2);
+            with += direct.turns[k].with.dollars;
+            without += direct.turns[k].without.dollars;
+            QCOMPARE(turn["with"].get<double>(), std::round(direct.turns[k].with.dollars * 1e6) / 1e6);
+            // Until the first compaction both runs send the same requests.
+            if (!compacted)
+                QCOMPARE(direct.turns[k].with.dollars, direct.turns[k].without.dollars);
+            compacted = compacted || s.turns[k].changed;
+        }
+        QVERIFY(std::fabs(with - direct.with.dollars) < 1e-12 && std::fabs(without - direct.without.dollars) < 1e-12);
+        // Smaller contexts after the compactions: fewer cache reads.
+        QVERIFY(direct.with.tokens.cacheRead < direct.without.tokens.cacheRead);
+
+        // Text: two columns and the lines that say how.
+        r = runCli({"simulate", m_chat, "-s", "snip", "--window", "15000", "--model", "acme-large", "--prices", prices});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.find("managed     with $  without $  changed / note") != std::string::npos, r.out.c_str());
+        QVERIFY(r.out.find("cost: acme-large priced as acme-large") != std::string::npos);
+        char line[160];
+        std::snprintf(line, sizeof line, "  %zu requests: $%.4f with snip, $%.4f without", direct.requests, direct.with.dollars,
+                      direct.without.dollars);
+        QVERIFY2(r.out.find(line) != std::string::npos, line);
+        const QStringList lines = QString::fromStdString(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        std::snprintf(line, sizeof line, "%.4f", direct.turns[2].with.dollars);
+        QCOMPARE(lines[2 + 2].split(QLatin1Char(' '), Qt::SkipEmptyParts)[7], QString::fromLatin1(line)); // with% is "x.y %"
+
+        // --cost alone: the session's model (gpt-4o) from the shipped table.
+        r = runCli({"simulate", m_chat, "-s", "snip", "--cost", "--json"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(json::parse(r.out)["cost"]["model"].get<std::string>(), std::string("gpt-4o"));
+        QVERIFY(json::parse(r.out)["cost"]["with"]["dollars"].is_number());
+        // A model without a price: said, cells unknown, still a success.
+        r = runCli({"simulate", m_chat, "-s", "snip", "--model", "mystery"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.find("cost unknown: no price for model 'mystery' (give --prices FILE or --model M)") != std::string::npos);
+        QVERIFY(r.out.find("   unknown    unknown") != std::string::npos);
+        j = json::parse(runCli({"simulate", m_chat, "-s", "snip", "--model", "mystery", "--json"}).out);
+        QVERIFY(j["cost"]["with"]["dollars"].is_null());
+        QVERIFY(j["turns"][0]["cost"]["with"].is_null());
+        // Without --cost: no cost at all.
+        j = json::parse(runCli({"simulate", m_chat, "-s", "snip", "--json"}).out);
+        QVERIFY(!j.contains("cost"));
+        QVERIFY(!j["turns"][0].contains("cost"));
+        QCOMPARE(runCli({"simulate", m_chat, "-s", "snip", "--prices", m_dir.filePath(QStringLiteral("none.json")).toStdString()}).code, 2);
     }
 
     // Pins (transcript indices) and exempt tools hold in every run of the strategy, and the CLI

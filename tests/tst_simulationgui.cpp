@@ -3,6 +3,7 @@
 // under QAbstractItemModelTester, and the view offscreen on transcripts the test writes (background
 // run, N turns on the chart, a click on a turn emitting its first message, cancel, both palettes),
 // plus its place in the main window (tab, menu action, jump to the message).
+#include "core/cost/simulationcost.h"
 #include "core/generator/generator.h"
 #include "core/io/loader.h"
 #include "core/strategy/simulation.h"
@@ -199,6 +200,28 @@ private Q_SLOTS:
         QCOMPARE(m.rowOfTurn(5), 4);
         QCOMPARE(m.rowOfTurn(6), -1);
         QCOMPARE(m.rowOfTurn(0), -1);
+        // No cost given: the column says so.
+        QCOMPARE(m.index(0, SimulationModel::CostColumn).data().toString(), QStringLiteral("?"));
+        QVERIFY(!m.index(0, SimulationModel::CostColumn).data(ValueRole).isValid());
+        // Priced turns: the turn's dollars with the strategy, the tooltip with and without.
+        auto c = std::make_shared<cost::SimulationCost>();
+        c->model = "acme";
+        c->price = llm::Price{};
+        c->turns.resize(5);
+        c->turns[1].requests = 2;
+        c->turns[1].with.dollars = 0.01234;
+        c->turns[1].without.dollars = 0.02;
+        m.setSimulation(std::make_shared<sim::Simulation>(handMade()), c);
+        QCOMPARE(m.index(1, SimulationModel::CostColumn).data().toString(), QStringLiteral("$0.0123"));
+        QCOMPARE(m.index(1, SimulationModel::CostColumn).data(ValueRole).toDouble(), 0.01234);
+        const QString tip = m.index(1, SimulationModel::CostColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("2 requests")) && tip.contains(QLatin1String("$0.0200")), qPrintable(tip));
+        QCOMPARE(m.headerData(SimulationModel::CostColumn, Qt::Horizontal).toString(), QStringLiteral("Cost"));
+        // A cost of another simulation (other turn count) is not shown.
+        c = std::make_shared<cost::SimulationCost>(*c);
+        c->turns.resize(2);
+        m.setSimulation(std::make_shared<sim::Simulation>(handMade()), c);
+        QCOMPARE(m.index(1, SimulationModel::CostColumn).data().toString(), QStringLiteral("?"));
         m.clear();
         QCOMPARE(m.rowCount(), 0);
     }
@@ -238,6 +261,16 @@ private Q_SLOTS:
         QCOMPARE(view.chart()->simulation(), s.get());
         QCOMPARE(view.chart()->geometry().without.size(), 10);
         QCOMPARE(view.model()->rowCount(), 10);
+        // Priced as the session's model (gpt-4o, in the shipped table): the same as a direct call.
+        QVERIFY(view.cost() && view.cost()->price);
+        llm::PriceTable prices;
+        std::string error;
+        llm::PriceTable::load(prices, {}, &error);
+        const cost::SimulationCost priced = cost::simulationCost(*t, direct, prices);
+        QCOMPARE(view.cost()->requests, std::size_t(20)); // the tool call and the answer of each request
+        QCOMPARE(view.cost()->with.dollars, priced.with.dollars);
+        QCOMPARE(view.model()->index(9, SimulationModel::CostColumn).data(ValueRole).toDouble(), priced.turns[9].with.dollars);
+        QVERIFY2(view.statusLabel()->text().contains(QLatin1String("20 requests: $")), qPrintable(view.statusLabel()->text()));
 
         // A click on turn 3 emits its first message (1 + 4 * 2 = 9) and selects its row.
         QSignalSpy activated(&view, &SimulationView::messageActivated);

@@ -112,6 +112,7 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         const bool runs = (k + 1) % out.stride == 0 || k + 1 == total;
         const strategy::Result r = runs ? strategy::run(s, in, params, run) : strategy::Result{};
         point.changed = r.changed;
+        point.cachePrefix = r.changed ? r.stats.cachePrefixTokens : 0;
         point.note = runs ? r.note : std::string("(not run: every ") + std::to_string(out.stride) + " turns)";
         if (r.changed) {
             std::vector<Message> next;

@@ -39,7 +39,10 @@ struct TurnPoint {
     std::int64_t with = 0;           // after the strategy
     std::size_t managedMessages = 0; // messages in the managed context after the strategy
     bool changed = false;            // the strategy changed something at this turn
-    std::string note;                // the strategy's note at this turn
+    // When it did: the leading tokens of the managed context it left byte-identical
+    // (strategy::Stats::cachePrefixTokens), what a prompt cache still holds after it.
+    std::int64_t cachePrefix = 0;
+    std::string note; // the strategy's note at this turn
 };
 
 struct Simulation {

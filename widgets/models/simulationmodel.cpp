@@ -10,10 +10,12 @@ SimulationModel::SimulationModel(QObject *parent)
 {
 }
 
-void SimulationModel::setSimulation(std::shared_ptr<const sim::Simulation> simulation)
+void SimulationModel::setSimulation(std::shared_ptr<const sim::Simulation> simulation,
+                                    std::shared_ptr<const cost::SimulationCost> cost)
 {
     beginResetModel();
     m_sim = std::move(simulation);
+    m_cost = m_sim && cost && cost->turns.size() == m_sim->turns.size() ? std::move(cost) : nullptr;
     endResetModel();
 }
 
@@ -39,6 +41,8 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
         return {};
     const sim::TurnPoint &p = m_sim->turns[std::size_t(index.row())];
     const double share = m_sim->window > 0 ? double(p.with) / double(m_sim->window) : 0.0;
+    const bool priced = m_cost && m_cost->price;
+    const cost::SimulatedTurnCost *turnCost = m_cost ? &m_cost->turns[std::size_t(index.row())] : nullptr;
     switch (role) {
     case TurnFirstIndexRole: return int(p.firstIndex);
     case TurnRole: return int(p.turn);
@@ -51,6 +55,7 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
         case WithColumn: return qint64(p.with);
         case ShareColumn: return share;
         case ManagedColumn: return qint64(p.managedMessages);
+        case CostColumn: return priced ? QVariant(turnCost->with.dollars) : QVariant();
         case NoteColumn: return p.changed;
         }
         return {};
@@ -65,6 +70,20 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
                 .arg(p.lastIndex)
                 .arg(QLocale().toString(qint64(p.beforeStrategy)), QLocale().toString(qint64(p.with)),
                      QString::fromStdString(p.note));
+        if (index.column() == CostColumn && priced) {
+            const QLocale loc;
+            const QString requests = turnCost->requests == 1 ? tr("1 request") : tr("%1 requests").arg(turnCost->requests);
+            return tr("Turn %1: %2, priced as %3\nWith the strategy: $%4 (cache read %5, written %6, output %7 "
+                      "tokens)\nWithout: $%8 (cache read %9, written %10, output %11 tokens)")
+                .arg(p.turn)
+                .arg(requests, QString::fromStdString(m_cost->model), loc.toString(turnCost->with.dollars, 'f', 4),
+                     loc.toString(qint64(turnCost->with.tokens.cacheRead)), loc.toString(qint64(turnCost->with.tokens.cacheWrite5m)),
+                     loc.toString(qint64(turnCost->with.tokens.output)), loc.toString(turnCost->without.dollars, 'f', 4),
+                     loc.toString(qint64(turnCost->without.tokens.cacheRead)))
+                .arg(loc.toString(qint64(turnCost->without.tokens.cacheWrite5m)), loc.toString(qint64(turnCost->without.tokens.output)));
+        }
+        if (index.column() == CostColumn && m_cost)
+            return QString::fromStdString(m_cost->error);
         return {};
     case Qt::DisplayRole: {
         const QLocale loc;
@@ -75,6 +94,7 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
         case WithColumn: return loc.toString(qint64(p.with));
         case ShareColumn: return QStringLiteral("%1 %").arg(loc.toString(share * 100, 'f', 1));
         case ManagedColumn: return QString::number(p.managedMessages);
+        case CostColumn: return priced ? QStringLiteral("$%1").arg(loc.toString(turnCost->with.dollars, 'f', 4)) : QStringLiteral("?");
         case NoteColumn:
             return QString((p.changed ? QStringLiteral("✱ ") : QString()) + QString::fromStdString(p.note));
         }
@@ -96,6 +116,7 @@ QVariant SimulationModel::headerData(int section, Qt::Orientation orientation, i
         case WithColumn: return tr("With");
         case ShareColumn: return tr("Of window");
         case ManagedColumn: return tr("Managed");
+        case CostColumn: return tr("Cost");
         case NoteColumn: return tr("Strategy");
         }
     }
@@ -107,6 +128,10 @@ QVariant SimulationModel::headerData(int section, Qt::Orientation orientation, i
         case WithColumn: return tr("Context after this turn with the strategy run after every turn");
         case ShareColumn: return tr("With, as a share of the context window");
         case ManagedColumn: return tr("Messages in the managed context after the strategy");
+        case CostColumn:
+            return tr("Dollars of the turn's requests with the strategy, prompt cache included: each response reads "
+                      "the cached prefix, writes the rest and pays its output; a compaction rewrites the cache "
+                      "(estimated tokens, priced as the session's model)");
         case NoteColumn: return tr("✱: the strategy changed the context at this turn; its note");
         }
     }

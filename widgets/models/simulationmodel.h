@@ -2,8 +2,10 @@
 #pragma once
 
 // One row per simulated turn (cl::sim::TurnPoint): turn, messages, context without / with the
-// strategy, its share of the window, managed messages and what the strategy did.
+// strategy, its share of the window, managed messages, the turn's dollars with the strategy
+// (cl::cost::SimulationCost, when given) and what the strategy did.
 
+#include "core/cost/simulationcost.h"
 #include "core/strategy/simulation.h"
 #include "widgets/models/roles.h"
 
@@ -24,13 +26,16 @@ public:
         WithColumn,
         ShareColumn,
         ManagedColumn,
+        CostColumn,
         NoteColumn,
         ColumnCount
     };
 
     explicit SimulationModel(QObject *parent = nullptr);
 
-    void setSimulation(std::shared_ptr<const sim::Simulation> simulation);
+    // `cost`: its turns priced (null or unpriced: the Cost column reads "?").
+    void setSimulation(std::shared_ptr<const sim::Simulation> simulation,
+                       std::shared_ptr<const cost::SimulationCost> cost = nullptr);
     void clear() { setSimulation(nullptr); }
     const sim::Simulation *simulation() const { return m_sim.get(); }
     // Row of a 1-based turn, -1 when absent.
@@ -43,6 +48,7 @@ public:
 
 private:
     std::shared_ptr<const sim::Simulation> m_sim;
+    std::shared_ptr<const cost::SimulationCost> m_cost;
 };
 
 } // namespace cl::gui

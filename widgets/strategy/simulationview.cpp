@@ -134,7 +134,7 @@ SimulationView::SimulationView(QWidget *parent)
     connect(m_run, &QPushButton::clicked, this, &SimulationView::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &SimulationView::cancel);
     // A stale simulation (new input) has ended: the controls follow isRunning().
-    m_job.setStaleHandler([this](const std::shared_ptr<const sim::Simulation> &) { updateControls(); });
+    m_job.setStaleHandler([this](const Outcome &) { updateControls(); });
     connect(m_chart, &SimulationChart::turnClicked, this, [this](int turn) {
         selectTurn(turn);
         if (m_sim && turn >= 1 && std::size_t(turn) <= m_sim->turns.size())
@@ -183,6 +183,7 @@ void SimulationView::resetResult()
 {
     m_job.cancel(); // a running simulation is for the old input: its result is dropped
     m_sim.reset();
+    m_cost.reset();
     m_model->clear();
     m_chart->setSimulation(nullptr);
     m_progress->reset();
@@ -265,12 +266,11 @@ void SimulationView::run()
                 control.setProgress(qint64(done), qint64(total));
                 return !control.isCancelled();
             };
-            return std::shared_ptr<const sim::Simulation>(
-                std::make_shared<sim::Simulation>(sim::simulate(*job.transcript, *job.strategy, job.params, job.options)));
+            return simulate(job);
         },
-        [this](std::shared_ptr<const sim::Simulation> simulation) {
-            const bool cancelled = simulation && simulation->cancelled;
-            showResult(std::move(simulation), cancelled);
+        [this](Outcome outcome) {
+            const bool cancelled = outcome.simulation && outcome.simulation->cancelled;
+            showResult(std::move(outcome), cancelled);
         },
         [this](JobProgress p) { onProgress(int(p.done), int(p.total)); });
     Q_EMIT started();
@@ -285,7 +285,7 @@ void SimulationView::runNow()
         return;
     m_job.invalidate();
     Q_EMIT started();
-    showResult(std::make_shared<sim::Simulation>(sim::simulate(*job.transcript, *job.strategy, job.params, job.options)), false);
+    showResult(simulate(job), false);
 }
 
 void SimulationView::cancel()
@@ -303,10 +303,26 @@ void SimulationView::onProgress(int done, int total)
     Q_EMIT progress(done, total);
 }
 
-void SimulationView::showResult(std::shared_ptr<const sim::Simulation> simulation, bool cancelled)
+SimulationView::Outcome SimulationView::simulate(const Job &job)
 {
-    m_sim = std::move(simulation);
-    m_model->setSimulation(m_sim);
+    Outcome out;
+    auto s = std::make_shared<sim::Simulation>(sim::simulate(*job.transcript, *job.strategy, job.params, job.options));
+    if (s->error.empty()) {
+        // Priced as the session's model: the shipped table, then the user's file.
+        llm::PriceTable prices;
+        std::string error;
+        llm::PriceTable::load(prices, {}, &error);
+        out.cost = std::make_shared<cost::SimulationCost>(cost::simulationCost(*job.transcript, *s, prices));
+    }
+    out.simulation = std::move(s);
+    return out;
+}
+
+void SimulationView::showResult(Outcome outcome, bool cancelled)
+{
+    m_sim = std::move(outcome.simulation);
+    m_cost = std::move(outcome.cost);
+    m_model->setSimulation(m_sim, m_cost);
     m_chart->setSimulation(m_sim);
     m_table->resizeColumnsToContents();
     const QLocale loc;
@@ -321,6 +337,13 @@ void SimulationView::showResult(std::shared_ptr<const sim::Simulation> simulatio
                    .arg(m_sim->turns.size())
                    .arg(turnText(m_sim->exceedsWithout), QString::fromStdString(m_sim->strategy), turnText(m_sim->exceedsWith))
                    .arg(m_sim->compactions);
+        if (m_cost && m_cost->price)
+            text += tr(" · %1 requests: $%2 with, $%3 without (%4)")
+                        .arg(m_cost->requests)
+                        .arg(loc.toString(m_cost->with.dollars, 'f', 4), loc.toString(m_cost->without.dollars, 'f', 4),
+                             QString::fromStdString(m_cost->model));
+        else if (m_cost)
+            text += tr(" · cost unknown: %1").arg(QString::fromStdString(m_cost->error));
         if (cancelled)
             text = tr("Cancelled after %1 of %2 turns · ").arg(m_sim->turns.size()).arg(m_sim->totalTurns) + text;
     }

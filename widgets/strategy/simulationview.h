@@ -7,6 +7,7 @@
 // window to jump to the turn's first message.
 
 #include "core/analysis/analysis.h"
+#include "core/cost/simulationcost.h"
 #include "core/strategy/simulation.h"
 #include "core/model/transcript.h"
 #include "widgets/jobs/backgroundjob.h"
@@ -49,6 +50,8 @@ public:
     void setStrideBudget(std::size_t budget) { m_strideBudget = budget; }
 
     std::shared_ptr<const sim::Simulation> simulation() const { return m_sim; }
+    // Its turns' dollars with the prompt cache, priced as the session's model (null before a run).
+    std::shared_ptr<const cost::SimulationCost> cost() const { return m_cost; }
     bool isRunning() const;
     bool hasResult() const { return m_sim != nullptr; }
 
@@ -82,11 +85,16 @@ private:
         nlohmann::json params;
         sim::SimulationOptions options;
     };
+    struct Outcome {
+        std::shared_ptr<const sim::Simulation> simulation;
+        std::shared_ptr<const cost::SimulationCost> cost;
+    };
+    static Outcome simulate(const Job &job);
     bool prepare(Job &job);
     void stopRun(); // cancels a background run and waits for it (a new run supersedes it)
     void strategyChosen();
     void onProgress(int done, int total);
-    void showResult(std::shared_ptr<const sim::Simulation> simulation, bool cancelled);
+    void showResult(Outcome outcome, bool cancelled);
     void updateControls();
 
     std::shared_ptr<const Transcript> m_transcript;
@@ -95,10 +103,11 @@ private:
     std::vector<std::string> m_exempt;
     void resetResult();
     std::shared_ptr<const sim::Simulation> m_sim;
+    std::shared_ptr<const cost::SimulationCost> m_cost;
     std::size_t m_strideBudget = 200;
     // The simulation; a new run or input makes the running one stale (its result is dropped), Cancel
     // stops it and keeps the turns done so far.
-    BackgroundJob<std::shared_ptr<const sim::Simulation>> m_job{this};
+    BackgroundJob<Outcome> m_job{this};
 
     QComboBox *m_combo = nullptr;
     ParamForm *m_form = nullptr;
