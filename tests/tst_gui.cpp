@@ -6,6 +6,7 @@
 #include "widgets/transcript/detailpane.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/openmilestones.h"
 #include "widgets/models/diagnosticsmodel.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptfiltermodel.h"
@@ -153,6 +154,34 @@ private Q_SLOTS:
         w.transcriptPanel()->filterEdit()->setText(QStringLiteral("hello from main"));
         QCOMPARE(w.transcriptPanel()->view()->model()->rowCount(), 4);
         QTRY_COMPARE(w.transcriptPanel()->view()->model()->rowCount(), 1);
+    }
+
+    // The milestones of an open (bench/bench_gui.cpp times them): rows first, then everything the
+    // window computes in the background; another transcript starts them over.
+    void openMilestones()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1200, 800);
+        w.show();
+        OpenMilestones *milestones = OpenMilestones::of(&w);
+        QVERIFY(milestones);
+        QSignalSpy rows(milestones, &OpenMilestones::rowsShown);
+        QSignalSpy finished(milestones, &OpenMilestones::finished);
+        QStringList order;
+        connect(milestones, &OpenMilestones::rowsShown, this, [&] { order << QStringLiteral("rows"); });
+        connect(milestones, &OpenMilestones::finished, this, [&] { order << QStringLiteral("finished"); });
+        w.openFile(m_session);
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(rows.count(), 1);
+        QCOMPARE(order, QStringList({QStringLiteral("rows"), QStringLiteral("finished")}));
+        QVERIFY(milestones->hasShownRows() && milestones->isFinished());
+        QVERIFY(milestones->analysisReady() && milestones->countsReady() && milestones->tablesReady());
+        QVERIFY(w.analysis());
+
+        w.openFile(m_session); // a new transcript object: the milestones start over
+        QTRY_COMPARE(finished.count(), 2);
+        QCOMPARE(rows.count(), 2);
     }
 
     void staleAndCancelledLoads()

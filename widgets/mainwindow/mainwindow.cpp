@@ -8,6 +8,7 @@
 #include "widgets/transcript/detailpane.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/mainwindow/openmilestones.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/mainwindow/recentfiles.h"
@@ -86,6 +87,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_status, &StatusPanel::cancelRequested, this, &MainWindow::cancelLoad);
     connectAnalysis();
     connectStrategies();
+    new OpenMilestones(this); // watches the panels made above
 }
 
 MainWindow::~MainWindow() = default;

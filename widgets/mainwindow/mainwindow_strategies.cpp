@@ -14,6 +14,7 @@
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
+#include "widgets/mainwindow/openmilestones.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/strategy/operationsdialog.h"
@@ -182,7 +183,9 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
     auto tables = std::make_shared<strategy::TranscriptTables>();
     if (!transcript)
         return tables;
-    (void)QtConcurrent::run([transcript, tables] { tables->prepare(*transcript); });
+    const QFuture<void> work = QtConcurrent::run([transcript, tables] { tables->prepare(*transcript); });
+    if (OpenMilestones *milestones = OpenMilestones::of(this))
+        milestones->tablesStarted(transcript, work);
     constexpr std::size_t kKept = 4;
     if (m_tableCache.size() == kKept)
         m_tableCache.erase(m_tableCache.begin());
@@ -193,6 +196,8 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
 void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow)
 {
     m_transcript = std::move(transcript);
+    if (OpenMilestones *milestones = OpenMilestones::of(this))
+        milestones->transcriptShown(m_transcript.get());
     m_tables = tablesFor(m_transcript);
     m_applying = true;
     m_transcriptPanel->setTranscript(m_transcript);

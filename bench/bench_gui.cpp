@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// GUI benchmark: the real main window (offscreen) opens a session the way a user does
+// (MainWindow::openFile: the load in the background, then the views). Timed from the open call:
+// - rows: the transcript view has painted its first rows of the session (OpenMilestones::rowsShown);
+// - all: everything the window computes for it has arrived (OpenMilestones::finished: the analysis
+//   in the tree's columns, the context map and the analysis panel, the estimator table's exact
+//   o200k_base counts, the strategy tables) and the window has painted it.
+// Also when the load finished and each background result arrived, and the longest time the GUI
+// thread kept its event loop waiting (the largest gap of a 5 ms timer): how responsive it stayed.
+// Every measurement is a fresh process: the driver runs itself with --once for each.
+#include "core/util/allocator.h"
+#include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/estimatorreport.h"
+#include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/openmilestones.h"
+#include "widgets/style/theme.h"
+
+#include <sys/resource.h>
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QStyleFactory>
+#include <QTimer>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char *kUsage = "usage: bench_gui [--runs N] [--whole-history] [--markdown] FILE...\n"
+                     "       bench_gui --once [--whole-history] FILE\n";
+
+double msSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double peakRssMb()
+{
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return double(ru.ru_maxrss) / 1024.0;
+}
+
+// One measurement in this process; prints one line of key=value figures (ms unless named).
+int once(const QString &file, bool wholeHistory)
+{
+    using namespace cl::gui;
+    theme::apply(theme::Choice::System);
+    LoadController::setWholeHistory(wholeHistory);
+    MainWindow window;
+    window.setShowErrorDialogs(false);
+    window.resize(1400, 860); // the app's default size
+    window.show();
+    // The empty window is laid out and painted first: that is not what is timed.
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
+    OpenMilestones *milestones = OpenMilestones::of(&window);
+
+    std::map<std::string, double> at;
+    bool ok = true;
+    const auto t0 = Clock::now();
+    QObject::connect(&window, &MainWindow::loadFinished, &window, [&](bool loaded) {
+        at["load"] = msSince(t0);
+        ok = loaded;
+        if (!loaded)
+            QApplication::exit(1);
+    });
+    QObject::connect(&window, &MainWindow::analysisUpdated, &window, [&] { at["analysis"] = msSince(t0); });
+    EstimatorReport *report = window.analysisPanel()->estimatorReport();
+    QObject::connect(report, &EstimatorReport::ready, &window, [&] { at["counts"] = msSince(t0); });
+    QObject::connect(report, &EstimatorReport::unavailable, &window, [&] { at["counts"] = msSince(t0); });
+    QObject::connect(milestones, &OpenMilestones::rowsShown, &window, [&] { at["rows"] = msSince(t0); });
+    QObject::connect(milestones, &OpenMilestones::tablesPrepared, &window, [&] { at["tables"] = msSince(t0); });
+    QObject::connect(milestones, &OpenMilestones::finished, &window, [&] {
+        at["computed"] = msSince(t0);
+        // What arrived last is on screen once the updates it asked for are painted.
+        QApplication::processEvents();
+        at["all"] = msSince(t0);
+        QApplication::exit(0);
+    });
+    double stall = 0;
+    auto tick = Clock::now();
+    QTimer ticker;
+    ticker.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&ticker, &QTimer::timeout, &window, [&] {
+        stall = std::max(stall, msSince(tick));
+        tick = Clock::now();
+    });
+    ticker.start(5);
+    QTimer::singleShot(300000, &window, [] { QApplication::exit(2); });
+
+    window.openFile(file);
+    const int rc = QApplication::exec();
+    if (rc != 0 || !ok) {
+        std::fprintf(stderr, "bench_gui: %s: %s\n", qPrintable(file),
+                     rc == 2 ? "timed out" : qPrintable(window.lastError()));
+        return 1;
+    }
+    std::printf("messages=%zu", window.transcript()->messages.size());
+    for (const auto &[key, ms] : at)
+        std::printf(" %s=%.1f", key.c_str(), ms);
+    std::printf(" stall=%.1f rss=%.0f\n", std::max(0.0, stall - 5.0), peakRssMb());
+    return 0;
+}
+
+std::map<std::string, double> parse(const QString &line)
+{
+    std::map<std::string, double> values;
+    for (const QString &field : line.trimmed().split(u' ', Qt::SkipEmptyParts)) {
+        const qsizetype eq = field.indexOf(u'=');
+        if (eq > 0)
+            values[field.left(eq).toStdString()] = field.mid(eq + 1).toDouble();
+    }
+    return values;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    cl::tuneAllocator(); // before the first large allocation
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Settings of a test-mode folder of the bench's own: the user's window layout, recent files and
+    // View › Whole History stay out of it.
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("ContextLens"));
+    QApplication::setApplicationName(QStringLiteral("contextlens-bench-gui"));
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+
+    int runs = 3;
+    bool whole = false, markdown = false, single = false;
+    QStringList files;
+    const QStringList args = QApplication::arguments();
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        const QString &a = args[i];
+        if (a == QLatin1String("--runs") && i + 1 < args.size())
+            runs = std::max(1, args[++i].toInt());
+        else if (a == QLatin1String("--whole-history"))
+            whole = true;
+        else if (a == QLatin1String("--markdown"))
+            markdown = true;
+        else if (a == QLatin1String("--once"))
+            single = true;
+        else if (a.startsWith(QLatin1String("--"))) {
+            std::fputs(kUsage, stderr);
+            return 2;
+        } else
+            files << a;
+    }
+    if (files.empty() || (single && files.size() != 1)) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    if (single)
+        return once(files.front(), whole);
+
+    if (markdown) {
+        std::printf("| session | MB | messages | first rows ms | everything ms | load ms | analysis ms | exact counts ms | "
+                    "strategy tables ms | longest GUI stall ms | peak RSS MB |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    }
+    for (const QString &file : files) {
+        std::map<std::string, std::vector<double>> figures;
+        std::vector<QString> lines;
+        for (int r = 0; r < runs; ++r) {
+            QProcess child;
+            QStringList childArgs{QStringLiteral("--once")};
+            if (whole)
+                childArgs << QStringLiteral("--whole-history");
+            child.start(QApplication::applicationFilePath(), childArgs << file);
+            if (!child.waitForFinished(600000) || child.exitCode() != 0) {
+                std::fprintf(stderr, "bench_gui: a run on %s failed: %s\n", qPrintable(file),
+                             child.readAllStandardError().constData());
+                return 1;
+            }
+            const QString line = QString::fromUtf8(child.readAllStandardOutput());
+            lines.push_back(line.trimmed());
+            for (const auto &[key, value] : parse(line))
+                figures[key].push_back(value);
+        }
+        const double mb = double(QFileInfo(file).size()) / 1048576.0;
+        const auto med = [&](const char *key) { return median(figures[key]); };
+        const auto range = [&](const char *key) {
+            const auto [lo, hi] = std::minmax_element(figures[key].begin(), figures[key].end());
+            return QStringLiteral("%1 (%2–%3)").arg(med(key), 0, 'f', 0).arg(*lo, 0, 'f', 0).arg(*hi, 0, 'f', 0);
+        };
+        if (markdown) {
+            std::printf("| %s%s | %.0f | %.0f | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n",
+                        qPrintable(QFileInfo(file).fileName()), whole ? " (whole history)" : "", mb, med("messages"),
+                        qPrintable(range("rows")), qPrintable(range("all")), med("load"), med("analysis"),
+                        med("counts"), med("tables"), med("stall"), med("rss"));
+        } else {
+            std::printf("%s%s: %.1f MB, %.0f messages, median of %d processes\n", qPrintable(file),
+                        whole ? " (whole history)" : "", mb, med("messages"), runs);
+            std::printf("  first rows %s ms, everything %s ms\n", qPrintable(range("rows")), qPrintable(range("all")));
+            for (const QString &line : lines)
+                std::printf("  run: %s\n", qPrintable(line));
+        }
+    }
+    return 0;
+}
