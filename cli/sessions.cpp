@@ -4,8 +4,10 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "cli/cost.h"
 #include "core/sessions/sessions.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -77,7 +79,19 @@ std::string padRight(std::string s, std::size_t columns)
 
 std::string padLeft(std::string s, std::size_t columns) { return s.size() < columns ? std::string(columns - s.size(), ' ') + s : s; }
 
-// One session on one line: times, agent, messages, peak, compactions, size, model, title, path.
+// "$1.2345"; "+" when some model has no price; "$?" when none has; "-" without usage.
+std::string costText(const sessions::Session &s)
+{
+    if (!s.hasCost())
+        return "-";
+    if (s.cost == 0 && s.unpricedTokens > 0)
+        return "$?";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "$%.4f%s", s.cost, s.unpricedTokens > 0 ? "+" : "");
+    return buf;
+}
+
+// One session on one line: times, agent, messages, peak, compactions, size, cost, model, title, path.
 std::string sessionLine(const sessions::Session &s)
 {
     std::string line = "  " + padRight(shortTime(s.startMs) + " → " + shortTime(s.lastMs, s.startMs), 36);
@@ -89,12 +103,26 @@ std::string sessionLine(const sessions::Session &s)
     if (s.subagentFiles)
         size += " +" + plural(std::size_t(s.subagentFiles), "subagent");
     line += padRight(size, 12) + " ";
+    line += padRight(costText(s), 10);
     if (!s.model.empty())
         line += s.model + "  ";
     if (s.checkpoint)
         line += "[checkpoint] ";
     line += (s.title.empty() ? std::string("(no request)") : "\"" + s.title + "\"") + "  " + s.path + "\n";
     return line;
+}
+
+ojson usageJson(const std::vector<sessions::ModelUsage> &usage)
+{
+    ojson list = ojson::array();
+    for (const auto &u : usage) {
+        const cost::Tokens &t = u.tokens;
+        // clang-format off
+        list.push_back(ojson{{"model", u.model}, {"responses", u.responses}, {"tokens", {{"input", t.input},
+            {"cacheWrite5m", t.cacheWrite5m}, {"cacheWrite1h", t.cacheWrite1h}, {"cacheRead", t.cacheRead}, {"output", t.output}}}});
+        // clang-format on
+    }
+    return list;
 }
 
 ojson sessionJson(const sessions::Session &s)
@@ -119,7 +147,10 @@ ojson sessionJson(const sessions::Session &s)
                  {"messages", s.messages},
                  {"peakContext", s.peakContext > 0 ? ojson(s.peakContext) : ojson(nullptr)},
                  {"compactions", s.compactions},
-                 {"model", s.model.empty() ? ojson(nullptr) : ojson(s.model)}};
+                 {"model", s.model.empty() ? ojson(nullptr) : ojson(s.model)},
+                 {"cost", s.hasCost() ? ojson(std::round(s.cost * 1e6) / 1e6) : ojson(nullptr)},
+                 {"costComplete", s.costComplete()},
+                 {"usage", usageJson(s.usage)}};
 }
 
 // --folder may repeat (parseArgs keeps one value per option): its values are taken out first.
@@ -155,7 +186,8 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
                                     {"--project", "", true},
                                     {"--sort", "", true},
                                     {"--cache", "", true},
-                                    {"--no-cache", "", false}});
+                                    {"--no-cache", "", false},
+                                    {"--prices", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("sessions");
@@ -177,7 +209,7 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
     filter.project = a.value("--project").value_or("");
     sessions::SortKey sort = sessions::SortKey::Last;
     if (const auto key = a.value("--sort"); key && !sessions::sortKeyFromName(*key, sort))
-        return o.fail("unknown sort key '" + *key + "' (one of: last, start, size, peak, messages)");
+        return o.fail("unknown sort key '" + *key + "' (one of: last, start, size, peak, messages, cost)");
     if (a.has("--no-cache") && a.value("--cache"))
         return o.fail("--cache and --no-cache exclude each other");
 
@@ -187,6 +219,15 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
         options.home = env;
     if (!a.has("--no-cache"))
         options.cachePath = a.value("--cache").value_or(sessions::defaultCachePath());
+    // The cost column's prices: a bad --prices FILE fails; a bad user file only warns (the list is
+    // still worth having).
+    llm::PriceTable prices;
+    if (std::string error; !loadPrices(a, prices, error)) {
+        if (a.value("--prices"))
+            return o.fail(error);
+        err += "contextlens-cli: " + error + "\n";
+    }
+    options.prices = &prices;
 
     const sessions::ScanResult result = sessions::scan(options);
     for (const auto &w : result.warnings)

@@ -68,6 +68,23 @@ inline void setMtime(const std::string &path, std::int64_t seconds)
 // 2025-06-04T12:00:00Z, the time given to the files without timestamps of their own.
 constexpr std::int64_t kFixedMtime = 1749038400;
 
+// Prices for the sessions' cost ($ per million tokens), made up and round so that tst_sessions
+// computes every cost by hand whatever the shipped table says:
+//   claude-sonnet-4-5  input 3, output 15, cache write 3.75 (1 h: 6), cache read 0.3
+//   claude-opus-4-1    input 15, output 75, cache write 18.75 (1 h: 30), cache read 1.5
+//   claude-haiku-4-5   input 1, output 5, cache write 1.25 (1 h: 2), cache read 0.1
+//   gpt-5-codex        input 1, output 10, cache read 0.1;  gpt-5: input 2, output 20, cache read 0.2
+//   gemini-2.5-pro     input 1, output 10, cache read 0.25; gemini-2.5-flash: input 0.5, output 2, cache read 0.05
+inline const char *const kPrices = R"({"models": [
+  {"match": "claude-sonnet-4-5", "input": 3, "output": 15, "cacheWrite5m": 3.75, "cacheWrite1h": 6, "cacheRead": 0.3},
+  {"match": "claude-opus-4-1", "input": 15, "output": 75, "cacheWrite5m": 18.75, "cacheWrite1h": 30, "cacheRead": 1.5},
+  {"match": "claude-haiku-4-5", "input": 1, "output": 5, "cacheWrite5m": 1.25, "cacheWrite1h": 2, "cacheRead": 0.1},
+  {"match": "gpt-5-codex", "input": 1, "output": 10, "cacheRead": 0.1},
+  {"match": "gpt-5", "input": 2, "output": 20, "cacheRead": 0.2},
+  {"match": "gemini-2.5-pro", "input": 1, "output": 10, "cacheRead": 0.25},
+  {"match": "gemini-2.5-flash", "input": 0.5, "output": 2, "cacheRead": 0.05}
+]})";
+
 // Claude Code, project /work/shop: session s-claude-1 with two subagent files.
 inline std::string claudeShop(const std::string &home) { return home + "/.claude/projects/-work-shop/s-claude-1.jsonl"; }
 inline std::vector<std::string> claudeShopLines()
@@ -104,7 +121,8 @@ inline void writeClaude(const std::string &home)
     write(sub + "agent-a1.jsonl", {R"({"type":"user","isSidechain":true,"agentId":"a1","sessionId":"s-claude-1","message":{"role":"user","content":"Find the fixture"},"uuid":"x1","timestamp":"2025-06-01T09:00:20.000Z"})"});
     writeBytes(sub + "agent-a1.meta.json", R"({"agentType":"general-purpose"})");
     write(sub + "agent-a2.jsonl", {R"({"type":"user","isSidechain":true,"agentId":"a2","sessionId":"s-claude-1","message":{"role":"user","content":"Run the tests"},"uuid":"y1","timestamp":"2025-06-01T09:00:30.000Z"})",
-                                   R"({"type":"assistant","isSidechain":true,"agentId":"a2","sessionId":"s-claude-1","message":{"id":"msg_sub","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"ok"}]},"uuid":"y2","timestamp":"2025-06-01T09:00:31.000Z"})"});
+                                   // msg_sub, paid with the session: 50 input, 10 output
+                                   R"({"type":"assistant","isSidechain":true,"agentId":"a2","sessionId":"s-claude-1","message":{"id":"msg_sub","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":50,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":10}},"uuid":"y2","timestamp":"2025-06-01T09:00:31.000Z"})"});
 
     // Project /work/blog: a slash command as the first request, an older agent file beside it that
     // belongs to it, and one whose session is gone (listed on its own).
@@ -113,7 +131,9 @@ inline void writeClaude(const std::string &home)
           {R"({"parentUuid":null,"isSidechain":false,"cwd":"/work/blog","sessionId":"s-claude-2","type":"user","message":{"role":"user","content":"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 12</command-args>"},"uuid":"b1","timestamp":"2025-06-05T14:00:00.000Z"})",
            R"({"parentUuid":"b1","isSidechain":false,"cwd":"/work/blog","sessionId":"s-claude-2","type":"assistant","message":{"id":"msg_D","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"Looks good."}],"usage":{"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":9}},"uuid":"b2","timestamp":"2025-06-05T14:00:04.000Z"})"});
     write(blog + "agent-old1.jsonl",
-          {R"({"parentUuid":null,"isSidechain":true,"cwd":"/work/blog","sessionId":"s-claude-2","type":"user","message":{"role":"user","content":"Check the links"},"uuid":"o1","timestamp":"2025-06-05T14:00:01.000Z"})"});
+          {R"({"parentUuid":null,"isSidechain":true,"cwd":"/work/blog","sessionId":"s-claude-2","type":"user","message":{"role":"user","content":"Check the links"},"uuid":"o1","timestamp":"2025-06-05T14:00:01.000Z"})",
+           // paid with s-claude-2: 20 input, 4 output
+           R"({"parentUuid":"o1","isSidechain":true,"cwd":"/work/blog","sessionId":"s-claude-2","type":"assistant","message":{"id":"msg_old","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"All links work."}],"usage":{"input_tokens":20,"output_tokens":4}},"uuid":"o2","timestamp":"2025-06-05T14:00:02.000Z"})"});
     write(blog + "agent-orphan.jsonl",
           {R"({"parentUuid":null,"isSidechain":true,"cwd":"/work/blog","sessionId":"gone","type":"user","message":{"role":"user","content":"Search the docs"},"uuid":"p1","timestamp":"2025-06-05T13:00:00.000Z"})"});
 }

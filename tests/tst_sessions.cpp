@@ -3,6 +3,7 @@
 // CLI layouts and an added folder (tests/sessions_fixture.h), every figure computed by hand from the
 // records; unreadable lines; the title rules; the real samples against the loader.
 // `contextlens-cli sessions` and the scan cache: tst_sessionscli.cpp.
+#include "core/cost/sessioncost.h"
 #include "core/io/loader.h"
 #include "core/sessions/internal.h"
 #include "core/sessions/sessions.h"
@@ -14,6 +15,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace cl;
 using namespace cl::test::sessions;
@@ -195,6 +197,92 @@ private Q_SLOTS:
         QCOMPARE(copied.messages, std::size_t(1));
     }
 
+    // Each session's cost from its measured usage, priced with sessions_fixture.h's kPrices (in
+    // millionths of a dollar):
+    //   s-claude-1: msg_A's last line (sonnet) 3 x 3 + 1200 x 3.75 + 9000 x 0.3 + 80 x 15 = 8409;
+    //     msg_B (opus) 5 x 15 + 2000 x 18.75 + 10203 x 1.5 + 40 x 75 = 55879.5; msg_sub of its
+    //     subagent file (haiku) 50 + 10 x 5 = 100; the synthetic msg_C nothing: 64388.5
+    //   s-claude-2: msg_D (haiku) 100 + 9 x 5 = 145; msg_old of agent-old1.jsonl beside it 20 + 4 x 5
+    //     = 40: 185
+    //   Codex (gpt-5-codex; each response's last token_count): the call (4000 + 8000 x 0.1 + 300 x 10
+    //     = 7800); the answer, whose report the one after the compaction replaced (3000 + 10 x 10 =
+    //     3100): 10900
+    //   Gemini shop: g2 (pro) 9000 + 200 x 10 = 11000; g4 rewound; g6's later copy (flash) 9400 x 0.5
+    //     + 32 x 2 = 4764: 15764. Legacy: m2 (pro) 1000 + 4000 x 0.25 + 20 x 10 = 2200. Blog: h2
+    //     (flash) 350 + 180 = 530.
+    //   No usage at all: the checkpoint, the chat, the copied session, the orphan agent file.
+    void costFromMeasuredUsage()
+    {
+        llm::PriceTable prices;
+        std::string error;
+        QVERIFY2(prices.merge(fx::kPrices, &error, "test"), error.c_str());
+        sessions::ScanOptions options;
+        options.home = m_home;
+        options.folders = {m_extra};
+        options.prices = &prices;
+        const auto r = sessions::scan(options);
+        auto micro = [&](const std::string &path) {
+            const sessions::Session *s = find(r.sessions, path);
+            if (!s)
+                qFatal("session %s not listed", path.c_str());
+            return s->costComplete() ? s->cost * 1e6 : -1.0; // every model here has a price
+        };
+        auto near = [](double a, double b) { return std::fabs(a - b) < 1e-6; };
+        QVERIFY(near(micro(fx::claudeShop(m_home)), 64388.5));
+        QVERIFY(near(micro(m_home + "/.claude/projects/-work-blog/s-claude-2.jsonl"), 185));
+        QVERIFY(near(micro(fx::codexRollout(m_home)), 10900));
+        QVERIFY(near(micro(fx::geminiShopSession(m_home)), 15764));
+        QVERIFY(near(micro(fx::geminiLegacy(m_home)), 2200));
+        QVERIFY(near(micro(fx::geminiBlog(m_home)), 530));
+        for (const std::string &path : {fx::geminiCheckpoint(m_home), fx::extraChat(m_extra), fx::extraClaude(m_extra),
+                                        m_home + "/.claude/projects/-work-blog/agent-orphan.jsonl"}) {
+            const sessions::Session *s = find(r.sessions, path);
+            QVERIFY(s && !s->hasCost() && s->cost == 0);
+        }
+        // By model, in order of first response; responses counted once.
+        const sessions::Session &shop = *find(r.sessions, fx::claudeShop(m_home));
+        QCOMPARE(shop.usage.size(), std::size_t(3));
+        QCOMPARE(shop.usage[0].model, std::string("claude-sonnet-4-5"));
+        QCOMPARE(shop.usage[0].responses, std::size_t(1));
+        QCOMPARE(shop.usage[0].tokens.cacheWrite5m, std::int64_t(1200));
+        QCOMPARE(shop.usage[2].model, std::string("claude-haiku-4-5"));
+        const sessions::Session &codex = *find(r.sessions, fx::codexRollout(m_home));
+        QCOMPARE(codex.usage.size(), std::size_t(1));
+        QCOMPARE(codex.usage[0].responses, std::size_t(2));
+
+        // A model without a price (claude-x, 7 input tokens): its tokens said, no dollars.
+        sessions::ScanOptions bad;
+        bad.home = m_dir.filePath(QStringLiteral("costbadhome")).toStdString();
+        fx::write(bad.home + "/.claude/projects/p/bad.jsonl", fx::badLines());
+        bad.prices = &prices;
+        const auto unknown = sessions::scan(bad);
+        QCOMPARE(unknown.sessions.size(), std::size_t(1));
+        QVERIFY(unknown.sessions[0].hasCost());
+        QCOMPARE(unknown.sessions[0].unpricedTokens, std::int64_t(7));
+        QVERIFY(!unknown.sessions[0].costComplete());
+        QCOMPARE(unknown.sessions[0].cost, 0.0);
+    }
+
+    // The scan's cost is contextlens-cli cost's (core/cost on the loaded session with its subagents).
+    void costAgreesWithCostCommand()
+    {
+        llm::PriceTable prices;
+        QVERIFY(prices.merge(fx::kPrices));
+        sessions::ScanOptions options;
+        options.home = m_home;
+        options.prices = &prices;
+        for (const auto &s : sessions::scan(options).sessions) {
+            const LoadResult loaded = loadFile(s.path);
+            QVERIFY2(loaded.ok(), s.path.c_str());
+            const cost::SessionCost c = cost::sessionCost(*loaded.transcript, prices);
+            std::size_t responses = 0;
+            for (const auto &u : s.usage)
+                responses += u.responses;
+            QCOMPARE(responses, c.responses);
+            QVERIFY2(std::fabs(s.cost - c.dollars.total()) < 1e-12, s.path.c_str());
+        }
+    }
+
     void textRules()
     {
         using sessions::detail::firstLine;
@@ -235,7 +323,7 @@ private Q_SLOTS:
     }
 
     // Where the scan and the loader count the same thing, on the real samples: Claude Code
-    // responses deduplicated per message.id, measured usage, Codex compactions.
+    // responses deduplicated per message.id, measured usage, Codex compactions, the cost.
     void samplesAgreeWithLoader()
     {
         CL_REQUIRE_SAMPLES();
@@ -272,6 +360,10 @@ private Q_SLOTS:
             QCOMPARE(s->compactions, compactions);
             if (path != codex) // Codex: the scan counts every response item, the loader also events
                 QCOMPARE(s->messages, turns);
+            // The cost, as contextlens-cli cost prices it (the shipped table: the test's HOME has no other).
+            const cost::SessionCost c = cost::sessionCost(t, llm::PriceTable());
+            QVERIFY(s->costComplete() && c.complete());
+            QVERIFY2(std::fabs(s->cost - c.dollars.total()) < 1e-12, path.c_str());
         }
         QCOMPARE(find(r.sessions, claude)->project, std::string("/path/to/Demo"));
         QCOMPARE(find(r.sessions, codex)->project, std::string("/tmp/repo"));

@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,13 +25,23 @@ namespace fx = cl::test::sessions;
 
 namespace {
 
+std::string usageText(const sessions::Session &s)
+{
+    std::string out;
+    for (const auto &u : s.usage)
+        out += u.model + ":" + std::to_string(u.responses) + ":" + std::to_string(u.tokens.input) + "," + std::to_string(u.tokens.cacheWrite5m)
+               + "," + std::to_string(u.tokens.cacheWrite1h) + "," + std::to_string(u.tokens.cacheRead) + "," + std::to_string(u.tokens.output) + ";";
+    return out;
+}
+
 // Every field, to compare two scans.
 std::string describe(const sessions::Session &s)
 {
     return s.path + "|" + std::string(formatName(s.format)) + "|" + std::string(sessions::agentName(s.agent)) + "|" + std::to_string(s.checkpoint) + "|"
            + s.sessionId + "|" + s.project + "|" + s.title + "|" + s.firstRequest + "|" + std::to_string(s.startMs) + "|" + std::to_string(s.lastMs) + "|"
            + std::to_string(s.bytes) + "|" + std::to_string(s.subagentFiles) + "|" + std::to_string(s.subagentBytes) + "|" + std::to_string(s.messages) + "|"
-           + std::to_string(s.peakContext) + "|" + std::to_string(s.compactions) + "|" + s.model;
+           + std::to_string(s.peakContext) + "|" + std::to_string(s.compactions) + "|" + s.model + "|" + usageText(s) + "|"
+           + std::to_string(s.cost) + "|" + std::to_string(s.unpricedTokens);
 }
 
 std::vector<std::string> describeAll(const sessions::ScanResult &r)
@@ -65,7 +76,7 @@ class TestSessionsCli : public QObject
 
 private:
     QTemporaryDir m_dir;
-    std::string m_home, m_extra;
+    std::string m_home, m_extra, m_prices;
 
     std::string fresh(const char *name)
     {
@@ -82,20 +93,23 @@ private Q_SLOTS:
         m_extra = m_dir.filePath(QStringLiteral("extra")).toStdString();
         fx::writeHome(m_home);
         fx::writeExtraFolder(m_extra);
+        m_prices = m_dir.filePath(QStringLiteral("prices.json")).toStdString();
+        fx::writeBytes(m_prices, fx::kPrices);
     }
 
     void cliText()
     {
-        const auto r = test::runCli({"sessions", "--home", m_home, "--no-cache", "--agent", "codex"});
+        const auto r = test::runCli({"sessions", "--home", m_home, "--no-cache", "--agent", "codex", "--prices", m_prices});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.err, std::string());
         const std::string size = kib(sizeOf(fx::codexRollout(m_home)));
-        // Columns: times (36), agent (12), messages (5) " msgs  ", peak (12), compactions (15), size (12) " ".
+        // Columns: times (36), agent (12), messages (5) " msgs  ", peak (12), compactions (15), size (12) " ",
+        // cost (10; $0.0109 by hand in tst_sessions).
         const std::string expected = "/work/shop  (1 session)\n"
                                      "  2025-06-02 10:00 → 10:21"
                                      + std::string(12, ' ') + "codex" + std::string(7, ' ') + "    7 msgs  peak 15.5k  1 compaction   " + size
-                                     + std::string(12 - size.size(), ' ') + " gpt-5  \"Add a retry to the payment client\"  " + fx::codexRollout(m_home)
-                                     + "\n\n1 session in 1 project; 9 files found, 9 read, 0 from the cache\n";
+                                     + std::string(12 - size.size(), ' ') + " $0.0109   gpt-5  \"Add a retry to the payment client\"  "
+                                     + fx::codexRollout(m_home) + "\n\n1 session in 1 project; 9 files found, 9 read, 0 from the cache\n";
         QCOMPARE(r.out, expected);
 
         // Everything, newest activity first, grouped by project in the order of their newest session.
@@ -121,13 +135,14 @@ private Q_SLOTS:
         QVERIFY(all.out.find("[checkpoint] \"Refactor the cart totals\"") != std::string::npos);
         QVERIFY(all.out.find("7 msgs  peak 12.2k  1 compaction   ") != std::string::npos);
         QVERIFY(all.out.find(" +2 subagents ") != std::string::npos);
+        QVERIFY(all.out.find(" -         gpt-4o  \"Summarise this log\"") != std::string::npos); // no usage recorded
         QVERIFY(all.out.find("10 sessions in 4 projects; 12 files found, 12 read, 0 from the cache\n") != std::string::npos);
     }
 
     void cliJsonFiltersAndSort()
     {
         auto runJson = [&](std::vector<std::string> extra) {
-            std::vector<std::string> args{"sessions", "--home", m_home, "--folder", m_extra, "--no-cache", "--json"};
+            std::vector<std::string> args{"sessions", "--home", m_home, "--folder", m_extra, "--no-cache", "--json", "--prices", m_prices};
             args.insert(args.end(), extra.begin(), extra.end());
             const auto r = test::runCli(args);
             if (r.code != 0)
@@ -154,6 +169,11 @@ private Q_SLOTS:
         QCOMPARE(shop["subagentFiles"].get<int>(), 2);
         QCOMPARE(shop["project"].get<std::string>(), std::string("/work/shop"));
         QCOMPARE(shop["checkpoint"].get<bool>(), false);
+        QVERIFY(std::fabs(shop["cost"].get<double>() - 0.0643885) < 1e-6); // by hand in tst_sessions, rounded to 1e-6
+        QVERIFY(shop["costComplete"].get<bool>());
+        QCOMPARE(shop["usage"].size(), std::size_t(3));
+        QCOMPARE(shop["usage"][1]["model"].get<std::string>(), std::string("claude-opus-4-1"));
+        QCOMPARE(shop["usage"][1]["tokens"]["cacheRead"].get<int>(), 10203);
 
         // Largest peak first; sessions without usage data last, by path.
         const std::vector<std::string> byPeak{
@@ -174,6 +194,15 @@ private Q_SLOTS:
         for (std::size_t i = 1; i < bySize.size(); ++i)
             QVERIFY(bySize[i - 1]["bytes"].get<std::uint64_t>() + bySize[i - 1]["subagentBytes"].get<std::uint64_t>()
                     >= bySize[i]["bytes"].get<std::uint64_t>() + bySize[i]["subagentBytes"].get<std::uint64_t>());
+
+        // Most expensive first; sessions without usage last, by path.
+        const std::vector<std::string> byCost{
+            fx::claudeShop(m_home), fx::geminiShopSession(m_home), fx::codexRollout(m_home), fx::geminiLegacy(m_home), fx::geminiBlog(m_home),
+            m_home + "/.claude/projects/-work-blog/s-claude-2.jsonl", fx::extraChat(m_extra), fx::extraClaude(m_extra),
+            m_home + "/.claude/projects/-work-blog/agent-orphan.jsonl", fx::geminiCheckpoint(m_home)};
+        const json cost = runJson({"--sort", "cost"})["sessions"];
+        QCOMPARE(list(paths(cost)), list(byCost));
+        QVERIFY(cost[9]["cost"].is_null());
 
         const json gemini = runJson({"--agent", "gemini"});
         QCOMPARE(gemini["sessions"].size(), std::size_t(4));
@@ -196,6 +225,7 @@ private Q_SLOTS:
         QCOMPARE(test::runCli({"sessions", "--cache", "x.json", "--no-cache"}).code, 2);
         QCOMPARE(test::runCli({"sessions", "somefile.jsonl"}).code, 2);
         QCOMPARE(test::runCli({"sessions", "--folder"}).code, 2);
+        QCOMPARE(test::runCli({"sessions", "--no-cache", "--prices", m_dir.filePath(QStringLiteral("none.json")).toStdString()}).code, 2);
         const auto missing = test::runCli({"sessions", "--home", m_home, "--folder", m_dir.filePath(QStringLiteral("nowhere")).toStdString(), "--no-cache"});
         QCOMPARE(missing.code, 0);
         QVERIFY(missing.err.find("nowhere: not a folder") != std::string::npos);
@@ -230,6 +260,16 @@ private Q_SLOTS:
         QCOMPARE(list(touched.stats.parsedPaths), QStringList{QString::fromStdString(fx::codexRollout(home))});
         QCOMPARE(touched.stats.fromCache, std::size_t(8));
         QCOMPARE(find(touched.sessions, fx::codexRollout(home))->messages, std::size_t(7));
+
+        // A subagent file that grew: its session is read again (the cost counts it).
+        std::ofstream(home + "/.claude/projects/-work-shop/s-claude-1/subagents/agent-a1.jsonl", std::ios::app)
+            << R"({"type":"assistant","isSidechain":true,"agentId":"a1","sessionId":"s-claude-1","message":{"id":"msg_a1","role":"assistant","model":"claude-haiku-4-5","content":[],"usage":{"input_tokens":1000,"output_tokens":1}},"uuid":"x2","timestamp":"2025-06-01T09:00:21.000Z"})"
+            << '\n';
+        const double before = find(touched.sessions, fx::claudeShop(home))->cost;
+        const auto subagent = sessions::scan(options);
+        QCOMPARE(list(subagent.stats.parsedPaths), QStringList{QString::fromStdString(fx::claudeShop(home))});
+        QCOMPARE(find(subagent.sessions, fx::claudeShop(home))->usage.back().responses, std::size_t(2));
+        QVERIFY(find(subagent.sessions, fx::claudeShop(home))->cost > before);
 
         std::ofstream(fx::geminiShopSession(home), std::ios::app)
             << R"({"id":"g8","timestamp":"2025-06-03T08:06:00.000Z","type":"user","content":[{"text":"Thanks"}]})" << '\n';

@@ -16,6 +16,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -97,6 +98,23 @@ private Q_SLOTS:
         QCOMPARE(shop.siblingAtColumn(SessionModel::PeakColumn).data(SortRole).toDouble(), double(s->peakContext));
         QCOMPARE(shop.siblingAtColumn(SessionModel::CompactionsColumn).data(SortRole).toDouble(), double(s->compactions));
         QCOMPARE(shop.data().toString(), QString::fromStdString(s->title));
+        // Its cost: the engine's, priced by the shipped table (every model of it has a price there).
+        QVERIFY(s->costComplete() && s->cost > 0);
+        QCOMPARE(shop.siblingAtColumn(SessionModel::CostColumn).data(SortRole).toDouble(), s->cost);
+        QCOMPARE(shop.siblingAtColumn(SessionModel::CostColumn).data().toString(),
+                 QStringLiteral("$%1").arg(QLocale().toString(s->cost, 'f', 4)));
+        QVERIFY(shop.siblingAtColumn(SessionModel::CostColumn).data(Qt::ToolTipRole).toString().contains(QLatin1String("claude-opus-4-1")));
+        const QModelIndex checkpoint = model->indexOfPath(QString::fromStdString(fx::geminiCheckpoint(home)));
+        QCOMPARE(checkpoint.siblingAtColumn(SessionModel::CostColumn).data().toString(), QString()); // no usage
+        QCOMPARE(checkpoint.siblingAtColumn(SessionModel::CostColumn).data(SortRole).toDouble(), -1.0);
+        // The project row sums its sessions.
+        const QModelIndex shopProject = shop.parent();
+        double sum = 0;
+        for (int r = 0; r < model->rowCount(shopProject); ++r)
+            if (const sessions::Session *one = model->sessionAt(model->index(r, 0, shopProject)); one && one->hasCost())
+                sum += one->cost;
+        QCOMPARE(model->index(shopProject.row(), SessionModel::CostColumn).data(SortRole).toDouble(), sum);
+        QCOMPARE(model->headerData(SessionModel::CostColumn, Qt::Horizontal).toString(), QStringLiteral("Cost"));
 
         // Sorting by peak context, largest first, inside each project.
         browser->view()->sortByColumn(SessionModel::PeakColumn, Qt::DescendingOrder);
@@ -106,6 +124,14 @@ private Q_SLOTS:
             for (int r = 1; r < m->rowCount(project); ++r)
                 QVERIFY(m->index(r - 1, SessionModel::PeakColumn, project).data(SortRole).toDouble()
                         >= m->index(r, SessionModel::PeakColumn, project).data(SortRole).toDouble());
+        }
+        // And by cost, the most expensive first.
+        browser->view()->sortByColumn(SessionModel::CostColumn, Qt::DescendingOrder);
+        for (int p = 0; p < m->rowCount(); ++p) {
+            const QModelIndex project = m->index(p, 0);
+            for (int r = 1; r < m->rowCount(project); ++r)
+                QVERIFY(m->index(r - 1, SessionModel::CostColumn, project).data(SortRole).toDouble()
+                        >= m->index(r, SessionModel::CostColumn, project).data(SortRole).toDouble());
         }
         // Filters: agent, then text.
         browser->agentCombo()->setCurrentIndex(browser->agentCombo()->findData(QStringLiteral("codex")));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The scan cache: one JSON file with what each scanned file said about itself, keyed by path, size
-// and modification time. A file whose size or time changed is read again; anything else is taken
-// from here. The version changes whenever the scanners count differently.
+// and modification time (and, for a Claude Code session, its subagent files' count and size). A file
+// whose size or time changed is read again; anything else is taken from here. The version changes
+// whenever the scanners count differently (2: the usage by model, for the cost).
 #include "core/sessions/internal.h"
 
 #include "core/io/writer.h"
@@ -17,7 +18,7 @@ namespace cl::sessions::detail {
 
 namespace {
 
-constexpr int kCacheVersion = 1;
+constexpr int kCacheVersion = 2;
 
 nlohmann::json timeJson(std::int64_t ms) { return ms == kNoTime ? nlohmann::json(nullptr) : nlohmann::json(ms); }
 
@@ -27,12 +28,47 @@ std::int64_t timeOf(const nlohmann::json &e, std::string_view key)
     return v && v->is_number_integer() ? v->get<std::int64_t>() : kNoTime;
 }
 
+// [model, responses, input, cacheWrite5m, cacheWrite1h, cacheRead, output] per model: compact, as
+// the cache holds every session.
+nlohmann::json usageJson(const std::vector<ModelUsage> &usage)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const ModelUsage &u : usage)
+        list.push_back({u.model, u.responses, u.tokens.input, u.tokens.cacheWrite5m, u.tokens.cacheWrite1h, u.tokens.cacheRead,
+                        u.tokens.output});
+    return list;
+}
+
+std::vector<ModelUsage> usageFrom(const nlohmann::json *list)
+{
+    std::vector<ModelUsage> out;
+    if (!list || !list->is_array())
+        return out;
+    for (const auto &u : *list) {
+        if (!u.is_array() || u.size() != 7 || !u[0].is_string())
+            continue;
+        auto num = [&](std::size_t i) { return u[i].is_number_integer() ? u[i].get<std::int64_t>() : std::int64_t(0); };
+        ModelUsage m;
+        m.model = u[0].get<std::string>();
+        m.responses = std::size_t(num(1));
+        m.tokens.input = num(2);
+        m.tokens.cacheWrite5m = num(3);
+        m.tokens.cacheWrite1h = num(4);
+        m.tokens.cacheRead = num(5);
+        m.tokens.output = num(6);
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
 nlohmann::json entryJson(const std::string &path, const CacheEntry &e)
 {
     const Session &s = e.facts;
     return {{"path", path},
             {"size", e.size},
             {"mtimeNs", e.mtimeNs},
+            {"subagentFiles", e.subagentFiles},
+            {"subagentBytes", e.subagentBytes},
             {"format", std::string(formatName(s.format))},
             {"checkpoint", s.checkpoint},
             {"sessionId", s.sessionId},
@@ -44,7 +80,8 @@ nlohmann::json entryJson(const std::string &path, const CacheEntry &e)
             {"messages", s.messages},
             {"peakContext", s.peakContext},
             {"compactions", s.compactions},
-            {"model", s.model}};
+            {"model", s.model},
+            {"usage", usageJson(s.usage)}};
 }
 
 bool entryFrom(const nlohmann::json &j, std::string &path, CacheEntry &e)
@@ -56,6 +93,8 @@ bool entryFrom(const nlohmann::json &j, std::string &path, CacheEntry &e)
         return false;
     e.size = size->get<std::uint64_t>();
     e.mtimeNs = mtime->get<std::int64_t>();
+    e.subagentFiles = std::uint64_t(json::num(j, "subagentFiles"));
+    e.subagentBytes = std::uint64_t(json::num(j, "subagentBytes"));
     Session &s = e.facts;
     s.format = formatFromName(json::str(j, "format")).value_or(Format::Unknown);
     s.checkpoint = json::boolean(j, "checkpoint");
@@ -69,6 +108,7 @@ bool entryFrom(const nlohmann::json &j, std::string &path, CacheEntry &e)
     s.peakContext = json::num(j, "peakContext");
     s.compactions = std::size_t(json::num(j, "compactions"));
     s.model = json::str(j, "model");
+    s.usage = usageFrom(json::child(j, "usage"));
     return true;
 }
 

@@ -92,7 +92,7 @@ private:
 };
 
 // A Claude Code transcript: agent-*.jsonl files are subagents; a session's own subagents live in
-// <dir>/<stem>/subagents/ and are counted with it, never listed.
+// <dir>/<stem>/subagents/ and are counted with it (read for their usage), never listed.
 void claudeFile(Collector &collect, const fs::path &file, Origin origin, const std::string &hint)
 {
     Candidate *c = collect.add(file, origin, hint);
@@ -105,6 +105,7 @@ void claudeFile(Collector &collect, const fs::path &file, Origin origin, const s
         if (endsWith(e.path().filename().string(), ".jsonl") && statFile(e.path().string(), size, mtime)) {
             ++c->subagentFiles;
             c->subagentBytes += size;
+            c->subagentPaths.push_back(e.path().lexically_normal().string());
         }
     }
 }

@@ -90,6 +90,7 @@ void summarizeLoaded(const Transcript &t, Session &out)
     if (out.model.empty() && t.header.is_object())
         if (const auto it = t.header.find("model"); it != t.header.end() && it->is_string())
             out.model = it->get<std::string>();
+    out.usage = usageByModel(cost::readUsage(t));
 }
 
 } // namespace
@@ -156,6 +157,18 @@ bool FileScanner::scan(const Candidate &c, Session &out, std::string &why)
     }
     if (c.origin == Origin::GeminiCheckpoint)
         out.checkpoint = true;
+    // A Claude Code session's subagents were paid for with it: their usage counts in its cost (a
+    // file that cannot be read adds nothing).
+    if (out.format == Format::ClaudeCode)
+        for (const std::string &path : c.subagentPaths) {
+            std::string ignored;
+            if (!readAll(path, d->bytes, ignored))
+                continue;
+            Session sub;
+            scanClaudeCode(d->parser, d->bytes, sub);
+            for (const ModelUsage &u : sub.usage)
+                addUsage(out.usage, u.model, u.tokens, u.responses);
+        }
     return true;
 }
 

@@ -32,6 +32,7 @@ struct Candidate {
     bool agentFile = false;          // Claude Code agent-*.jsonl: attached to its session when it is beside it
     std::uint64_t subagentFiles = 0; // <dir>/<stem>/subagents/*.jsonl of a Claude Code session
     std::uint64_t subagentBytes = 0;
+    std::vector<std::string> subagentPaths; // those files, read for their usage alone
 };
 
 // Every candidate under the home layouts and the folders, each path once (the home layouts first),
@@ -60,12 +61,22 @@ private:
 struct CacheEntry {
     std::uint64_t size = 0;
     std::int64_t mtimeNs = 0;
+    // The subagent files read with it: another count or size reads the session again.
+    std::uint64_t subagentFiles = 0;
+    std::uint64_t subagentBytes = 0;
     Session facts; // the fields FileScanner fills
 };
 // Path -> entry; empty (with a warning unless the file is absent) when it cannot be read or is of
 // another version.
 std::vector<std::pair<std::string, CacheEntry>> loadCache(const std::string &path, std::vector<std::string> &warnings);
 bool saveCache(const std::string &path, const std::vector<std::pair<std::string, CacheEntry>> &entries, std::string &error);
+
+// ---- Usage --------------------------------------------------------------------------------------
+
+// Adds one model's tokens (responses of it) to a usage list, in order of first appearance.
+void addUsage(std::vector<ModelUsage> &usage, std::string_view model, const cost::Tokens &tokens, std::size_t responses = 1);
+// The usage of folded responses, by model; Claude Code's "<synthetic>" responses (no model call) left out.
+std::vector<ModelUsage> usageByModel(const cost::SessionUsage &usage);
 
 // ---- Text rules --------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The scan: find the candidates, take unchanged ones from the cache, read the others on two
 // threads (the largest first, each thread taking the next file when it is done), then put the
-// sessions together: project, subagents, the title, and the cache written back when it changed.
+// sessions together: project, subagents, the title, the cost, and the cache written back when it
+// changed.
 #include "core/sessions/internal.h"
 
 #include "core/util/parallel.h"
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sys/stat.h>
 #include <unordered_map>
 
@@ -102,6 +104,8 @@ void updateCache(const std::string &cachePath, const std::vector<Candidate> &can
         CacheEntry e;
         e.size = candidates[i].size;
         e.mtimeNs = candidates[i].mtimeNs;
+        e.subagentFiles = candidates[i].subagentFiles;
+        e.subagentBytes = candidates[i].subagentBytes;
         e.facts = std::move(facts[i]);
         kept.emplace_back(candidates[i].path, std::move(e));
     }
@@ -109,6 +113,30 @@ void updateCache(const std::string &cachePath, const std::vector<Candidate> &can
     std::string error;
     if (!detail::saveCache(cachePath, kept, error))
         result.warnings.push_back("cannot write the session cache: " + error);
+}
+
+bool unchanged(const CacheEntry &e, const Candidate &c)
+{
+    return e.size == c.size && e.mtimeNs == c.mtimeNs && e.subagentFiles == c.subagentFiles && e.subagentBytes == c.subagentBytes;
+}
+
+// Session::cost from its usage: each model by its own entry, looked up once per model.
+void price(std::vector<Session> &list, const llm::PriceTable &prices)
+{
+    std::unordered_map<std::string, std::optional<llm::Price>> byModel;
+    for (Session &s : list) {
+        s.cost = 0;
+        s.unpricedTokens = 0;
+        for (const ModelUsage &u : s.usage) {
+            auto it = byModel.find(u.model);
+            if (it == byModel.end())
+                it = byModel.emplace(u.model, u.model.empty() ? std::nullopt : prices.find(u.model)).first;
+            if (it->second)
+                s.cost += cost::price(u.tokens, *it->second).total();
+            else
+                s.unpricedTokens += u.tokens.total();
+        }
+    }
 }
 
 } // namespace
@@ -133,7 +161,7 @@ ScanResult scan(const ScanOptions &options)
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < n; ++i) {
         const auto it = cached.find(candidates[i].path);
-        if (it != cached.end() && it->second->size == candidates[i].size && it->second->mtimeNs == candidates[i].mtimeNs) {
+        if (it != cached.end() && unchanged(*it->second, candidates[i])) {
             facts[i] = it->second->facts;
             ++result.stats.fromCache;
         } else {
@@ -167,11 +195,22 @@ ScanResult scan(const ScanOptions &options)
             Session &owner = result.sessions[it->second];
             ++owner.subagentFiles;
             owner.subagentBytes += c.size;
+            for (const ModelUsage &u : facts[i].usage)
+                detail::addUsage(owner.usage, u.model, u.tokens, u.responses);
             continue;
         }
         result.sessions.push_back(assemble(c, facts[i]));
     }
     std::sort(result.sessions.begin(), result.sessions.end(), [](const Session &a, const Session &b) { return a.path < b.path; });
+    if (options.prices) {
+        price(result.sessions, *options.prices);
+    } else {
+        llm::PriceTable prices;
+        std::string error;
+        if (!llm::PriceTable::load(prices, {}, &error))
+            result.warnings.push_back(error + " (the shipped prices are used)");
+        price(result.sessions, prices);
+    }
 
     if (!options.cachePath.empty())
         updateCache(options.cachePath, candidates, facts, readOk, std::move(cache), result);

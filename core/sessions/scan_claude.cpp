@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // A Claude Code session's summary from one pass over its lines. Each API response is written as
 // several lines sharing message.id that repeat its usage: responses are counted once and the
-// usage of their last line is the one kept (docs/design/formats.md).
+// usage of their last line is the one kept (docs/design/formats.md), folded by core/cost's
+// ResponseFolder as contextlens-cli cost folds them.
 #include "core/sessions/ondemand_internal.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace cl::sessions::detail {
 
@@ -17,24 +17,56 @@ struct Line {
     std::string_view messageId, model;
     bool isMeta = false;
     bool compactSummary = false;
-    bool hasUsage = false;
+    bool hasUsage = false;       // an input count: the line says how large the context was
+    bool hasUsageObject = false; // usage is an object: the line's tokens count for the cost
     std::int64_t context = 0;
+    std::int64_t input = 0, cacheCreation = 0, cacheRead = 0, output = 0;
+    bool split = false; // usage.cache_creation: the writes by TTL
+    std::int64_t split5m = 0, split1h = 0;
     std::string request; // a user line's typed text, when still wanted
 };
+
+bool readSplit(od::value &v, Line &line)
+{
+    od::object split;
+    if (v.get_object().get(split) != simdjson::SUCCESS)
+        return true;
+    line.split = true;
+    for (auto field : split) {
+        od::field f;
+        if (std::move(field).get(f) != simdjson::SUCCESS)
+            return false;
+        if (f.key() == "ephemeral_5m_input_tokens")
+            line.split5m = intOf(f.value());
+        else if (f.key() == "ephemeral_1h_input_tokens")
+            line.split1h = intOf(f.value());
+    }
+    return true;
+}
 
 bool readUsage(od::value &v, Line &line)
 {
     od::object usage;
     if (v.get_object().get(usage) != simdjson::SUCCESS)
         return true; // null or another type: no usage
+    line.hasUsageObject = true;
     for (auto field : usage) {
         od::field f;
         if (std::move(field).get(f) != simdjson::SUCCESS)
             return false;
         const auto key = f.key();
-        if (key == "input_tokens" || key == "cache_creation_input_tokens" || key == "cache_read_input_tokens") {
-            line.context += intOf(f.value());
+        std::int64_t *count = key == "input_tokens"                  ? &line.input
+                              : key == "cache_creation_input_tokens" ? &line.cacheCreation
+                              : key == "cache_read_input_tokens"     ? &line.cacheRead
+                                                                     : nullptr;
+        if (count) {
+            *count = intOf(f.value());
+            line.context += *count;
             line.hasUsage = true;
+        } else if (key == "output_tokens") {
+            line.output = intOf(f.value());
+        } else if (key == "cache_creation" && !readSplit(f.value(), line)) {
+            return false;
         }
     }
     return true;
@@ -101,9 +133,10 @@ bool readLine(od::object &object, Line &line, bool wantRequest)
 void scanClaudeCode(OnDemand &parser, const PaddedBytes &bytes, Session &out)
 {
     out.format = Format::ClaudeCode;
-    std::unordered_map<std::string, std::int64_t> contextById; // the last line's usage of each response
-    std::size_t userLines = 0, responsesWithoutId = 0;
-    std::int64_t peak = 0;
+    cost::SessionUsage usage;
+    cost::ResponseFolder folder(usage);
+    std::vector<std::int64_t> contexts; // per response: the context its last line with an input count says
+    std::size_t userLines = 0;
     std::string customTitle, aiTitle;
     parser.forEachLine(bytes, [&](od::object &object) {
         Line line;
@@ -119,14 +152,20 @@ void scanClaudeCode(OnDemand &parser, const PaddedBytes &bytes, Session &out)
             if (out.firstRequest.empty() && !line.isMeta && !line.compactSummary && !line.request.empty())
                 out.firstRequest = firstLine(line.request);
         } else if (line.type == "assistant") {
-            if (line.messageId.empty()) {
-                ++responsesWithoutId;
-                peak = std::max(peak, line.context);
-            } else {
-                auto &context = contextById[std::string(line.messageId)];
-                if (line.hasUsage)
-                    context = line.context;
-            }
+            // Synthetic responses are folded too, so that they count as messages; usageByModel()
+            // leaves them out of the cost, as core/cost does.
+            cost::ResponseLine l;
+            l.id = line.messageId;
+            l.model = line.model;
+            const cost::Tokens tokens = cost::claudeTokens(line.input, line.cacheCreation, line.cacheRead, line.output,
+                                                           line.split, line.split5m, line.split1h);
+            if (line.hasUsageObject)
+                l.tokens = &tokens;
+            const std::size_t i = folder.add(l);
+            if (i >= contexts.size())
+                contexts.resize(i + 1, 0);
+            if (line.hasUsage || line.messageId.empty())
+                contexts[i] = line.context;
             if (!line.model.empty() && line.model != "<synthetic>")
                 out.model = line.model;
         } else if (line.type == "system" && line.subtype == "compact_boundary") {
@@ -137,10 +176,10 @@ void scanClaudeCode(OnDemand &parser, const PaddedBytes &bytes, Session &out)
             aiTitle = line.aiTitle;
         }
     });
-    for (const auto &[id, context] : contextById)
-        peak = std::max(peak, context);
-    out.messages = userLines + responsesWithoutId + contextById.size();
-    out.peakContext = peak;
+    out.messages = userLines + folder.responses();
+    out.peakContext = contexts.empty() ? 0 : *std::max_element(contexts.begin(), contexts.end());
+    folder.finish();
+    out.usage = usageByModel(usage);
     out.title = firstLine(!customTitle.empty() ? customTitle : aiTitle);
 }
 

@@ -20,6 +20,7 @@ struct Message {
     bool hasId = false;
     bool hasTokens = false;
     std::int64_t context = 0;
+    cost::Tokens tokens; // as core/cost reads the loaded message: thoughts are billed as output
     std::string request;
 };
 
@@ -30,7 +31,7 @@ bool readTokens(od::value &v, Message &m)
     od::object tokens;
     if (v.get_object().get(tokens) != simdjson::SUCCESS)
         return true;
-    std::int64_t input = 0, cached = 0;
+    std::int64_t input = 0, cached = 0, output = 0, thoughts = 0;
     for (auto field : tokens) {
         od::field f;
         if (std::move(field).get(f) != simdjson::SUCCESS)
@@ -39,9 +40,17 @@ bool readTokens(od::value &v, Message &m)
             input = intOf(f.value());
         else if (f.key() == "cached")
             cached = intOf(f.value());
+        else if (f.key() == "output")
+            output = intOf(f.value());
+        else if (f.key() == "thoughts")
+            thoughts = intOf(f.value());
     }
     // Gemini's prompt count includes the cached part.
     m.context = std::max<std::int64_t>(0, input - cached) + cached;
+    m.tokens = {};
+    m.tokens.input = std::max<std::int64_t>(0, input - cached);
+    m.tokens.cacheRead = cached;
+    m.tokens.output = output + thoughts;
     m.hasTokens = true;
     return true;
 }
@@ -106,11 +115,11 @@ public:
         note(m);
         m_seen.insert(m.id);
         if (const auto it = m_active.find(m.id); it != m_active.end()) {
-            m_entries[it->second].turn = isTurn(m.type); // written again: the later copy wins
+            m_entries[it->second] = entry(m); // written again: the later copy wins
             return;
         }
         m_active[m.id] = m_entries.size();
-        m_entries.push_back({m.id, isTurn(m.type), false});
+        m_entries.push_back(entry(m));
     }
 
     void rewindTo(const std::string &id)
@@ -145,7 +154,7 @@ public:
             if (m_active.count(m.id))
                 continue; // a turn's tool results, listed under the turn's id
             m_active[m.id] = m_entries.size();
-            m_entries.push_back({m.id, isTurn(m.type), false});
+            m_entries.push_back(entry(m));
         }
     }
 
@@ -168,12 +177,34 @@ public:
 
     const std::string &summary() const { return m_summary; }
 
+    // The usage of the messages still in the record, by model.
+    std::vector<ModelUsage> usage() const
+    {
+        std::vector<ModelUsage> out;
+        for (const Entry &e : m_entries)
+            if (e.hasTokens && !e.dropped)
+                addUsage(out, e.model, e.tokens);
+        return out;
+    }
+
 private:
     struct Entry {
         std::string id;
         bool turn = false;
         bool dropped = false;
+        bool hasTokens = false;
+        cost::Tokens tokens;
+        std::string model;
     };
+    static Entry entry(const Message &m)
+    {
+        // The loader reads tokens of the model's messages only.
+        const bool measured = m.hasTokens && (m.type == "gemini" || m.type == "model");
+        Entry e{m.id, isTurn(m.type), false, measured, m.tokens, {}};
+        if (measured)
+            e.model = std::string(m.model);
+        return e;
+    }
     void drop(std::size_t i)
     {
         if (m_entries[i].dropped)
@@ -284,6 +315,7 @@ void scanGeminiLines(OnDemand &parser, const PaddedBytes &bytes, Session &out)
     GeminiRecord record(out);
     parser.forEachLine(bytes, [&](od::object &object) { readLine(object, record); });
     out.messages = record.turns();
+    out.usage = record.usage();
     out.title = firstLine(record.summary());
 }
 
@@ -323,6 +355,7 @@ bool scanGeminiDocument(OnDemand &parser, const PaddedBytes &bytes, Session &out
     });
     if (!out.checkpoint)
         out.messages = record.turns();
+    out.usage = record.usage();
     out.title = firstLine(record.summary());
     return ok;
 }

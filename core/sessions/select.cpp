@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
@@ -60,7 +61,8 @@ bool sortKeyFromName(std::string_view name, SortKey &out)
         {"start", SortKey::Start},
         {"size", SortKey::Size},
         {"peak", SortKey::Peak},
-        {"messages", SortKey::Messages}};
+        {"messages", SortKey::Messages},
+        {"cost", SortKey::Cost}};
     const auto it = keys.find(name);
     if (it == keys.end())
         return false;
@@ -86,6 +88,7 @@ std::int64_t figure(const Session &s, SortKey key)
     case SortKey::Size: return std::int64_t(s.bytes + s.subagentBytes);
     case SortKey::Peak: return s.peakContext > 0 ? s.peakContext : kNoTime;
     case SortKey::Messages: return std::int64_t(s.messages);
+    case SortKey::Cost: return s.hasCost() ? std::llround(s.cost * 1e6) : kNoTime; // micro-dollars
     }
     return kNoTime;
 }

@@ -6,6 +6,8 @@
 // line scan (simdjson on demand) instead of a full load, and cached by path, size and modification
 // time so that a warm scan re-reads only the files that changed.
 
+#include "core/cost/sessioncost.h"
+#include "core/llm/pricing.h"
 #include "core/model/format.h"
 #include "core/model/transcript.h"
 
@@ -37,6 +39,19 @@ Agent agentOf(Format f);
 //   read tokens; Claude Code takes each message.id's last line), 0 without usage data.
 // - compactions: Claude Code compact_boundary lines, Codex `compacted` lines, Gemini CLI
 //   compressions (a "$set" of messages with new ids).
+// - usage: the measured usage by model of the session file and its subagent files (read for this
+//   alone), counted as contextlens-cli cost counts it (core/cost/sessioncost.h): Claude Code each
+//   message.id's last line with usage (core/cost's ResponseFolder), Codex each response's last
+//   token_count, Gemini CLI each message still in the record, other formats their loaded messages.
+// - cost: usage priced by scan() with ScanOptions::prices, each model by its own entry.
+
+// Measured usage of one model in a session.
+struct ModelUsage {
+    std::string model;
+    std::size_t responses = 0;
+    cost::Tokens tokens;
+};
+
 struct Session {
     std::string path;
     Format format = Format::Unknown;
@@ -56,12 +71,20 @@ struct Session {
     std::size_t compactions = 0;
     std::string model; // of the last response
     std::int64_t mtimeNs = 0;
+    std::vector<ModelUsage> usage;   // none: the files record no usage
+    double cost = 0;                 // dollars of the models with a price
+    std::int64_t unpricedTokens = 0; // tokens of the models without one
+    bool hasCost() const { return !usage.empty(); }
+    bool costComplete() const { return !usage.empty() && unpricedTokens == 0; }
 };
 
 struct ScanOptions {
     std::string home;                 // the home folder whose agent layouts are scanned; empty: none
     std::vector<std::string> folders; // more folders, walked recursively for any transcript file
     std::string cachePath;            // the cache file; empty: no cache
+    // Prices for Session::cost; null: the shipped table and the user's file (PriceTable::load).
+    // Applied at every scan (the cache keeps tokens, not dollars), so an edited table counts at once.
+    const llm::PriceTable *prices = nullptr;
 };
 
 struct ScanStats {
@@ -91,6 +114,7 @@ enum class SortKey : std::uint8_t {
     Size,
     Peak,
     Messages,
+    Cost,
 };
 bool sortKeyFromName(std::string_view name, SortKey &out);
 

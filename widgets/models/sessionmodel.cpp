@@ -34,6 +34,16 @@ QString tokensText(std::int64_t n)
     return n > 0 ? QLocale().toString(qlonglong(n)) : QString();
 }
 
+// "$1.2345"; "+" when part of it is unpriced; "?" when none of it is priced; "" without usage.
+QString costText(bool any, double dollars, bool complete)
+{
+    if (!any)
+        return QString();
+    if (dollars == 0 && !complete)
+        return QStringLiteral("?");
+    return QStringLiteral("$%1%2").arg(QLocale().toString(dollars, 'f', 4), complete ? QString() : QStringLiteral("+"));
+}
+
 } // namespace
 
 SessionModel::SessionModel(QObject *parent)
@@ -66,6 +76,11 @@ void SessionModel::setSessions(std::vector<sessions::Session> list)
         p.messages += s.messages;
         p.compactions += s.compactions;
         p.peak = std::max(p.peak, s.peakContext);
+        if (s.hasCost()) {
+            p.anyCost = true;
+            p.cost += s.cost;
+            p.costComplete = p.costComplete && s.costComplete();
+        }
     }
     endResetModel();
 }
@@ -134,6 +149,7 @@ QVariant SessionModel::headerData(int section, Qt::Orientation orientation, int 
     case PeakColumn: return tr("Peak context");
     case CompactionsColumn: return tr("Compactions");
     case SizeColumn: return tr("Size");
+    case CostColumn: return tr("Cost");
     case ModelColumn: return tr("Model");
     default: return {};
     }
@@ -161,6 +177,7 @@ QVariant SessionModel::projectData(const Project &p, int column, int role) const
         case PeakColumn: return tokensText(p.peak);
         case CompactionsColumn: return p.compactions ? QLocale().toString(qulonglong(p.compactions)) : QString();
         case SizeColumn: return QLocale().formattedDataSize(qint64(p.bytes));
+        case CostColumn: return costText(p.anyCost, p.cost, p.costComplete);
         default: return {};
         }
     case SortRole:
@@ -172,6 +189,7 @@ QVariant SessionModel::projectData(const Project &p, int column, int role) const
         case PeakColumn: return double(p.peak);
         case CompactionsColumn: return double(p.compactions);
         case SizeColumn: return double(p.bytes);
+        case CostColumn: return p.anyCost ? p.cost : -1.0;
         default: return QString();
         }
     case ProjectRole:
@@ -210,6 +228,7 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
                 text += tr(" + %n subagent(s)", nullptr, int(s.subagentFiles));
             return text;
         }
+        case CostColumn: return costText(s.hasCost(), s.cost, s.costComplete());
         case ModelColumn: return qs(s.model);
         default: return {};
         }
@@ -223,12 +242,26 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
         case PeakColumn: return double(s.peakContext);
         case CompactionsColumn: return double(s.compactions);
         case SizeColumn: return double(s.bytes + s.subagentBytes);
+        case CostColumn: return s.hasCost() ? s.cost : -1.0; // sessions without usage sort below free ones
         case ModelColumn: return qs(s.model);
         default: return {};
         }
-    case Qt::ToolTipRole:
-        return tr("%1\nfirst request: %2\nsession id: %3")
-            .arg(QDir::toNativeSeparators(qs(s.path)), qs(s.firstRequest), qs(s.sessionId));
+    case Qt::ToolTipRole: {
+        QString tip = tr("%1\nfirst request: %2\nsession id: %3")
+                          .arg(QDir::toNativeSeparators(qs(s.path)), qs(s.firstRequest), qs(s.sessionId));
+        // The cost cell says how it was made: the models and their measured tokens.
+        if (column == CostColumn && s.hasCost()) {
+            tip = tr("Measured usage, each response counted once (as contextlens-cli cost):");
+            for (const sessions::ModelUsage &u : s.usage)
+                tip += tr("\n%1: %2, %3 tokens")
+                           .arg(u.model.empty() ? tr("(no model name)") : qs(u.model),
+                                u.responses == 1 ? tr("1 response") : tr("%1 responses").arg(u.responses),
+                                QLocale().toString(qlonglong(u.tokens.total())));
+            if (!s.costComplete())
+                tip += tr("\n%1 tokens of models without a price are not counted").arg(QLocale().toString(qlonglong(s.unpricedTokens)));
+        }
+        return tip;
+    }
     case SessionPathRole:
         return qs(s.path);
     case ProjectRole:

@@ -2,8 +2,8 @@
 #pragma once
 
 // The session browser's rows (core/sessions/sessions.h): one row per project, its sessions under
-// it. Columns carry a numeric SortRole (times, sizes, counts) so a proxy sorts them as numbers; the
-// project rows hold the sums or the latest activity of their sessions.
+// it. Columns carry a numeric SortRole (times, sizes, counts, dollars) so a proxy sorts them as
+// numbers; the project rows hold the sums or the latest activity of their sessions.
 
 #include "core/sessions/sessions.h"
 
@@ -26,6 +26,7 @@ public:
         PeakColumn, // peak measured context
         CompactionsColumn,
         SizeColumn,
+        CostColumn, // from the measured usage, priced by the scan
         ModelColumn,
         ColumnCount
     };
@@ -54,6 +55,8 @@ private:
         std::uint64_t bytes = 0;
         std::size_t messages = 0, compactions = 0;
         std::int64_t peak = 0;
+        double cost = 0;
+        bool anyCost = false, costComplete = true;
     };
     QVariant projectData(const Project &p, int column, int role) const;
     QVariant sessionData(const cl::sessions::Session &s, int column, int role) const;

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// A session's measured usage by model (Session::usage), as the scanners and the cache keep it.
+#include "core/sessions/internal.h"
+
+#include <algorithm>
+
+namespace cl::sessions::detail {
+
+void addUsage(std::vector<ModelUsage> &usage, std::string_view model, const cost::Tokens &tokens, std::size_t responses)
+{
+    auto it = std::find_if(usage.begin(), usage.end(), [&](const ModelUsage &u) { return u.model == model; });
+    if (it == usage.end()) {
+        usage.push_back({std::string(model), 0, {}});
+        it = usage.end() - 1;
+    }
+    it->responses += responses;
+    it->tokens += tokens;
+}
+
+std::vector<ModelUsage> usageByModel(const cost::SessionUsage &usage)
+{
+    std::vector<ModelUsage> out;
+    for (const cost::Response &r : usage.responses)
+        if (r.model != "<synthetic>")
+            addUsage(out, r.model, r.tokens);
+    return out;
+}
+
+} // namespace cl::sessions::detail
