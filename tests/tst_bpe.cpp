@@ -71,6 +71,46 @@ std::string trickyText(std::size_t bytes, unsigned seed)
     return out;
 }
 
+// Random text from the characters the o200k split rules tell apart: mostly ASCII (all of it, control
+// characters included, with runs), plus the non-ASCII characters that can continue an ASCII match
+// (letters of every case class, a mark, digits, white space, symbols, U+017F and U+212A which match
+// 's' and 'k' caselessly) and invalid UTF-8.
+std::string splitTortureText(std::size_t chars, unsigned seed)
+{
+    static const std::vector<std::string> other = {
+        "ſ", "\u212a", "é", "É", "ǅ", "ʰ", "ª", "\u0301", "٣", "²", "→", "日", "\u00a0", "\u0085", "\u2028", "\u3000",
+        "\u180e", "\u200b", "\xff", "\xc3", "\xed\xa0\x80"};
+    static const std::string common = "aeiostlrdmvkAEISTLRDMVK0123456789 '\n\r\t/.,;{}()\"-";
+    std::mt19937 rng(seed);
+    std::string out;
+    for (std::size_t i = 0; i < chars; ++i) {
+        const unsigned r = rng() % 100;
+        std::string c = r < 70   ? std::string(1, common[rng() % common.size()])
+                        : r < 90 ? std::string(1, static_cast<char>(rng() % 128))
+                                 : other[rng() % other.size()];
+        for (unsigned k = rng() % 10 == 0 ? 1 + rng() % 5 : 0; k > 0; --k)
+            out += c;
+        out += c;
+    }
+    return out;
+}
+
+// "" when equal, else where the two lists of pieces first differ.
+std::string firstDifference(const std::vector<std::string_view> &a, const std::vector<std::string_view> &b,
+                            std::string_view text)
+{
+    for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+        if (i < a.size() && i < b.size() && a[i] == b[i] && a[i].data() == b[i].data())
+            continue;
+        const auto at = [&](const std::vector<std::string_view> &v) {
+            return i < v.size() ? "[" + std::to_string(v[i].data() - text.data()) + ", +" + std::to_string(v[i].size()) + "]"
+                                : std::string("none");
+        };
+        return "piece " + std::to_string(i) + ": fast " + at(a) + ", regex " + at(b);
+    }
+    return {};
+}
+
 std::string testPlansPath()
 {
     for (const std::string &dir : vocabSearchDirs()) {
@@ -244,6 +284,25 @@ private Q_SLOTS:
             const auto enc = tok->encode(text);
             QCOMPARE(tok->count(text), enc.size());
             QCOMPARE(tok->decode(enc), text);
+        }
+    }
+
+    void fastSplitEqualsRegex_data() { testPlans_data(); }
+    void fastSplitEqualsRegex()
+    {
+        // o200k_base splits ASCII without PCRE2: the pieces must be exactly the regex's.
+        QFETCH(int, encoding);
+        auto tok = Tokenizer::load(Encoding(encoding));
+        CL_REQUIRE(tok, kFetchHint);
+        std::vector<std::string> texts = {"", "a", " ", "\n", "'", "1", "x'", "x'l", "x'LL", "x're", "x'ſ", "ab'\xc5",
+                                          "  ", " \t", "a\u00a0b", "a \xc2\x85", "12\xd9\xa3", "123\xd9\xa3", " !\xe2\x86\x92"};
+        for (unsigned seed = 1; seed <= 400; ++seed)
+            texts.push_back(splitTortureText(50 + seed * 5, seed));
+        for (unsigned seed = 1; seed <= 20; ++seed)
+            texts.push_back(trickyText(2000, seed));
+        for (const std::string &text : texts) {
+            const std::string diff = firstDifference(tok->split(text), tok->split(text, true), text);
+            QVERIFY2(diff.empty(), (diff + " in \"" + text + "\"").c_str());
         }
     }
 

@@ -305,6 +305,14 @@ std::vector<std::uint32_t> Tokenizer::mergeHeap(std::string_view piece) const
     return ids;
 }
 
+std::vector<std::string_view> Tokenizer::split(std::string_view text, bool regexOnly) const
+{
+    std::vector<std::string_view> pieces;
+    m_d->splitter.forEach(
+        text, [&pieces](const char *p, std::size_t n) { pieces.emplace_back(p, n); }, !regexOnly);
+    return pieces;
+}
+
 std::shared_ptr<const Tokenizer> loadVocabulary(Encoding e, const std::string &dir, std::string &error)
 {
     std::shared_ptr<const Tokenizer> tok = dir.empty() ? Tokenizer::load(e, &error)

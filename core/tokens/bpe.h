@@ -80,6 +80,9 @@ public:
     // the whole-piece lookup; both must agree with encode() on any piece.
     std::vector<std::uint32_t> mergeSimple(std::string_view piece) const;
     std::vector<std::uint32_t> mergeHeap(std::string_view piece) const;
+    // The pre-tokenizer's pieces of `text`. o200k_base splits ASCII with hand-coded rules and asks
+    // PCRE2 only elsewhere; regexOnly runs PCRE2 on everything. Both must give the same pieces.
+    std::vector<std::string_view> split(std::string_view text, bool regexOnly = false) const;
 
     struct Impl;
 

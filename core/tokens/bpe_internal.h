@@ -233,6 +233,162 @@ std::size_t mergeHeap(const RankTable &t, const char *p, std::size_t n, Sink &&s
 
 // ---- pre-tokenizer ------------------------------------------------------------------------------
 
+// o200k_base's split pattern hand-coded for ASCII text (see bpe_split.cpp for the pattern). Returns the
+// end of the match that starts at `pos`, or 0 when any byte the regex would have to look at is not
+// ASCII: then the caller asks PCRE2 for that one match, so letters, digits and white space outside
+// ASCII keep PCRE2's Unicode tables. The regex has no look-behind, so each match depends only on the
+// text from `pos` on and the two paths can alternate freely.
+namespace o200k {
+
+enum Class : unsigned char {
+    kLower,   // a-z
+    kUpper,   // A-Z
+    kDigit,   // 0-9
+    kSpace,   // ' '
+    kBlank,   // \t \v \f: white space, and in [^\r\n\p{L}\p{N}]
+    kNewline, // \r \n
+    kPunct,   // the rest of ASCII, control characters included: not white space, letter or digit
+    kHigh     // >= 0x80
+};
+
+struct ClassTable {
+    Class c[256];
+    constexpr ClassTable()
+        : c()
+    {
+        for (int b = 0; b < 256; ++b) {
+            if (b >= 0x80)
+                c[b] = kHigh;
+            else if (b >= 'a' && b <= 'z')
+                c[b] = kLower;
+            else if (b >= 'A' && b <= 'Z')
+                c[b] = kUpper;
+            else if (b >= '0' && b <= '9')
+                c[b] = kDigit;
+            else if (b == ' ')
+                c[b] = kSpace;
+            else if (b == '\t' || b == '\v' || b == '\f')
+                c[b] = kBlank;
+            else if (b == '\r' || b == '\n')
+                c[b] = kNewline;
+            else
+                c[b] = kPunct;
+        }
+    }
+};
+inline constexpr ClassTable kClass;
+
+inline Class classOf(const unsigned char *s, std::size_t n, std::size_t i) { return i < n ? kClass.c[s[i]] : kPunct; }
+inline bool highAt(const unsigned char *s, std::size_t n, std::size_t i) { return i < n && s[i] >= 0x80; }
+
+// [^\r\n\p{L}\p{N}]?[\p{Lu}..\p{M}]*[\p{Ll}..\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)? and the same with
+// + and * swapped: in ASCII both are an upper-case run, a lower-case run, at least one letter in
+// all, then a contraction. `i` is at the first letter (after the optional prefix).
+inline std::size_t letters(const unsigned char *s, std::size_t n, std::size_t i)
+{
+    while (i < n && kClass.c[s[i]] == kUpper)
+        ++i;
+    while (i < n && kClass.c[s[i]] == kLower)
+        ++i;
+    if (i >= n)
+        return i;
+    if (s[i] != '\'')
+        return s[i] >= 0x80 ? 0 : i; // a letter outside ASCII would continue the run
+    if (i + 1 >= n)
+        return i;
+    const unsigned char a = s[i + 1];
+    if (a >= 0x80)
+        return 0; // caseless 's' also matches U+017F
+    switch (a | 0x20) {
+    case 's':
+    case 't':
+    case 'm':
+    case 'd':
+        return i + 2;
+    case 'r':
+    case 'v':
+    case 'l':
+        if (i + 2 >= n)
+            return i;
+        if (s[i + 2] >= 0x80)
+            return 0;
+        return (s[i + 2] | 0x20) == ((a | 0x20) == 'l' ? 'l' : 'e') ? i + 3 : i;
+    default:
+        return i;
+    }
+}
+
+// ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, `i` at the first character of the run.
+inline std::size_t punctuation(const unsigned char *s, std::size_t n, std::size_t i)
+{
+    while (i < n && kClass.c[s[i]] == kPunct)
+        ++i;
+    if (highAt(s, n, i))
+        return 0; // a symbol outside ASCII would continue the run
+    while (i < n && (s[i] == '\r' || s[i] == '\n' || s[i] == '/'))
+        ++i;
+    return i;
+}
+
+// `\s*[\r\n]+|\s+(?!\S)|\s+` from `pos`, a white-space character.
+inline std::size_t whiteSpace(const unsigned char *s, std::size_t n, std::size_t pos)
+{
+    std::size_t i = pos;
+    std::size_t lastNewline = n;
+    for (; i < n; ++i) {
+        const Class c = kClass.c[s[i]];
+        if (c == kNewline)
+            lastNewline = i;
+        else if (c != kSpace && c != kBlank)
+            break;
+    }
+    if (highAt(s, n, i))
+        return 0; // U+0085, U+00A0, U+2028... are white space too
+    if (lastNewline != n)
+        return lastNewline + 1; // up to and including the last line break of the run
+    if (i == n || i - pos == 1)
+        return i; // the whole run at the end of the text; a single blank
+    return i - 1; // leaves the last blank to the next piece
+}
+
+inline std::size_t match(const unsigned char *s, std::size_t n, std::size_t pos)
+{
+    switch (kClass.c[s[pos]]) {
+    case kLower:
+    case kUpper:
+        return letters(s, n, pos);
+    case kDigit: {
+        std::size_t i = pos + 1;
+        while (i < n && i < pos + 3 && kClass.c[s[i]] == kDigit)
+            ++i;
+        return i < pos + 3 && highAt(s, n, i) ? 0 : i; // other scripts' digits are \p{N} too
+    }
+    case kPunct:
+    case kSpace:
+    case kBlank: {
+        // One prefix character then letters; else a space may lead punctuation; else white space.
+        const Class next = classOf(s, n, pos + 1);
+        if (next == kLower || next == kUpper)
+            return letters(s, n, pos + 1);
+        if (next == kHigh)
+            return 0;
+        const Class c = kClass.c[s[pos]];
+        if (c == kPunct)
+            return punctuation(s, n, pos);
+        if (c == kSpace && next == kPunct && pos + 1 < n)
+            return punctuation(s, n, pos + 1);
+        return whiteSpace(s, n, pos);
+    }
+    case kNewline:
+        return whiteSpace(s, n, pos);
+    case kHigh:
+        break;
+    }
+    return 0;
+}
+
+} // namespace o200k
+
 class Splitter
 {
 public:
@@ -244,14 +400,23 @@ public:
     const std::string &error() const { return m_error; }
 
     // Calls piece(const char*, size_t) for every regex match and for every run of bytes the regex
-    // cannot match (invalid UTF-8), in order, covering the whole text.
+    // cannot match (invalid UTF-8), in order, covering the whole text. `fastPath` false runs PCRE2
+    // on everything (tests compare the two).
     template <class F>
-    void forEach(std::string_view text, F &&piece) const
+    void forEach(std::string_view text, F &&piece, bool fastPath = true) const
     {
         const auto *s = reinterpret_cast<PCRE2_SPTR>(text.data());
         const std::size_t n = text.size();
+        const bool ascii = fastPath && m_encoding == Encoding::O200kBase;
         std::size_t pos = 0;
         while (pos < n) {
+            if (ascii) {
+                if (const std::size_t e = o200k::match(s, n, pos)) {
+                    piece(text.data() + pos, e - pos);
+                    pos = e;
+                    continue;
+                }
+            }
             std::size_t b = 0, e = 0;
             if (!next(s, n, pos, b, e)) {
                 piece(text.data() + pos, n - pos);

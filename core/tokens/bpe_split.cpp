@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Pre-tokenization: tiktoken's split regexes run by PCRE2 (UTF + UCP + JIT), and the safe cut points
-// that let countParallel() split a text without changing the result.
+// that let countParallel() split a text without changing the result. For o200k_base, ASCII text is
+// split by the hand-coded o200k::match (bpe_internal.h) and PCRE2 runs only where it gives up.
 
 #include "core/tokens/bpe_internal.h"
 
