@@ -170,7 +170,7 @@ private Q_SLOTS:
         const LoadResult whole = loadBytes(text, path.toStdString(), options());
         QVERIFY(whole.ok());
         std::vector<std::size_t> cuts; // bytes in the first part
-        const std::size_t step = std::max<std::size_t>(1, spans.size() / 40);
+        const std::size_t step = std::max<std::size_t>(1, spans.size() / 100);
         for (std::size_t k = 1; k < spans.size(); k += step)
             cuts.push_back(spans[k].offset);
         for (std::size_t k = spans.size() > 6 ? spans.size() - 6 : 1; k < spans.size(); ++k)

@@ -7,6 +7,7 @@
 #include "core/util/json.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <unordered_set>
 
@@ -21,32 +22,41 @@ bool isRequest(const Message &m)
     return std::any_of(m.blocks.begin(), m.blocks.end(), [](const Block &b) { return b.type != BlockType::ToolResult; });
 }
 
-// The last user request whose messages and lines split the transcript cleanly: every message before
-// it comes from lines before its line, every message from it on from lines at or after it.
-// Codex: a turn starts with its turn_context line (the model from there on).
-bool startsTurn(const Transcript &t, const Message &m)
+// Codex: every line is a message of its own and the loader carries only the model and the last
+// response (for the usage that follows it), so a turn can also be cut before a response.
+bool isResponse(const Transcript &t, const Message &m)
 {
-    if (t.format == Format::Codex)
-        return m.type == "turn_context" && !m.records.empty();
-    return isRequest(m);
+    return t.format == Format::Codex && !m.records.empty() && m.role == Role::Assistant && m.kind == MessageKind::Conversation;
 }
 
+// The last user request (Codex: or response) whose messages and lines split the transcript cleanly:
+// every message before it comes from lines before its first line, every message from it on from lines
+// at or after it.
 std::optional<std::size_t> restartMessage(const Transcript &t)
 {
-    for (std::size_t i = t.messages.size(); i-- > 1;) {
-        if (!startsTurn(t, t.messages[i]))
+    const std::size_t n = t.messages.size();
+    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::uint32_t> lowestFrom(n + 1, kNone); // lowest record of messages i..n-1
+    for (std::size_t i = n; i-- > 0;) {
+        lowestFrom[i] = lowestFrom[i + 1];
+        for (const std::uint32_t r : t.messages[i].records)
+            lowestFrom[i] = std::min(lowestFrom[i], r);
+    }
+    std::vector<std::int64_t> highestBefore(n + 1, -1); // highest record of messages 0..i-1
+    for (std::size_t i = 0; i < n; ++i) {
+        highestBefore[i + 1] = highestBefore[i];
+        for (const std::uint32_t r : t.messages[i].records)
+            highestBefore[i + 1] = std::max<std::int64_t>(highestBefore[i + 1], r);
+    }
+    for (std::size_t i = n; i-- > 1;) {
+        const Message &m = t.messages[i];
+        if (!isRequest(m) && !isResponse(t, m))
             continue;
-        const std::uint32_t first = t.messages[i].records.front();
-        bool clean = true;
-        for (std::size_t k = 0; k < t.messages.size() && clean; ++k)
-            for (const std::uint32_t r : t.messages[k].records)
-                if ((k < i) != (r < first)) {
-                    clean = false;
-                    break;
-                }
-        if (clean)
+        const std::uint32_t first = m.records.front();
+        if (highestBefore[i] < std::int64_t(first) && lowestFrom[i] == first)
             return i;
-        return std::nullopt; // messages moved by a compaction: no clean cut
+        if (t.format == Format::ClaudeCode)
+            return std::nullopt; // messages moved by a compaction: no clean cut before them either
     }
     return std::nullopt;
 }
@@ -57,7 +67,9 @@ bool fromPairing(const Diagnostic &d)
     for (const std::string_view prefix : {"duplicate tool call id ", "orphan tool result: ", "second tool result for tool call id "})
         if (d.message.rfind(prefix, 0) == 0)
             return true;
-    return false;
+    constexpr std::string_view unanswered = ") has no result";
+    return d.message.rfind("tool call ", 0) == 0 && d.message.size() > unanswered.size()
+           && d.message.compare(d.message.size() - unanswered.size(), unanswered.size(), unanswered) == 0;
 }
 
 // A Claude Code line's own "uuid" (outside strings a quote is never escaped).
@@ -70,6 +82,24 @@ std::string_view lineUuid(std::string_view line)
     const std::size_t begin = at + key.size();
     const std::size_t end = line.find('"', begin);
     return end == std::string_view::npos ? std::string_view{} : line.substr(begin, end - begin);
+}
+
+// Codex: a response's model is the one of the turn_context before it, which may lie before the cut;
+// the loader of the current turn did not see it.
+void carryCodexModel(const Transcript &base, std::size_t restart, Transcript &f)
+{
+    std::string model;
+    for (std::size_t i = restart; i-- > 0;)
+        if (base.messages[i].type == "turn_context" && !base.messages[i].model.empty()) {
+            model = base.messages[i].model;
+            break;
+        }
+    for (Message &m : f.messages) {
+        if (m.type == "turn_context" && !m.model.empty())
+            model = m.model;
+        else if (m.role == Role::Assistant && m.kind == MessageKind::Conversation)
+            m.model = model;
+    }
 }
 
 // "parent uuid X not found in the file" / "parent uuid X is in the parent session (agent file)"
@@ -196,6 +226,9 @@ AppendResult appendLines(const Transcript &base, std::string_view more, const Lo
             out.reason = "the new lines report the usage of an earlier response";
             return out;
         }
+
+    if (base.format == Format::Codex)
+        carryCodexModel(base, *restart, f);
 
     auto t = std::make_shared<Transcript>();
     t->format = base.format;
