@@ -8,7 +8,10 @@
 #include "widgets/mainwindow/livewatch.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/transcript/contextgauge.h"
+#include "widgets/transcript/transcriptdocument.h"
 
+#include <QDateTime>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -75,6 +78,40 @@ private Q_SLOTS:
         QTest::qWait(1500);
         QCOMPARE(w.transcript()->messages.size(), std::size_t(12));
         w.setFollowLive(true); // remembered setting back to its default for the other tests
+    }
+
+    // A session last written an hour ago is followed without a label; the label comes when it grows.
+    void quietUntilItGrows()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("old.jsonl"));
+        writeFile(path, test::growingSession(2), false);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(-3600), QFileDevice::FileModificationTime));
+        file.close();
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(path));
+        QVERIFY(w.liveWatch()->isFollowing());
+        QVERIFY(!w.liveStatusLabel()->isVisible());
+        writeFile(path, test::growingSession(3).substr(test::growingSession(2).size()), true);
+        w.liveWatch()->pollNow();
+        QTRY_COMPARE(w.transcript()->messages.size(), std::size_t(6));
+        QTRY_VERIFY(w.liveStatusLabel()->isVisible());
+        QVERIFY(w.liveStatusLabel()->text().contains(QStringLiteral("Live")));
+
+        // With an edit of the working transcript, the agent's new lines are counted, not mixed in.
+        w.selectMessage(0);
+        w.removeSelectedMessages();
+        QVERIFY(w.document()->isModified());
+        const std::size_t edited = w.transcript()->messages.size();
+        QVERIFY(edited < 6);
+        writeFile(path, test::growingSession(4).substr(test::growingSession(3).size()), true);
+        w.liveWatch()->pollNow();
+        QTRY_VERIFY(w.liveStatusLabel()->text().contains(QStringLiteral("2 new messages since your edits")));
+        QCOMPARE(w.transcript()->messages.size(), edited);
     }
 };
 

@@ -244,6 +244,7 @@ private:
     QString m_liveFailure;
     std::int64_t m_liveNew = 0; // messages the agent added while the working transcript had edits
     bool m_liveNear = false;
+    bool m_liveActive = false; // the followed file was written recently or grew since it was opened
 };
 
 } // namespace cl::gui

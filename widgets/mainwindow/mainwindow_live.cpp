@@ -12,6 +12,8 @@
 #include "widgets/transcript/transcriptpanel.h"
 
 #include <QApplication>
+#include <QDateTime>
+#include <QFileInfo>
 #include <QLabel>
 #include <QScrollBar>
 #include <QSettings>
@@ -22,7 +24,8 @@ namespace cl::gui {
 
 namespace {
 const QString kFollowKey = QStringLiteral("view/followLive");
-constexpr int kNearTurns = 3; // the notification comes this many turns before the agent compacts
+constexpr int kNearTurns = 3;       // the notification comes this many turns before the agent compacts
+constexpr int kRecentSeconds = 600; // a file written this recently is taken for a running session
 } // namespace
 
 bool MainWindow::followLive()
@@ -56,6 +59,7 @@ void MainWindow::createLiveWatch()
         if (m_liveFailure == reason)
             return;
         m_liveFailure = reason;
+        m_liveActive = true;
         updateLiveStatus();
     });
 }
@@ -73,12 +77,16 @@ void MainWindow::startFollowing()
     LoadOptions options;
     options.wholeHistory = LoadController::wholeHistory();
     m_live->follow(m_path, m_transcript, options);
+    // The label shows for a session its agent is writing: changed within the last minutes, or once it grows.
+    const QDateTime written = QFileInfo(m_path).lastModified();
+    m_liveActive = written.isValid() && written.secsTo(QDateTime::currentDateTime()) < kRecentSeconds;
     updateLiveStatus();
 }
 
 void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update)
 {
     m_liveFailure.clear();
+    m_liveActive = true;
     if (m_doc->isModified()) {
         // Edits of the working transcript are not mixed with the agent's new lines: say so, keep both.
         m_liveNew += update.newMessages;
@@ -109,15 +117,18 @@ std::optional<forecast::Compaction> MainWindow::liveForecast() const
 
 void MainWindow::updateLiveStatus()
 {
-    if (!m_live->isFollowing()) {
+    if (!m_live->isFollowing() || !m_liveActive) {
         m_liveLabel->hide();
+        m_liveNear = false;
         return;
     }
     QString text = tr("<b>● Live</b>");
     if (!m_liveFailure.isEmpty())
         text += QStringLiteral(" · ") + m_liveFailure.toHtmlEscaped();
     if (m_liveNew > 0)
-        text += QStringLiteral(" · ") + tr("%n new message(s) since your edits (File › Reload shows them)", nullptr, int(m_liveNew));
+        text += QStringLiteral(" · ")
+                + (m_liveNew == 1 ? tr("1 new message since your edits (File › Reload shows it)")
+                                  : tr("%1 new messages since your edits (File › Reload shows them)").arg(m_liveNew));
     const std::optional<forecast::Compaction> f = liveForecast();
     bool near = false;
     if (f) {
