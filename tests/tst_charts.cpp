@@ -119,6 +119,21 @@ private Q_SLOTS:
         QCOMPARE(single.xToPixel(3), 50.0); // one message sits in the middle
     }
 
+    // The usage chart's lines are thinned to pixel columns and drawn piece by piece.
+    void linePieces()
+    {
+        // Column 1 holds five points: first, lowest, highest and last stay, in their order.
+        const QList<QPointF> line{{0.5, 5}, {1.1, 4}, {1.2, 9}, {1.5, 1}, {1.7, 6}, {1.9, 5}, {2.0, 3}};
+        QCOMPARE(thinToColumns(line), (QList<QPointF>{{0.5, 5}, {1.1, 4}, {1.2, 9}, {1.5, 1}, {1.9, 5}, {2.0, 3}}));
+        QCOMPARE(thinToColumns({}), QList<QPointF>());
+        QCOMPARE(thinToColumns({{3, 3}, {3.5, 3}}), (QList<QPointF>{{3, 3}, {3.5, 3}}));
+        QCOMPARE(segmentsOf({{0, 0}, {1, 0}, {1, 2}}), (QList<QLineF>{{0, 0, 1, 0}, {1, 0, 1, 2}}));
+        QCOMPARE(segmentsOf({{0, 0}}), QList<QLineF>());
+        // 6 on, 3 off, running on across the corner at x = 10.
+        QCOMPARE(dashesOf({{0, 0}, {10, 0}, {10, 10}}, 6, 3),
+                 (QList<QLineF>{{0, 0, 6, 0}, {9, 0, 10, 0}, {10, 0, 10, 5}, {10, 8, 10, 10}}));
+    }
+
     void niceTicks_data()
     {
         QTest::addColumn<qint64>("max");

@@ -135,6 +135,66 @@ qint64 chartValueMax(const UsageData &data, qint64 window, bool fitToData)
     return std::max<qint64>(1, top);
 }
 
+QList<QPointF> thinToColumns(const QList<QPointF> &points)
+{
+    QList<QPointF> out;
+    out.reserve(std::min<qsizetype>(points.size(), 4096));
+    for (qsizetype first = 0; first < points.size();) {
+        const double column = std::floor(points[first].x());
+        qsizetype last = first, low = first, high = first;
+        while (last + 1 < points.size() && std::floor(points[last + 1].x()) == column) {
+            ++last;
+            if (points[last].y() < points[low].y())
+                low = last;
+            if (points[last].y() > points[high].y())
+                high = last;
+        }
+        qsizetype kept[] = {first, std::min(low, high), std::max(low, high), last};
+        for (qsizetype k = 0; k < 4; ++k)
+            if (k == 0 || kept[k] != kept[k - 1])
+                out.append(points[kept[k]]);
+        first = last + 1;
+    }
+    return out;
+}
+
+QList<QLineF> segmentsOf(const QList<QPointF> &line)
+{
+    QList<QLineF> out;
+    out.reserve(std::max<qsizetype>(0, line.size() - 1));
+    for (qsizetype k = 1; k < line.size(); ++k)
+        out.append(QLineF(line[k - 1], line[k]));
+    return out;
+}
+
+QList<QLineF> dashesOf(const QList<QPointF> &line, double dash, double gap)
+{
+    QList<QLineF> out;
+    if (dash <= 0 || gap < 0)
+        return segmentsOf(line);
+    bool on = true;
+    double left = dash; // of the current dash or gap
+    for (qsizetype k = 1; k < line.size(); ++k) {
+        QPointF from = line[k - 1];
+        const QPointF to = line[k];
+        double length = QLineF(from, to).length();
+        while (length > 0) {
+            const double step = std::min(left, length);
+            const QPointF at = from + (to - from) * (step / length);
+            if (on)
+                out.append(QLineF(from, at));
+            from = at;
+            length -= step;
+            left -= step;
+            if (left <= 0) {
+                on = !on;
+                left = on ? dash : gap;
+            }
+        }
+    }
+    return out;
+}
+
 int nearestIndex(const QList<int> &messages, double x)
 {
     if (messages.isEmpty())

@@ -6,6 +6,7 @@
 
 #include "core/model/transcript.h"
 
+#include <QLineF>
 #include <QList>
 #include <QPointF>
 #include <QRectF>
@@ -67,6 +68,19 @@ struct ChartGeometry {
 // Top of the chart's value range: the data and the context window, or only the data when fitToData
 // (small sessions in a large window would otherwise hug the x axis). At least 1.
 qint64 chartValueMax(const UsageData &data, qint64 window, bool fitToData);
+
+// A polyline (x ascending, in pixels) as it is drawn one pixel column at a time: of consecutive
+// points in the same column (floor(x)) only the first, the lowest, the highest and the last are
+// kept, in their order. Every extreme the line reaches in a column stays, so it looks the same, but a
+// series of ten thousand points is stroked as a few per column.
+QList<QPointF> thinToColumns(const QList<QPointF> &points);
+
+// The pieces to draw a polyline with: its segments, or with a dashed pen, the dashes (`dash` pixels
+// drawn, `gap` pixels not, the pattern running on across the points as a pen's dash pattern runs
+// along a path). The raster engine strokes a long polyline as one outline of thousands of crossing
+// edges; drawn piece by piece, the chart's lines paint about ten times faster and look the same.
+QList<QLineF> segmentsOf(const QList<QPointF> &line);
+QList<QLineF> dashesOf(const QList<QPointF> &line, double dash, double gap);
 
 // Index into `messages` (ascending) of the entry whose x is nearest to `x`; -1 when empty.
 // Ties go to the earlier entry.

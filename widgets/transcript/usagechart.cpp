@@ -9,7 +9,6 @@
 #include <QSettings>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPainterPath>
 #include <QToolTip>
 
 #include <algorithm>
@@ -239,28 +238,27 @@ void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
 void UsageChart::paintSeries(QPainter &p, const ChartGeometry &g) const
 {
     const Colours c = coloursFor(palette());
-    QPainterPath estimated;
-    for (const UsagePoint &pt : m_data.estimated) {
-        const QPointF at = g.map(pt.message, double(pt.tokens));
-        if (estimated.elementCount() == 0 || pt.restart)
-            estimated.moveTo(at);
-        else
-            estimated.lineTo(at);
-    }
+    // The lines in pixels, each thinned to what its pixel columns show (the estimate restarts at
+    // every compaction), drawn piece by piece (chartgeometry.h says why).
+    const auto lines = [&g](const QList<UsagePoint> &series, bool restarts) {
+        QList<QList<QPointF>> out(1);
+        for (const UsagePoint &pt : series) {
+            if (restarts && pt.restart && !out.back().isEmpty())
+                out.append(QList<QPointF>());
+            out.back().append(g.map(pt.message, double(pt.tokens)));
+        }
+        for (QList<QPointF> &line : out)
+            line = thinToColumns(line);
+        return out;
+    };
     p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(c.estimated, 1.5, Qt::DashLine));
-    p.drawPath(estimated);
-
-    QPainterPath measured;
-    for (const UsagePoint &pt : m_data.measured) {
-        const QPointF at = g.map(pt.message, double(pt.tokens));
-        if (measured.elementCount() == 0)
-            measured.moveTo(at);
-        else
-            measured.lineTo(at);
-    }
+    constexpr double kEstimatedWidth = 1.5;
+    p.setPen(QPen(c.estimated, kEstimatedWidth)); // dashed as Qt::DashLine: 4 on, 2 off, in pen widths
+    for (const QList<QPointF> &line : lines(m_data.estimated, true))
+        p.drawLines(dashesOf(line, 4 * kEstimatedWidth, 2 * kEstimatedWidth));
     p.setPen(QPen(c.measured, 2));
-    p.drawPath(measured);
+    for (const QList<QPointF> &line : lines(m_data.measured, false))
+        p.drawLines(segmentsOf(line));
     if (m_data.measured.size() <= 300) { // dots help with few points and only clutter with many
         p.setBrush(c.measured);
         for (const UsagePoint &pt : m_data.measured)
