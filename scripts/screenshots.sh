@@ -24,6 +24,15 @@ compacted=$XDG_CONFIG_HOME/compacted.jsonl
 "$app" --screenshot "$out/screenshot-composition.png" --size 1500x950 --view composition "$samples/viewer-sample-edits.jsonl"
 "$app" --screenshot "$out/screenshot-composition-dark.png" --size 1500x950 --theme dark --view composition "$compacted"
 "$app" --screenshot "$out/screenshot-audit.png" --size 1500x950 --view audit "$compacted"
+# A session being written: the window opens its first part and follows it while the rest arrives.
+growing=$XDG_CONFIG_HOME/growing.jsonl
+"$(dirname "$app")/contextlens-cli" generate --format claude-code --messages 300 --seed 9 -o "$growing.full" >/dev/null
+lines=$(wc -l < "$growing.full")
+head -n $((lines - 14)) "$growing.full" > "$growing"
+"$app" --screenshot "$out/screenshot-watch.png" --size 1500x900 --view watch "$growing" & shot=$!
+sleep 5
+tail -n 14 "$growing.full" >> "$growing"
+wait $shot
 # The session browser over a home of generated sessions in the three agents' layouts.
 fakehome=$XDG_CONFIG_HOME/home
 cli="$(dirname "$app")/contextlens-cli"

@@ -16,6 +16,7 @@
 
 class QActionGroup;
 class QLabel;
+class QSystemTrayIcon;
 namespace cl::strategy {
 class TranscriptTables;
 }
@@ -242,9 +243,11 @@ private:
     LiveWatch *m_live = nullptr;
     QLabel *m_liveLabel = nullptr;
     QString m_liveFailure;
+    QString m_liveLast;         // what the last update brought, "+7 at 10:42:31"
     std::int64_t m_liveNew = 0; // messages the agent added while the working transcript had edits
     bool m_liveNear = false;
-    bool m_liveActive = false; // the followed file was written recently or grew since it was opened
+    QSystemTrayIcon *m_liveTray = nullptr; // made for the first notification, where the desktop has a tray
+    bool m_liveActive = false;             // the followed file was written recently or grew since it was opened
 };
 
 } // namespace cl::gui

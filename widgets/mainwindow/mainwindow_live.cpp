@@ -18,6 +18,8 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
+#include <QTime>
 #include <QTreeView>
 
 namespace cl::gui {
@@ -69,6 +71,7 @@ void MainWindow::startFollowing()
     m_liveNear = false;
     m_liveNew = 0;
     m_liveFailure.clear();
+    m_liveLast.clear();
     if (!followLive() || m_path.isEmpty() || !m_transcript || m_transcript->path != m_path.toStdString()) {
         m_live->stop();
         updateLiveStatus();
@@ -100,6 +103,8 @@ void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, cons
         m_pinned.clear();
     showTranscript(transcript, false);
     m_doc->setSource(transcript, m_path);
+    m_liveLast = update.newMessages >= 0 ? tr("+%1 at %2").arg(update.newMessages).arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
+                                         : tr("read again at %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));
     if (atEnd)
         view->scrollToBottom();
     if (!update.note.empty())
@@ -123,6 +128,8 @@ void MainWindow::updateLiveStatus()
         return;
     }
     QString text = tr("<b>● Live</b>");
+    if (!m_liveLast.isEmpty())
+        text += QStringLiteral(" · ") + m_liveLast.toHtmlEscaped();
     if (!m_liveFailure.isEmpty())
         text += QStringLiteral(" · ") + m_liveFailure.toHtmlEscaped();
     if (m_liveNew > 0)
@@ -148,6 +155,16 @@ void MainWindow::updateLiveStatus()
         // Near the agent's compaction: a status message, and the window asks for attention.
         statusBar()->showMessage(tr("The agent will compact soon: %1").arg(QString::fromStdString(forecast::describe(*f))), 15000);
         QApplication::alert(this);
+        if (QSystemTrayIcon::isSystemTrayAvailable() && QSystemTrayIcon::supportsMessages()) {
+            // A desktop notification too, where the desktop shows them.
+            if (!m_liveTray) {
+                m_liveTray = new QSystemTrayIcon(windowIcon(), this);
+                m_liveTray->setToolTip(tr("ContextLens"));
+            }
+            m_liveTray->show();
+            m_liveTray->showMessage(tr("The agent will compact soon"), QString::fromStdString(forecast::describe(*f)),
+                                    QSystemTrayIcon::Information, 10000);
+        }
         Q_EMIT compactionNear(QString::fromStdString(forecast::describe(*f)));
     }
     m_liveNear = near;

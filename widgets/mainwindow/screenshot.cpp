@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/screenshot.h"
 
+#include "widgets/mainwindow/livewatch.h"
 #include "widgets/mainwindow/mainwindow.h"
 
 #include "core/strategy/strategy.h"
@@ -116,6 +117,23 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         }
         TranscriptPanel *panel = window.transcriptPanel();
         panel->selectSourceIndex(panel->model()->index(int(live) - 1, 0));
+    } else if (view == QLatin1String("watch")) {
+        // A session being written: wait (up to 20 s) for its agent, here scripts/screenshots.sh, to add
+        // lines, then show the end of the transcript with the live label in the status bar.
+        if (!window.liveWatch()->isFollowing()) {
+            err << "contextlens: --view watch: the file is not followed (View › Follow Live Session is off)" << Qt::endl;
+            return false;
+        }
+        if (!waitFor(window.liveWatch(), &LiveWatch::updated, 20000))
+            err << "contextlens: --view watch: the file did not grow within 20 s" << Qt::endl;
+        QApplication::processEvents();
+        const Transcript *t = window.transcript().get();
+        for (std::size_t i = t ? t->messages.size() : 0; i-- > 0;)
+            if (t->messages[i].isConversation()) {
+                window.selectMessage(int(i));
+                break;
+            }
+        window.transcriptPanel()->view()->scrollToBottom();
     } else if (view == QLatin1String("composition")) {
         // The end of the session: the live context the next request sends, the chart's cursor at the right.
         const Transcript *t = window.transcript().get();
