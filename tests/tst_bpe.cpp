@@ -165,6 +165,21 @@ private Q_SLOTS:
         QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YWI= 12x\n", &error));
         QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YWI= 5\n", &error));   // rank 5 twice
         QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YQ== 300\n", &error)); // "a" twice
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YQ=a 300\n", &error)); // '=' inside
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "Y=== 300\n", &error));
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YQ==YQ== 300\n", &error));
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + " 300\n", &error)); // no token
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + "YQ== 1234567890\n", &error));
+        const std::string five = base64("abcde");
+        QVERIFY(!Tokenizer::fromTiktoken(Encoding::Cl100kBase, good + five + " 300\n" + five + " 301\n", &error));
+        QVERIFY2(error.find("two ranks") != std::string::npos, error.c_str());
+        // Windows line ends and blank lines are fine.
+        std::string crlf;
+        for (char c : good + five + " 300\n\n")
+            crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+        auto tok = Tokenizer::fromTiktoken(Encoding::Cl100kBase, crlf, &error);
+        QVERIFY2(tok, error.c_str());
+        QCOMPARE(tok->encode("abcde"), ids({300}));
         // Without byte 'z' some pieces could not be encoded at all.
         std::string noZ;
         std::istringstream in(good);

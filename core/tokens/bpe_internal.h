@@ -43,7 +43,9 @@ inline std::uint64_t hashBytes(const char *p, std::size_t n)
 class RankTable
 {
 public:
-    // Returns false when `bytes` is already present (duplicate token).
+    // Room for the tokens of a .tiktoken file of `fileSize` bytes (a guess: saves regrowing).
+    void reserveFor(std::size_t fileSize);
+    // Returns false when `rank` is already taken. Duplicate bytes are found by finish().
     bool insert(std::string_view bytes, Rank rank);
     // Builds the hash index; call once after the last insert. False when two ranks share their bytes.
     bool finish();
@@ -104,22 +106,23 @@ private:
         if (!(m_filter[bit >> 6] >> (bit & 63) & 1))
             return kNoRank;
         const auto tag = static_cast<std::uint32_t>(h >> 32);
-        std::size_t i = h & m_mask;
-        for (;;) {
-            const Slot &s = m_slots[i];
-            if (s.len == 0)
+        for (std::size_t i = h & m_mask;; i = (i + 1) & m_mask) {
+            const Slot s = m_slots[i];
+            if (s.rank == kNoRank)
                 return kNoRank;
-            if (s.tag == tag && s.len == n && std::memcmp(m_arena.data() + s.off, p, n) == 0)
-                return s.rank;
-            i = (i + 1) & m_mask;
+            if (s.tag == tag) {
+                const Ref ref = m_byRank[s.rank];
+                if (ref.len == n && std::memcmp(m_arena.data() + ref.off, p, n) == 0)
+                    return s.rank;
+            }
         }
     }
 
+    // Tokens of 5 bytes or more: 8-byte slots (a hash tag and the rank; the bytes are found through
+    // m_byRank), so the table is 2 MB for o200k_base instead of 8 and is built faster.
     struct Slot {
-        std::uint32_t off = 0;
-        std::uint32_t len = 0; // 0 = empty (tokens are never empty)
         std::uint32_t tag = 0;
-        Rank rank = kNoRank;
+        Rank rank = kNoRank; // kNoRank = empty
     };
     struct Ref {
         std::uint32_t off = 0;
@@ -129,7 +132,7 @@ private:
     std::vector<Ref> m_byRank;
     static constexpr std::uint64_t kFilterMask = (1u << 22) - 1; // 4 Mbit = 512 KB
     std::vector<std::uint64_t> m_filter = std::vector<std::uint64_t>((kFilterMask + 1) / 64, 0);
-    std::vector<Slot> m_slots; // tokens of 5 bytes or more
+    std::vector<Slot> m_slots;
     std::size_t m_mask = 0;
     std::vector<Rank> m_one = std::vector<Rank>(256, kNoRank);
     std::vector<Rank> m_two = std::vector<Rank>(65536, kNoRank);

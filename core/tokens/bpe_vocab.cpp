@@ -8,6 +8,14 @@
 
 namespace cl::bpe::detail {
 
+void RankTable::reserveFor(std::size_t fileSize)
+{
+    // A line is at least "<4 base64 chars> <rank>\n"; o200k_base averages 18 bytes a line, of which
+    // about 7 are token bytes. Reserving only claims address space; nothing is touched.
+    m_byRank.reserve(fileSize / 16);
+    m_arena.reserve(fileSize / 2);
+}
+
 bool RankTable::insert(std::string_view bytes, Rank rank)
 {
     // Duplicate byte strings are detected in finish(); here only duplicate ranks.
@@ -50,44 +58,70 @@ bool RankTable::finish()
     m_threeMask = m_three.size() - 1;
     m_four.assign(capacityFor(counts[3]), ShortSlot{});
     m_fourMask = m_four.size() - 1;
-    m_slots.assign(capacityFor(counts[4]), Slot{});
+    // The long-token slots are 8 bytes, so a fuller table (load factor <= 0.6) still probes within a
+    // cache line or two.
+    std::size_t longCap = 16;
+    while (longCap * 3 < counts[4] * 5)
+        longCap <<= 1;
+    m_slots.assign(longCap, Slot{});
     m_mask = m_slots.size() - 1;
     for (Rank r = 0; r < m_byRank.size(); ++r) {
         const Ref ref = m_byRank[r];
-        if (ref.len == 0)
+        if (ref.len == 0 || ref.len > 4)
             continue;
         const char *p = m_arena.data() + ref.off;
-        if (ref.len <= 4) {
-            bool fresh = true;
-            if (ref.len == 1) {
-                fresh = m_one[static_cast<unsigned char>(p[0])] == kNoRank;
-                m_one[static_cast<unsigned char>(p[0])] = r;
-            } else if (ref.len == 2) {
-                Rank &slot = m_two[static_cast<unsigned char>(p[0]) | (static_cast<unsigned>(static_cast<unsigned char>(p[1])) << 8)];
-                fresh = slot == kNoRank;
-                slot = r;
-            } else if (ref.len == 3) {
-                fresh = insertShort(m_three, m_threeMask, load3(p), r);
-            } else {
-                std::uint32_t k;
-                std::memcpy(&k, p, 4);
-                fresh = insertShort(m_four, m_fourMask, k, r);
+        bool fresh = true;
+        if (ref.len == 1) {
+            fresh = m_one[static_cast<unsigned char>(p[0])] == kNoRank;
+            m_one[static_cast<unsigned char>(p[0])] = r;
+        } else if (ref.len == 2) {
+            Rank &slot = m_two[static_cast<unsigned char>(p[0]) | (static_cast<unsigned>(static_cast<unsigned char>(p[1])) << 8)];
+            fresh = slot == kNoRank;
+            slot = r;
+        } else if (ref.len == 3) {
+            fresh = insertShort(m_three, m_threeMask, load3(p), r);
+        } else {
+            std::uint32_t k;
+            std::memcpy(&k, p, 4);
+            fresh = insertShort(m_four, m_fourMask, k, r);
+        }
+        if (!fresh)
+            return false; // the same bytes under two ranks: not a BPE vocabulary
+    }
+    // Long tokens in blocks: hash a block and prefetch its slots and filter words first, so the cache
+    // misses of the random inserts overlap instead of coming one after another (o200k_base: ~3 ms
+    // instead of 5 to 9).
+    constexpr std::size_t kBlock = 32;
+    Rank ranks[kBlock];
+    std::uint64_t hashes[kBlock];
+    for (Rank r = 0; r < m_byRank.size();) {
+        std::size_t k = 0;
+        for (; k < kBlock && r < m_byRank.size(); ++r) {
+            const Ref ref = m_byRank[r];
+            if (ref.len <= 4)
+                continue;
+            const std::uint64_t h = hashBytes(m_arena.data() + ref.off, ref.len);
+            __builtin_prefetch(&m_slots[h & m_mask], 1);
+            __builtin_prefetch(&m_filter[((h >> 40) & kFilterMask) >> 6], 1);
+            ranks[k] = r;
+            hashes[k++] = h;
+        }
+        for (std::size_t j = 0; j < k; ++j) {
+            const std::uint64_t h = hashes[j];
+            const Ref ref = m_byRank[ranks[j]];
+            const std::uint64_t bit = (h >> 40) & kFilterMask;
+            m_filter[bit >> 6] |= std::uint64_t(1) << (bit & 63);
+            const auto tag = static_cast<std::uint32_t>(h >> 32);
+            std::size_t i = h & m_mask;
+            while (m_slots[i].rank != kNoRank) {
+                const Slot o = m_slots[i];
+                if (o.tag == tag && m_byRank[o.rank].len == ref.len
+                    && std::memcmp(m_arena.data() + m_byRank[o.rank].off, m_arena.data() + ref.off, ref.len) == 0)
+                    return false; // the same bytes under two ranks: not a BPE vocabulary
+                i = (i + 1) & m_mask;
             }
-            if (!fresh)
-                return false; // the same bytes under two ranks: not a BPE vocabulary
-            continue;
+            m_slots[i] = {tag, ranks[j]};
         }
-        const std::uint64_t h = hashBytes(m_arena.data() + ref.off, ref.len);
-        const std::uint64_t bit = (h >> 40) & kFilterMask;
-        m_filter[bit >> 6] |= std::uint64_t(1) << (bit & 63);
-        std::size_t i = h & m_mask;
-        while (m_slots[i].len != 0) {
-            const Slot &o = m_slots[i];
-            if (o.len == ref.len && std::memcmp(m_arena.data() + o.off, m_arena.data() + ref.off, ref.len) == 0)
-                return false; // the same bytes under two ranks: not a BPE vocabulary
-            i = (i + 1) & m_mask;
-        }
-        m_slots[i] = {ref.off, ref.len, static_cast<std::uint32_t>(h >> 32), r};
     }
     return true;
 }
