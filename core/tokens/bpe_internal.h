@@ -20,22 +20,53 @@ namespace cl::bpe::detail {
 using Rank = std::uint32_t;
 constexpr Rank kNoRank = 0xffffffffu;
 
+inline std::uint64_t load64(const char *p)
+{
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+inline std::uint32_t load32(const char *p)
+{
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+// The tail is read with whole (overlapping) 8- or 4-byte loads: a memcpy of a variable length
+// compiles to byte stores that the next 8-byte load must wait for. The length is part of the seed,
+// so the overlap cannot make two different strings equal.
 inline std::uint64_t hashBytes(const char *p, std::size_t n)
 {
     std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
-    while (n >= 8) {
-        std::uint64_t v;
-        std::memcpy(&v, p, 8);
-        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        p += 8;
-        n -= 8;
-    }
     std::uint64_t v = 0;
-    std::memcpy(&v, p, n);
+    if (n >= 8) {
+        const char *last = p + n - 8;
+        for (; p < last; p += 8) {
+            h = (h ^ load64(p)) * 0xbf58476d1ce4e5b9ull;
+            h ^= h >> 31;
+        }
+        v = load64(last);
+    } else if (n >= 4) {
+        v = load32(p) | (static_cast<std::uint64_t>(load32(p + n - 4)) << 32);
+    } else if (n > 0) {
+        v = static_cast<unsigned char>(p[0]) | (static_cast<std::uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8)
+            | (static_cast<std::uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16);
+    }
     h = (h ^ v) * 0x94d049bb133111ebull;
     h ^= h >> 29;
     return h;
+}
+
+// memcmp(a, b, n) == 0 without a library call for the usual token lengths.
+inline bool equalBytes(const char *a, const char *b, std::size_t n)
+{
+    if (n >= 8 && n <= 16)
+        return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+    if (n >= 4 && n < 8)
+        return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    return std::memcmp(a, b, n) == 0;
 }
 
 // Open-addressing table from token bytes to rank; keys live in one byte arena. A std::unordered_map of
@@ -112,7 +143,7 @@ private:
                 return kNoRank;
             if (s.tag == tag) {
                 const Ref ref = m_byRank[s.rank];
-                if (ref.len == n && std::memcmp(m_arena.data() + ref.off, p, n) == 0)
+                if (ref.len == n && equalBytes(m_arena.data() + ref.off, p, n))
                     return s.rank;
             }
         }
