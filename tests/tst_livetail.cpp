@@ -270,6 +270,30 @@ private Q_SLOTS:
         QVERIFY(second.value("near", false));
     }
 
+    // A UTF-16 file (no agent writes one, a user's conversion might) is read whole on each change.
+    void utf16ReadWhole()
+    {
+        auto utf16 = [](const std::string &text) {
+            const QString s = QString::fromStdString(text);
+            return std::string(reinterpret_cast<const char *>(s.utf16()), std::size_t(s.size()) * 2);
+        };
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("utf16.jsonl"));
+        const std::string two = test::growingSession(2), three = test::growingSession(3);
+        writeFile(path, std::string("\xff\xfe") + utf16(two), false);
+        const LoadResult loaded = loadFile(path.toStdString(), options());
+        QVERIFY(loaded.ok());
+        QCOMPARE(loaded.transcript->messages.size(), std::size_t(4));
+        LiveTail tail(path.toStdString(), loaded.transcript, options());
+        QCOMPARE(int(tail.poll().kind), int(LiveTail::Update::Kind::Unchanged));
+        writeFile(path, utf16(three.substr(two.size())), true);
+        const LiveTail::Update u = tail.poll();
+        QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Reloaded));
+        QCOMPARE(u.newMessages, std::int64_t(2));
+        QCOMPARE(tail.current()->messages.size(), std::size_t(6));
+        QCOMPARE(int(tail.poll().kind), int(LiveTail::Update::Kind::Unchanged));
+    }
+
     // LiveTail on a file written as an agent writes it: it reads only the appended bytes, keeps a line
     // still being written for later, and ends where a fresh load of the finished file ends.
     void followsAFileBeingWritten()

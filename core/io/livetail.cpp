@@ -34,6 +34,15 @@ bool readRange(int fd, std::uint64_t from, std::uint64_t count, std::string &out
     return true;
 }
 
+// A file decoded from UTF-16 has other offsets than its buffer: it is read whole on every change.
+bool decodedFromUtf16(const Transcript &t)
+{
+    for (const Diagnostic &d : t.diagnostics)
+        if (d.line == 0 && d.message.find("decoded to UTF-8") != std::string::npos)
+            return true;
+    return false;
+}
+
 } // namespace
 
 std::string_view liveUpdateKindName(LiveTail::Update::Kind k)
@@ -57,12 +66,15 @@ LiveTail::LiveTail(std::string path, std::shared_ptr<const Transcript> loaded, L
 {
     m_opts.progress = nullptr;
     m_opts.cancel = nullptr;
+    m_size = m_current && m_current->buffer ? m_current->buffer->size() : 0;
+    m_wholeFile = m_current && decodedFromUtf16(*m_current);
     struct stat st {};
     if (::stat(m_path.c_str(), &st) == 0) {
         m_inode = std::uint64_t(st.st_ino);
         m_device = std::uint64_t(st.st_dev);
+        if (m_wholeFile)
+            m_size = std::uint64_t(st.st_size);
     }
-    m_size = m_current && m_current->buffer ? m_current->buffer->size() : 0;
     // A partly written last line was loaded as it was; its end arrives with the next lines, and the
     // current turn (parsed again with them) takes it in.
 }
@@ -90,11 +102,14 @@ LiveTail::Update LiveTail::reload(std::string note)
         return u;
     }
     struct stat st {};
-    if (::stat(m_path.c_str(), &st) == 0) {
+    const bool stated = ::stat(m_path.c_str(), &st) == 0;
+    if (stated) {
         m_inode = std::uint64_t(st.st_ino);
         m_device = std::uint64_t(st.st_dev);
     }
-    m_size = r.transcript->buffer ? r.transcript->buffer->size() : 0;
+    m_wholeFile = decodedFromUtf16(*r.transcript);
+    m_size = m_wholeFile && stated ? std::uint64_t(st.st_size) : r.transcript->buffer ? r.transcript->buffer->size()
+                                                                                      : 0;
     m_pending.clear();
     ++m_stats.reloads;
     return applied(std::move(r.transcript), Update::Kind::Reloaded, m_size, std::move(note));
@@ -123,12 +138,14 @@ LiveTail::Update LiveTail::poll()
         ::close(fd);
         return u;
     }
-    if (replaced || size < m_size || !m_current || !lineBased(m_current->format)) {
+    if (replaced || size < m_size || !m_current || !lineBased(m_current->format) || m_wholeFile) {
         ::close(fd);
         if (replaced)
             return reload("the file was replaced: read again");
         if (size < m_size)
             return reload("the file shrank: read again");
+        if (m_wholeFile)
+            return reload("a UTF-16 file is decoded whole: read again");
         return reload("a one-document session is rewritten whole: read again");
     }
     std::string added;
@@ -140,18 +157,17 @@ LiveTail::Update LiveTail::poll()
         return u;
     }
     m_size += added.size();
-    m_stats.bytesRead += added.size();
     m_pending += added;
+    const std::uint64_t read = added.size();
     const std::size_t end = m_pending.rfind('\n');
     if (end == std::string::npos) {
         u.kind = Update::Kind::Partial;
-        u.bytesRead = added.size();
+        u.bytesRead = read;
+        m_stats.bytesRead += read;
         return u;
     }
     const std::string lines = m_pending.substr(0, end + 1);
     m_pending.erase(0, end + 1);
-    const std::uint64_t read = added.size();
-    m_stats.bytesRead -= read; // counted once, by applied()
     AppendResult appended = appendLines(*m_current, lines, m_opts);
     if (appended.transcript) {
         ++m_stats.appends;
@@ -165,6 +181,7 @@ LiveTail::Update LiveTail::poll()
     if (!r.ok()) {
         u.kind = Update::Kind::Failed;
         u.note = r.error;
+        m_stats.bytesRead += read;
         return u;
     }
     ++m_stats.reparses;

@@ -58,7 +58,8 @@ private:
     std::uint64_t m_size = 0;  // bytes of the file taken in (parsed or pending)
     std::uint64_t m_inode = 0; // the file's identity when it was read
     std::uint64_t m_device = 0;
-    std::string m_pending; // the start of a line still being written
+    std::string m_pending;    // the start of a line still being written
+    bool m_wholeFile = false; // UTF-16: its buffer (decoded) does not map to the file's bytes
     Stats m_stats;
 };
 
