@@ -8,6 +8,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <deque>
+#include <unordered_set>
+#include <vector>
 
 namespace cl::tokencount {
 
@@ -249,34 +252,71 @@ std::optional<ErrorTable> estimatorErrorTable(const Transcript &t, const bpe::To
                                               const std::atomic<bool> *cancel)
 {
     const std::lock_guard lock(cache.m_mutex);
-    std::array<ReportRow, kTypes> rows{};
     const std::uint64_t encoding = std::uint64_t(o200k.encoding()) * 0x9E3779B97F4A7C15ull;
-    const bool complete = forEachSample(t, [&](std::string_view text, std::optional<ContentType> type) {
-        if (cancel && cancel->load(std::memory_order_relaxed))
+    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    // First the samples' keys, and the samples the cache does not have (each once); then those are
+    // counted on two threads (the exact count is most of the work: a second a 50 MB session); then
+    // the rows are summed from the cache.
+    struct Missing {
+        std::string_view text;
+        std::optional<ContentType> type;
+        std::uint64_t key = 0;
+        SampleCache::Entry entry;
+    };
+    std::vector<std::uint64_t> keys;
+    std::vector<Missing> missing;
+    std::unordered_set<std::uint64_t> pending;
+    std::deque<std::string> inputs; // tool inputs dumped for the walk, kept for the count
+    const bool walked = forEachSample(t, [&](std::string_view text, std::optional<ContentType> type) {
+        if (cancelled())
             return false;
         // The known type is part of the key: a tool input and a text with the same bytes differ.
         const std::uint64_t key = std::hash<std::string_view>{}(text) ^ encoding ^ (type ? 0x5851F42D4C957F2Dull : 0);
-        auto it = cache.m_entries.find(key);
-        if (it == cache.m_entries.end() || it->second.bytes != text.size()) {
-            SampleCache::Entry e;
-            e.bytes = text.size();
-            e.type = type ? *type : classify(text);
-            e.exact = std::int64_t(o200k.count(text));
-            e.estimator = tokens::estimateText(text);
-            e.charsDiv4 = charsDiv4(text);
-            it = cache.m_entries.insert_or_assign(key, e).first;
-            ++cache.m_computed;
+        keys.push_back(key);
+        const auto it = cache.m_entries.find(key);
+        if ((it == cache.m_entries.end() || it->second.bytes != text.size()) && pending.insert(key).second)
+            // A known type is a tool input dumped for this call only.
+            missing.push_back({type ? std::string_view(inputs.emplace_back(text)) : text, type, key, {}});
+        return true;
+    });
+    if (!walked)
+        return std::nullopt;
+    std::atomic<std::size_t> next{0};
+    std::atomic_bool stopped{false};
+    const auto count = [&](std::size_t) {
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < missing.size();) {
+            if (cancelled()) {
+                stopped = true;
+                return;
+            }
+            Missing &m = missing[i];
+            m.entry.bytes = m.text.size();
+            m.entry.type = m.type ? *m.type : classify(m.text);
+            m.entry.exact = std::int64_t(o200k.count(m.text));
+            m.entry.estimator = tokens::estimateText(m.text);
+            m.entry.charsDiv4 = charsDiv4(m.text);
         }
-        const SampleCache::Entry &e = it->second;
+    };
+    constexpr std::size_t kOneThread = 8; // so few samples are counted before a second thread starts
+    if (missing.size() <= kOneThread || util::defaultThreads() < 2)
+        count(0);
+    else
+        onTwoThreads(count);
+    if (stopped)
+        return std::nullopt;
+    for (const Missing &m : missing) {
+        cache.m_entries.insert_or_assign(m.key, m.entry);
+        ++cache.m_computed;
+    }
+    std::array<ReportRow, kTypes> rows{};
+    for (const std::uint64_t key : keys) {
+        const SampleCache::Entry &e = cache.m_entries.at(key);
         ReportRow &row = rows[std::size_t(e.type)];
         ++row.samples;
         row.exact += e.exact;
         row.estimator += e.estimator;
         row.charsDiv4 += e.charsDiv4;
-        return true;
-    });
-    if (!complete)
-        return std::nullopt;
+    }
     return finish(rows);
 }
 
