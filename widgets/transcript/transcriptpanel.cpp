@@ -140,6 +140,9 @@ void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript
     clearMessageFilter(); // indices of another transcript
     m_hideHistory->setVisible(transcript && liveStart(*transcript) > 0);
     m_model->setTranscript(std::move(transcript));
+    // Lay the rows out now rather than on the view's zero timer: the paint that follows this load
+    // then shows them, instead of a paint without them and another one after the timer.
+    m_view->doItemsLayout();
     Q_EMIT rowSelected(-1, -1);
 }
 
