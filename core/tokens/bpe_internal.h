@@ -253,15 +253,24 @@ std::size_t mergeSimple(const RankTable &t, const char *p, std::size_t n, Sink &
     return len - 1;
 }
 
-std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, std::vector<std::uint32_t> &starts);
+// Buffers of the heap merge, one set per thread, reused from piece to piece.
+struct HeapScratch {
+    std::vector<std::uint32_t> next, prev; // linked list of the parts, by start offset
+    std::vector<Rank> rank;                // rank of merging part i with its successor
+    std::vector<std::uint64_t> heap;       // (rank << 32 | start), a min-heap
+    std::vector<std::uint32_t> starts;     // the result: start offsets of the final parts, plus n
+};
+HeapScratch &heapScratch();
+// Fills s.starts; returns the number of parts.
+std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, HeapScratch &s);
 
 template <class Sink>
 std::size_t mergeHeap(const RankTable &t, const char *p, std::size_t n, Sink &&sink)
 {
-    std::vector<std::uint32_t> starts; // start offsets of the final parts, plus n
-    const std::size_t count = mergeHeapImpl(t, p, n, starts);
-    for (std::size_t i = 0; i + 1 < starts.size(); ++i)
-        sink(t.find(p + starts[i], starts[i + 1] - starts[i]));
+    HeapScratch &s = heapScratch();
+    const std::size_t count = mergeHeapImpl(t, p, n, s);
+    for (std::size_t i = 0; i + 1 < s.starts.size(); ++i)
+        sink(t.find(p + s.starts[i], s.starts[i + 1] - s.starts[i]));
     return count;
 }
 

@@ -4,7 +4,7 @@
 #include "core/tokens/bpe_internal.h"
 
 #include <algorithm>
-#include <queue>
+#include <functional>
 
 namespace cl::bpe::detail {
 
@@ -126,72 +126,80 @@ bool RankTable::finish()
     return true;
 }
 
+HeapScratch &heapScratch()
+{
+    thread_local HeapScratch s;
+    return s;
+}
+
 // Same result as tiktoken's quadratic loop (lowest rank first, leftmost on ties), in O(n log n): a
 // min-heap of (rank, start) over adjacent pairs, a linked list of parts, and lazy deletion of heap
-// entries whose pair changed. Part i always starts at byte i, so the part index is its start.
-std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, std::vector<std::uint32_t> &starts)
+// entries whose pair changed. Part i always starts at byte i, so the part index is its start; a part
+// merged into its predecessor gets rank kNoRank, which no heap entry has, so its entries go stale too.
+std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, HeapScratch &s)
 {
-    starts.clear();
+    s.starts.clear();
     if (n == 0) {
-        starts.push_back(0);
+        s.starts.push_back(0);
         return 0;
     }
     const auto end = static_cast<std::uint32_t>(n);
-    std::vector<std::uint32_t> next(n), prev(n);
-    std::vector<Rank> rank(n, kNoRank); // rank of merging part i with its successor
+    s.next.resize(n);
+    s.prev.resize(n);
+    s.rank.resize(n);
+    s.heap.clear();
+    std::uint32_t *next = s.next.data();
+    std::uint32_t *prev = s.prev.data();
+    Rank *rank = s.rank.data();
+    auto &heap = s.heap;
     for (std::uint32_t i = 0; i < end; ++i) {
         next[i] = i + 1;
         prev[i] = i == 0 ? end : i - 1;
+        rank[i] = i + 1 < end ? t.find(p + i, 2) : kNoRank;
+        if (rank[i] != kNoRank)
+            heap.push_back((static_cast<std::uint64_t>(rank[i]) << 32) | i);
     }
+    const std::greater<> after;
+    std::make_heap(heap.begin(), heap.end(), after);
+    auto push = [&](Rank r, std::uint32_t i) {
+        heap.push_back((static_cast<std::uint64_t>(r) << 32) | i);
+        std::push_heap(heap.begin(), heap.end(), after);
+    };
     auto pairRank = [&](std::uint32_t i) -> Rank {
         const std::uint32_t j = next[i];
-        if (j == end)
-            return kNoRank;
-        const std::uint32_t stop = next[j];
-        return t.find(p + i, stop - i);
+        return j == end ? kNoRank : t.find(p + i, next[j] - i);
     };
-    std::vector<std::uint64_t> heapStore;
-    heapStore.reserve(n);
-    for (std::uint32_t i = 0; i + 1 < end; ++i) {
-        rank[i] = t.find(p + i, 2);
-        if (rank[i] != kNoRank)
-            heapStore.push_back((static_cast<std::uint64_t>(rank[i]) << 32) | i);
-    }
-    std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> heap(std::greater<>{},
-                                                                                        std::move(heapStore));
-    std::vector<bool> dead(n, false);
     std::size_t parts = n;
     while (!heap.empty()) {
-        const std::uint64_t top = heap.top();
-        heap.pop();
-        const auto r = static_cast<Rank>(top >> 32);
+        std::pop_heap(heap.begin(), heap.end(), after);
+        const std::uint64_t top = heap.back();
+        heap.pop_back();
         const auto i = static_cast<std::uint32_t>(top & 0xffffffffu);
-        if (dead[i] || rank[i] != r)
-            continue; // stale: the pair starting at i changed since this entry was pushed
+        if (rank[i] != static_cast<Rank>(top >> 32))
+            continue; // stale: the pair starting at i changed, or part i is gone
         const std::uint32_t j = next[i];
-        dead[j] = true;
+        rank[j] = kNoRank;
         next[i] = next[j];
         if (next[j] != end)
             prev[next[j]] = i;
         --parts;
-        const Rank ri = pairRank(i);
-        rank[i] = ri;
-        if (ri != kNoRank)
-            heap.push((static_cast<std::uint64_t>(ri) << 32) | i);
+        rank[i] = pairRank(i);
+        if (rank[i] != kNoRank)
+            push(rank[i], i);
         if (prev[i] != end) {
             const std::uint32_t h = prev[i];
             const Rank rh = pairRank(h);
             if (rh != rank[h]) {
                 rank[h] = rh;
                 if (rh != kNoRank)
-                    heap.push((static_cast<std::uint64_t>(rh) << 32) | h);
+                    push(rh, h);
             }
         }
     }
-    starts.reserve(parts + 1);
+    s.starts.reserve(parts + 1);
     for (std::uint32_t i = 0; i != end; i = next[i])
-        starts.push_back(i);
-    starts.push_back(end);
+        s.starts.push_back(i);
+    s.starts.push_back(end);
     return parts;
 }
 
