@@ -5,12 +5,16 @@
 #include "core/tokens/bpe_internal.h"
 
 #include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <thread>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef CL_BUILD_VOCAB_DIR
 #define CL_BUILD_VOCAB_DIR ""
@@ -85,6 +89,52 @@ std::size_t decodeBase64(std::string_view in, char *out)
     }
     return o;
 }
+
+// A whole file mapped read-only: the page cache's pages are used as they are, instead of copying the
+// 3.6 MB of o200k_base into fresh memory (10% of the load).
+class MappedFile
+{
+public:
+    explicit MappedFile(const std::string &path)
+    {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return;
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && st.st_size >= 0) {
+            m_size = static_cast<std::size_t>(st.st_size);
+            m_ok = m_size == 0;
+#ifdef MAP_POPULATE
+            constexpr int flags = MAP_PRIVATE | MAP_POPULATE; // one call instead of a fault per page
+#else
+            constexpr int flags = MAP_PRIVATE;
+#endif
+            if (m_size != 0) {
+                m_data = ::mmap(nullptr, m_size, PROT_READ, flags, fd, 0);
+                m_ok = m_data != MAP_FAILED;
+            }
+        }
+        ::close(fd);
+    }
+    ~MappedFile()
+    {
+        if (m_size != 0 && m_ok)
+            ::munmap(m_data, m_size);
+    }
+    MappedFile(const MappedFile &) = delete;
+    MappedFile &operator=(const MappedFile &) = delete;
+
+    bool ok() const { return m_ok; }
+    std::string_view contents() const
+    {
+        return m_size != 0 && m_ok ? std::string_view(static_cast<const char *>(m_data), m_size) : std::string_view();
+    }
+
+private:
+    void *m_data = nullptr;
+    std::size_t m_size = 0;
+    bool m_ok = false;
+};
 
 std::string exeDir()
 {
@@ -191,27 +241,14 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromTiktoken(Encoding e, std::string
 
 std::shared_ptr<const Tokenizer> Tokenizer::loadFile(Encoding e, const std::string &path, std::string *error)
 {
-    // One read into a buffer of the file's size: a stream copied through a stringstream costs
-    // two more copies of 3.6 MB, in fresh memory.
-    std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    std::string contents;
-    bool ok = f != nullptr;
-    if (ok) {
-        std::error_code ec;
-        const auto size = std::filesystem::file_size(path, ec);
-        ok = !ec;
-        if (ok) {
-            contents.resize(static_cast<std::size_t>(size));
-            ok = std::fread(contents.data(), 1, contents.size(), f.get()) == contents.size();
-        }
-    }
-    if (!ok) {
+    const MappedFile file(path);
+    if (!file.ok()) {
         if (error)
             *error = "cannot open " + path + " (run scripts/fetch-vocab.sh to install the vocabularies)";
         return nullptr;
     }
     std::string why;
-    auto tok = fromTiktoken(e, contents, &why);
+    auto tok = fromTiktoken(e, file.contents(), &why);
     if (!tok && error)
         *error = path + ": " + why;
     return tok;
