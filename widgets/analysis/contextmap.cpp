@@ -5,6 +5,7 @@
 #include "widgets/style/theme.h"
 #include "widgets/models/chartgeometry.h"
 
+#include <QImage>
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
@@ -227,13 +228,9 @@ void ContextMap::paintStrip(QPainter &p) const
 void ContextMap::paintCurve(QPainter &p) const
 {
     const QRectF strip = stripRect().adjusted(0, 3, 0, -3);
-    QPainterPath path;
+    QList<QPointF> line;
     const auto add = [&](double x, double score) {
-        const QPointF pt(x, strip.bottom() - m_geometry.scoreFraction(score) * strip.height());
-        if (path.elementCount() == 0)
-            path.moveTo(pt);
-        else
-            path.lineTo(pt);
+        line.append(QPointF(x, strip.bottom() - m_geometry.scoreFraction(score) * strip.height()));
     };
     if (m_geometry.merged) {
         for (const MapColumn &c : m_geometry.columns)
@@ -244,13 +241,30 @@ void ContextMap::paintCurve(QPainter &p) const
             if (s.score)
                 add(s.x, *s.score);
     }
-    // A halo in the base colour keeps the line readable over every priority colour.
+    // Drawn segment by segment (chartgeometry.h says why: one point per pixel column of a long
+    // session made this the slowest paint of the window).
+    const QList<QLineF> segments = segmentsOf(line);
+    // A halo in the base colour keeps the line readable over every priority colour. It is
+    // translucent, so its segments go opaque onto a layer laid on with its alpha: where they overlap
+    // (at every point) it does not get darker.
     const bool dark = theme::isDark(palette());
+    const QColor halo = dark ? QColor(0, 0, 0, 150) : QColor(255, 255, 255, 170);
+    QImage layer(size() * devicePixelRatio(), QImage::Format_ARGB32_Premultiplied);
+    layer.setDevicePixelRatio(devicePixelRatio());
+    layer.fill(Qt::transparent);
+    {
+        QPainter lp(&layer);
+        lp.setRenderHint(QPainter::Antialiasing);
+        lp.setPen(QPen(QColor(halo.rgb()), 3.2));
+        lp.drawLines(segments);
+    }
+    p.save();
+    p.setOpacity(halo.alphaF());
+    p.drawImage(QPointF(0, 0), layer);
+    p.restore();
     p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(dark ? QColor(0, 0, 0, 150) : QColor(255, 255, 255, 170), 3.2));
-    p.drawPath(path);
     p.setPen(QPen(dark ? QColor(245, 245, 245) : QColor(25, 25, 25), 1.3));
-    p.drawPath(path);
+    p.drawLines(segments);
 }
 
 void ContextMap::paintZones(QPainter &p) const
