@@ -53,7 +53,7 @@ private:
     MainWindow *m_window;
     QObject *m_viewport;
     const Transcript *m_shown = nullptr;
-    quint64 m_generation = 0; // bumped by transcriptShown
+    quint64 m_generation = 0;   // bumped by transcriptShown
     bool m_rowsPainted = false; // the view is painting rows; m_rows once that pass is over
     bool m_rows = false;
     bool m_finished = false;
