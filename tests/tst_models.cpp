@@ -280,6 +280,14 @@ private Q_SLOTS:
         filter.setSourceModel(&model);
         model.setTranscript(handBuilt());
         QCOMPARE(filter.rowCount(), 7);
+        // hasChildren asks the source while no filter can drop a block; it agrees with rowCount.
+        const auto childrenAgree = [&filter] {
+            for (int r = 0; r < filter.rowCount(); ++r)
+                if (filter.hasChildren(filter.index(r, 0)) != (filter.rowCount(filter.index(r, 0)) > 0))
+                    return false;
+            return true;
+        };
+        QVERIFY(childrenAgree());
 
         // Plain text is literal: "a.b" is in the meta line only, not in "axb".
         filter.setPattern(QStringLiteral("a.b"), false);
@@ -301,6 +309,7 @@ private Q_SLOTS:
         filter.setPattern(QStringLiteral("ls -la"), false);
         QCOMPARE(topLevelPreviews(filter), QStringList{QStringLiteral("1")});
         QCOMPARE(filter.rowCount(filter.index(0, 0)), 1);
+        QVERIFY(childrenAgree());
 
         // An invalid regex shows nothing and says so.
         filter.setPattern(QStringLiteral("(unclosed"), true);
@@ -313,6 +322,7 @@ private Q_SLOTS:
         filter.setHideMetaEvents(true);
         QCOMPARE(topLevelPreviews(filter), (QStringList{QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2"),
                                                         QStringLiteral("3"), QStringLiteral("5")}));
+        QVERIFY(childrenAgree());
         filter.setPattern(QStringLiteral("a.b"), false);
         QCOMPARE(filter.rowCount(), 0);
         filter.setHideMetaEvents(false);

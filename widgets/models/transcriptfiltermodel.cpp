@@ -108,6 +108,14 @@ void TranscriptFilterModel::sort(int column, Qt::SortOrder order)
     QSortFilterProxyModel::sort(column == TranscriptModel::IndexColumn && order == Qt::AscendingOrder ? -1 : column, order);
 }
 
+bool TranscriptFilterModel::hasChildren(const QModelIndex &parent) const
+{
+    // The other filters take or drop a message with all its blocks (filterAcceptsRow).
+    if (parent.isValid() && m_text.isEmpty() && !hasAnalysisFilter() && sourceModel())
+        return sourceModel()->hasChildren(mapToSource(parent));
+    return QSortFilterProxyModel::hasChildren(parent);
+}
+
 bool TranscriptFilterModel::acceptsAnalysis(int message, int block) const
 {
     if (!hasAnalysisFilter() || !m_transcriptModel || !m_transcriptModel->hasAnalysis())

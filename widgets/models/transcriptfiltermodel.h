@@ -51,6 +51,10 @@ public:
 
     void setSourceModel(QAbstractItemModel *model) override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    // Without a pattern or an analysis filter every block of a shown message is shown, so the
+    // source answers; QSortFilterProxyModel would build a child mapping per message for it (the
+    // tree asks for every row when it lays a new transcript out).
+    bool hasChildren(const QModelIndex &parent = {}) const override;
 
     QString patternText() const { return m_text; }
     bool isRegex() const { return m_regex; }
