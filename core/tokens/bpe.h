@@ -2,7 +2,8 @@
 #pragma once
 
 // Exact byte-pair-encoding token counter for OpenAI's o200k_base and cl100k_base, reproducing
-// tiktoken's `encode_ordinary`: the text is split with tiktoken's own regex (run by PCRE2 with JIT),
+// tiktoken's `encode_ordinary`: the text is split with tiktoken's own regex (run by PCRE2 with JIT;
+// for o200k_base, ASCII text is split by the same rules hand-coded and PCRE2 runs only on the rest),
 // each piece is looked up whole in the rank table and otherwise merged pair by pair, lowest rank first
 // (leftmost on ties), exactly like tiktoken's _byte_pair_merge.
 //

@@ -261,6 +261,7 @@ struct HeapScratch {
     std::vector<std::uint32_t> starts;     // the result: start offsets of the final parts, plus n
 };
 HeapScratch &heapScratch();
+constexpr std::size_t kScratchKeep = 64 * 1024; // bytes of piece (about 1.5 MB of buffers)
 // Fills s.starts; returns the number of parts.
 std::size_t mergeHeapImpl(const RankTable &t, const char *p, std::size_t n, HeapScratch &s);
 
@@ -271,6 +272,8 @@ std::size_t mergeHeap(const RankTable &t, const char *p, std::size_t n, Sink &&s
     const std::size_t count = mergeHeapImpl(t, p, n, s);
     for (std::size_t i = 0; i + 1 < s.starts.size(); ++i)
         sink(t.find(p + s.starts[i], s.starts[i + 1] - s.starts[i]));
+    if (n > kScratchKeep)
+        s = HeapScratch{}; // a huge piece's buffers are not kept for the rest of the thread's life
     return count;
 }
 
