@@ -143,6 +143,19 @@ std::size_t markLiveContext(Transcript &t)
     return boundary;
 }
 
+Transcript sameFileWithoutMessages(const Transcript &t)
+{
+    Transcript out;
+    out.format = t.format;
+    out.path = t.path;
+    out.buffer = t.buffer;
+    out.records = t.records;
+    out.header = t.header;
+    out.subagents = t.subagents;
+    out.offBranchMessages = t.offBranchMessages;
+    return out;
+}
+
 std::size_t liveStart(const Transcript &t)
 {
     std::size_t i = 0;

@@ -192,6 +192,10 @@ inline constexpr std::string_view kClearedResult = "[Old tool result content cle
 std::size_t markLiveContext(Transcript &t);
 // Index of the first message that is not history (0 when nothing is).
 std::size_t liveStart(const Transcript &t);
+// The same file's transcript without messages and diagnostics: format, path, buffer, records (still
+// pointing at the old messages), header, subagents and the off-branch count. For transcripts made of
+// another list of messages over the same bytes (a strategy's result, the history a compaction replaced).
+Transcript sameFileWithoutMessages(const Transcript &t);
 
 // Parses an RFC 3339 / ISO 8601 timestamp ("2025-09-03T00:47:19.293Z", offsets allowed) or epoch
 // numbers; returns kNoTime when it cannot.

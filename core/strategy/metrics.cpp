@@ -128,15 +128,8 @@ const Message &Result::message(const Transcript &original, std::size_t slot) con
 
 Transcript Result::materialize(const Transcript &original) const
 {
-    Transcript t;
-    t.format = original.format;
-    t.path = original.path;
-    t.buffer = original.buffer;
-    t.records = original.records;
+    Transcript t = sameFileWithoutMessages(original);
     t.diagnostics = original.diagnostics;
-    t.header = original.header;
-    t.subagents = original.subagents;
-    t.offBranchMessages = original.offBranchMessages;
     t.messages.reserve(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
         t.messages.push_back(message(original, k));

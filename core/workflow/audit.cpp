@@ -226,13 +226,7 @@ Transcript transcriptBefore(const Transcript &t, std::size_t boundary, std::vect
             origin.insert(at, j);
         }
     }
-    Transcript pre;
-    pre.format = t.format;
-    pre.path = t.path;
-    pre.buffer = t.buffer;
-    pre.records = t.records;
-    pre.header = t.header;
-    pre.subagents = t.subagents;
+    Transcript pre = sameFileWithoutMessages(t);
     pre.messages.reserve(origin.size());
     for (const std::size_t i : origin) {
         Message &m = pre.messages.emplace_back(t.messages[i]);
@@ -250,7 +244,7 @@ Transcript transcriptBefore(const Transcript &t, std::size_t boundary, std::vect
             if (r < pre.records.size() && pre.records[r].message < 0)
                 pre.records[r].message = std::int32_t(k);
     linkToolPairs(pre);
-    pre.diagnostics.clear(); // the file's diagnostics belong to the file
+    pre.diagnostics.clear(); // pairing's notes: the file's diagnostics belong to the file
     markLiveContext(pre);
     if (originOut)
         *originOut = std::move(origin);
