@@ -2,7 +2,8 @@
 // The background-job helper (widgets/jobs/backgroundjob.h): results delivered on the owner's thread,
 // stale results dropped after a second start and after cancel, the cancel flag seen by the work,
 // progress delivered (merged, forward only, before the result), an owner destroyed mid-job, an
-// exception in the work; and the default worker count (core/util/parallel.h).
+// exception in the work, work handed over after the pending paint; and the default worker count
+// (core/util/parallel.h).
 #include "core/util/parallel.h"
 #include "widgets/jobs/backgroundjob.h"
 
@@ -270,6 +271,56 @@ private Q_SLOTS:
         QTRY_VERIFY(!owner.job.isBusy());
         QVERIFY(!owner.job.isRunning());
         QVERIFY(!delivered);
+    }
+
+    // afterPendingPaint posts below a window's paint pass (Qt::LowEventPriority): what is queued
+    // before or after it at normal priority comes first; a gone context drops it.
+    void afterPendingPaintComesLast()
+    {
+        QObject context;
+        QStringList order;
+        afterPendingPaint(&context, [&order] { order << QStringLiteral("after paint"); });
+        QMetaObject::invokeMethod(&context, [&order] { order << QStringLiteral("queued"); }, Qt::QueuedConnection);
+        QTRY_COMPARE(order, (QStringList{QStringLiteral("queued"), QStringLiteral("after paint")}));
+        bool called = false;
+        {
+            QObject gone;
+            afterPendingPaint(&gone, [&called] { called = true; });
+        }
+        QTest::qWait(20);
+        QVERIFY(!called);
+    }
+
+    // startAfterPaint: running from the call on, the work handed over from the event loop; a run
+    // superseded before that never runs, and waitForWork hands over at once.
+    void startAfterPaint()
+    {
+        Owner owner;
+        std::atomic_int runs{0};
+        std::vector<int> done;
+        owner.job.startAfterPaint([&runs](JobControl &) { return ++runs; }, [&done](int v) { done.push_back(v); });
+        QVERIFY(owner.job.isRunning());
+        QVERIFY(owner.job.isBusy());
+        owner.job.startAfterPaint([](JobControl &) { return 10; }, [&done](int v) { done.push_back(v); });
+        QTRY_VERIFY(!owner.job.isBusy());
+        QCOMPARE(done, std::vector<int>{10});
+        QCOMPARE(runs.load(), 0); // the superseded one never ran
+
+        owner.job.startAfterPaint([](JobControl &) { return 11; }, [&done](int v) { done.push_back(v); });
+        owner.job.cancel();
+        QTRY_VERIFY(!owner.job.isBusy());
+        QCOMPARE(done, std::vector<int>{10});
+
+        std::atomic_bool ran{false};
+        owner.job.startAfterPaint(
+            [&ran](JobControl &) {
+                ran = true;
+                return 12;
+            },
+            [&done](int v) { done.push_back(v); });
+        owner.job.waitForWork(); // without the event loop
+        QVERIFY(ran);
+        QTRY_COMPARE(done, (std::vector<int>{10, 12}));
     }
 
     void defaultThreads()

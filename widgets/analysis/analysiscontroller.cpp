@@ -30,7 +30,9 @@ void AnalysisController::start(std::shared_ptr<const Transcript> transcript, qin
         return;
     }
     const cl::analysis::AnalysisOptions options = optionsFor(contextWindow);
-    m_job.start( // a result for an older transcript or window is stale
+    // After the pending paint: a new transcript's rows are painted before the analysis competes
+    // for the CPU. A result for an older transcript or window is stale.
+    m_job.startAfterPaint(
         [transcript, options](JobControl &) -> AnalysisPtr {
             return std::make_shared<const cl::analysis::Analysis>(cl::analysis::analyze(*transcript, options));
         },

@@ -21,7 +21,8 @@ public:
     explicit AnalysisController(QObject *parent = nullptr);
     ~AnalysisController() override;
 
-    // contextWindow <= 0 lets the analysis pick the window from its model table.
+    // contextWindow <= 0 lets the analysis pick the window from its model table. The work begins
+    // once the window has painted what is pending (BackgroundJob::startAfterPaint).
     void start(std::shared_ptr<const Transcript> transcript, qint64 contextWindow);
     // The same analysis on the calling thread (openFileNow, screenshots); emits analysisReady too,
     // and makes any running background analysis stale.

@@ -77,7 +77,9 @@ void EstimatorReport::start(std::shared_ptr<const Transcript> transcript)
     m_table = {};
     m_reason.clear();
     const QString dir = m_vocabDir;
-    m_job.start( // cancels the running count: its result is stale
+    // After the pending paint, like the analysis (AnalysisController::start). It cancels the
+    // running count: its result is stale.
+    m_job.startAfterPaint(
         [transcript = std::move(transcript), tokenizer = m_tokenizer, dir, cache = m_cache](JobControl &control) {
             Outcome o = compute(transcript, tokenizer, dir.toStdString(), cache, control.cancelFlag());
             o.vocabDir = dir;

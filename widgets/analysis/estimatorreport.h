@@ -42,8 +42,9 @@ public:
     void setVocabDir(const QString &dir);
     QString vocabDir() const { return m_vocabDir; }
 
-    // Computes the table in the background. A newer request supersedes a running one: the older
-    // result is dropped when it arrives. A null transcript is clear().
+    // Computes the table in the background, from when the window has painted what is pending. A
+    // newer request supersedes a running one: the older result is dropped when it arrives. A null
+    // transcript is clear().
     void start(std::shared_ptr<const Transcript> transcript);
     // The same on the calling thread (openFileNow, screenshots): ready / unavailable before it returns.
     void runNow(std::shared_ptr<const Transcript> transcript);

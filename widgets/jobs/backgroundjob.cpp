@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/jobs/backgroundjob.h"
 
+#include <QCoreApplication>
+#include <QEvent>
 #include <QtGlobal>
 
 #include <algorithm>
@@ -8,7 +10,44 @@
 namespace cl::gui {
 
 namespace {
+
 constexpr qint64 kFractionSteps = 1000;
+
+// Makes its call on the event posted to it, then goes.
+class PostedCall : public QObject
+{
+public:
+    static QEvent::Type eventType()
+    {
+        static const auto type = QEvent::Type(QEvent::registerEventType());
+        return type;
+    }
+    PostedCall(QObject *context, std::function<void()> call)
+        : QObject(context)
+        , m_call(std::move(call))
+    {
+    }
+    bool event(QEvent *event) override
+    {
+        if (event->type() != eventType())
+            return QObject::event(event);
+        const std::function<void()> call = std::move(m_call);
+        setParent(nullptr); // the call may destroy the context
+        deleteLater();
+        call();
+        return true;
+    }
+
+private:
+    std::function<void()> m_call;
+};
+
+} // namespace
+
+void afterPendingPaint(QObject *context, std::function<void()> call)
+{
+    QCoreApplication::postEvent(new PostedCall(context, std::move(call)), new QEvent(PostedCall::eventType()),
+                                Qt::LowEventPriority - 1);
 }
 
 void detail::JobLink::post(std::function<void()> call)

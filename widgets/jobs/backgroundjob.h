@@ -29,6 +29,9 @@
 //   shared_ptr, never the owner.
 // - An exception escaping the work is caught and logged; that run then ends without a result
 //   (onDone is not called, isRunning() turns false).
+// - startAfterPaint() is start() with the work handed to the thread pool only after the paint passes
+//   asked for so far (afterPendingPaint below); it is running from the call on. Made stale before it
+//   is handed over, it never runs. waitForWork() hands such work over at once.
 
 #include <QFuture>
 #include <QList>
@@ -42,6 +45,7 @@
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace cl::gui {
 
@@ -51,6 +55,12 @@ struct JobProgress {
     qint64 total = 0;
     double fraction() const { return total > 0 ? double(done) / double(total) : 0.0; }
 };
+
+// Calls `call` on `context`'s thread once the paint passes that update() calls have asked for so
+// far are done: Qt posts a window's paint pass at Qt::LowEventPriority, and this is posted below it.
+// Work started from here does not compete for the CPU with the paint that shows what was just set
+// (a session's first rows, while its analysis waits). Dropped when `context` goes first.
+void afterPendingPaint(QObject *context, std::function<void()> call);
 
 namespace detail {
 // Shared by a BackgroundJob and every run it started. Workers post to the owner only while the job
@@ -104,7 +114,8 @@ class BackgroundJob
 {
 public:
     explicit BackgroundJob(QObject *owner)
-        : m_link(std::make_shared<detail::JobLink>())
+        : m_owner(owner)
+        , m_link(std::make_shared<detail::JobLink>())
     {
         m_link->owner = owner;
     }
@@ -123,28 +134,27 @@ public:
     template <class Work>
     void start(Work work, std::function<void(Result)> onDone, std::function<void(JobProgress)> onProgress = {})
     {
-        cancel();
-        auto control = std::make_shared<JobControl>(m_link, m_link->generation, std::move(onProgress));
-        m_current = control;
-        m_running = true;
-        ++m_unfinished;
-        m_futures.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
-        m_futures.append(QtConcurrent::run([control, work = std::move(work), onDone = std::move(onDone),
-                                            self = this]() mutable {
-            auto result = std::make_shared<std::optional<Result>>();
-            try {
-                result->emplace(work(*control));
-            } catch (const std::exception &e) {
-                control->m_link->warn(e.what());
-            } catch (...) {
-                control->m_link->warn("unknown exception");
-            }
-            // `self` is only used on the owner's thread, after checking that the job is alive.
-            control->m_link->post([control, result, onDone = std::move(onDone), self] {
-                if (control->m_link->alive)
-                    self->finish(*control, std::move(*result), onDone);
+        launch(begin(std::move(onProgress)), std::move(work), std::move(onDone));
+    }
+
+    // start(), with the work handed to the thread pool after the pending paint passes (top of file).
+    template <class Work>
+    void startAfterPaint(Work work, std::function<void(Result)> onDone, std::function<void(JobProgress)> onProgress = {})
+    {
+        auto control = begin(std::move(onProgress));
+        auto handOver = std::make_shared<std::function<void()>>(
+            [this, control, work = std::make_shared<Work>(std::move(work)), onDone = std::move(onDone)] {
+                if (control->m_generation == m_link->generation)
+                    launch(control, std::move(*work), onDone);
+                else
+                    --m_unfinished; // superseded, cancelled or made stale before it began
             });
-        }));
+        std::erase_if(m_handOvers, [](const auto &h) { return !*h; });
+        m_handOvers.push_back(handOver);
+        afterPendingPaint(m_owner, [link = m_link, handOver] {
+            if (link->alive && *handOver)
+                std::exchange(*handOver, nullptr)();
+        });
     }
 
     // Called with a result that arrived stale (optional; e.g. to keep a by-product, or to update
@@ -178,12 +188,47 @@ public:
     // event loop (isBusy() stays true until then).
     void waitForWork()
     {
+        for (const auto &handOver : std::exchange(m_handOvers, {}))
+            if (*handOver)
+                std::exchange(*handOver, nullptr)();
         for (QFuture<void> &f : m_futures)
             f.waitForFinished();
         m_futures.clear();
     }
 
 private:
+    std::shared_ptr<JobControl> begin(std::function<void(JobProgress)> onProgress)
+    {
+        cancel();
+        auto control = std::make_shared<JobControl>(m_link, m_link->generation, std::move(onProgress));
+        m_current = control;
+        m_running = true;
+        ++m_unfinished;
+        return control;
+    }
+
+    template <class Work>
+    void launch(std::shared_ptr<JobControl> control, Work work, std::function<void(Result)> onDone)
+    {
+        m_futures.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
+        m_futures.append(QtConcurrent::run([control, work = std::move(work), onDone = std::move(onDone),
+                                            self = this]() mutable {
+            auto result = std::make_shared<std::optional<Result>>();
+            try {
+                result->emplace(work(*control));
+            } catch (const std::exception &e) {
+                control->m_link->warn(e.what());
+            } catch (...) {
+                control->m_link->warn("unknown exception");
+            }
+            // `self` is only used on the owner's thread, after checking that the job is alive.
+            control->m_link->post([control, result, onDone = std::move(onDone), self] {
+                if (control->m_link->alive)
+                    self->finish(*control, std::move(*result), onDone);
+            });
+        }));
+    }
+
     void finish(const JobControl &control, std::optional<Result> &&result, const std::function<void(Result)> &onDone)
     {
         --m_unfinished;
@@ -200,12 +245,14 @@ private:
         }
     }
 
+    QObject *const m_owner;
     std::shared_ptr<detail::JobLink> m_link;
     std::shared_ptr<JobControl> m_current; // the latest run
     bool m_running = false;
     int m_unfinished = 0; // runs whose end has not reached the owner's thread yet
     std::function<void(Result)> m_onStale;
-    QList<QFuture<void>> m_futures; // for waitForWork
+    QList<QFuture<void>> m_futures;                                  // for waitForWork
+    std::vector<std::shared_ptr<std::function<void()>>> m_handOvers; // startAfterPaint's, until they run
 };
 
 } // namespace cl::gui

@@ -13,6 +13,7 @@
 #include "widgets/strategy/compareview.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
+#include "widgets/jobs/backgroundjob.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/openmilestones.h"
 #include "widgets/models/roles.h"
@@ -178,14 +179,17 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
         if (shown.lock() == transcript)
             return tables;
     // The tables every strategy run reads (block estimates, text lengths, microcompact digests)
-    // take about a second on 100 000 messages: built now on the thread pool, so that the first
-    // preview or compare finds them ready (one that starts earlier waits for the table it needs).
+    // take about a second on 100 000 messages: built on the thread pool as soon as the transcript's
+    // rows are painted, so that the first preview or compare finds them ready (one that starts
+    // earlier builds or waits for the table it needs).
     auto tables = std::make_shared<strategy::TranscriptTables>();
     if (!transcript)
         return tables;
-    const QFuture<void> work = QtConcurrent::run([transcript, tables] { tables->prepare(*transcript); });
-    if (OpenMilestones *milestones = OpenMilestones::of(this))
-        milestones->tablesStarted(transcript, work);
+    afterPendingPaint(this, [this, transcript, tables] {
+        const QFuture<void> work = QtConcurrent::run([transcript, tables] { tables->prepare(*transcript); });
+        if (OpenMilestones *milestones = OpenMilestones::of(this))
+            milestones->tablesStarted(transcript, work);
+    });
     constexpr std::size_t kKept = 4;
     if (m_tableCache.size() == kKept)
         m_tableCache.erase(m_tableCache.begin());
