@@ -280,7 +280,8 @@ private Q_SLOTS:
         QObject context;
         QStringList order;
         afterPendingPaint(&context, [&order] { order << QStringLiteral("after paint"); });
-        QMetaObject::invokeMethod(&context, [&order] { order << QStringLiteral("queued"); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &context, [&order] { order << QStringLiteral("queued"); }, Qt::QueuedConnection);
         QTRY_COMPARE(order, (QStringList{QStringLiteral("queued"), QStringLiteral("after paint")}));
         bool called = false;
         {
