@@ -12,7 +12,6 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
-#include <QThreadPool>
 #include <QtTest>
 
 #include <algorithm>
@@ -238,7 +237,7 @@ private Q_SLOTS:
         owner.reset(); // returns at once; the work goes on in the background
         gate->store(true);
         QTRY_VERIFY(finished->load());
-        QThreadPool::globalInstance()->waitForDone(20000);
+        backgroundPool()->waitForDone(20000);
         QCoreApplication::processEvents();
         QTest::qWait(20);
         QCOMPARE(called->load(), 0);

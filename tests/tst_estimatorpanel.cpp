@@ -4,6 +4,7 @@
 // vocabulary is missing, warning shading in light and dark palettes, and the main window's wiring.
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/estimatorreport.h"
+#include "widgets/jobs/backgroundjob.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/style/theme.h"
 
@@ -22,7 +23,6 @@
 #include <QTextDocument>
 #include <QTextFrame>
 #include <QTextTable>
-#include <QThreadPool>
 #include <QtTest>
 
 #include <fstream>
@@ -224,7 +224,7 @@ private Q_SLOTS:
         QCOMPARE(panel.estimatorReport()->transcript(), small);
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 120000);
         // Let the first run finish and its (stale) result reach the event loop: it is dropped.
-        QThreadPool::globalInstance()->waitForDone();
+        backgroundPool()->waitForDone();
         QTest::qWait(50);
         QCoreApplication::processEvents();
         QCOMPARE(ready.count(), 1);

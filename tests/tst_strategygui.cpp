@@ -9,6 +9,7 @@
 #include "core/tokens/estimator.h"
 #include "core/model/transcript.h"
 #include "core/strategies/registry.h"
+#include "widgets/jobs/backgroundjob.h"
 #include "widgets/models/fatecolors.h"
 #include "widgets/models/resultmodel.h"
 #include "widgets/strategy/paramform.h"
@@ -205,7 +206,7 @@ private Q_SLOTS:
         QVERIFY(panel.isBusy());
         panel.cancelPreview();
         QVERIFY(!panel.isBusy());
-        QThreadPool::globalInstance()->waitForDone();
+        backgroundPool()->waitForDone();
         QTest::qWait(50); // the watcher's finished arrives through the event loop
         QCOMPARE(ready.count(), 0);
         QVERIFY(!panel.preview());

@@ -44,6 +44,17 @@ private:
 
 } // namespace
 
+QThreadPool *backgroundPool()
+{
+    static QThreadPool *const pool = [] {
+        auto *p = new QThreadPool(QCoreApplication::instance());
+        p->setMaxThreadCount(QThreadPool::globalInstance()->maxThreadCount());
+        p->setObjectName(QStringLiteral("backgroundPool"));
+        return p;
+    }();
+    return pool;
+}
+
 void afterPendingPaint(QObject *context, std::function<void()> call)
 {
     QCoreApplication::postEvent(new PostedCall(context, std::move(call)), new QEvent(PostedCall::eventType()),

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// BackgroundJob<Result>: runs a piece of work on Qt's global thread pool for a QObject (its owner)
-// and hands the result back on the owner's thread. It replaces the hand-written pattern of a
-// generation counter, a future watcher, a finished lambda that compares generations and an atomic
-// cancel flag.
+// BackgroundJob<Result>: runs a piece of work on backgroundPool() for a QObject (its owner) and
+// hands the result back on the owner's thread. It replaces the hand-written pattern of a generation
+// counter, a future watcher, a finished lambda that compares generations and an atomic cancel flag.
 //
 // What it guarantees (every member function is called on the owner's thread):
-// - start(work, onDone[, onProgress]) runs work(JobControl &) on QThreadPool::globalInstance(). When
-//   the work returns, onDone(result) is called on the owner's thread through its event loop (never
-//   from inside start()), but only if no later start(), cancel() or invalidate() happened. Such a
+// - start(work, onDone[, onProgress]) runs work(JobControl &) on backgroundPool(). When the work
+//   returns, onDone(result) is called on the owner's thread through its event loop (never from
+//   inside start()), but only if no later start(), cancel() or invalidate() happened. Such a
 //   result is stale: it is dropped, or given to the stale handler (setStaleHandler) when there is
 //   one. start() cancels the run it replaces.
 // - The work may report progress from any thread (JobControl::setProgress). onProgress gets it on
@@ -36,6 +35,7 @@
 #include <QFuture>
 #include <QList>
 #include <QObject>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
@@ -55,6 +55,13 @@ struct JobProgress {
     qint64 total = 0;
     double fraction() const { return total > 0 ? double(done) / double(total) : 0.0; }
 };
+
+// The thread pool background work runs on (as many threads as QThreadPool::globalInstance()). Not
+// the global pool: Qt's raster engine splits large fills and image conversions into segments for
+// the global pool and waits for them, so a long job there held up every paint until it finished
+// (80 ms and more while a session's analysis and tables were built). Destroyed, after its work has
+// finished, with the application.
+QThreadPool *backgroundPool();
 
 // Calls `call` on `context`'s thread once the paint passes that update() calls have asked for so
 // far are done: Qt posts a window's paint pass at Qt::LowEventPriority, and this is posted below it.
@@ -211,8 +218,8 @@ private:
     void launch(std::shared_ptr<JobControl> control, Work work, std::function<void(Result)> onDone)
     {
         m_futures.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
-        m_futures.append(QtConcurrent::run([control, work = std::move(work), onDone = std::move(onDone),
-                                            self = this]() mutable {
+        m_futures.append(QtConcurrent::run(backgroundPool(), [control, work = std::move(work), onDone = std::move(onDone),
+                                                              self = this]() mutable {
             auto result = std::make_shared<std::optional<Result>>();
             try {
                 result->emplace(work(*control));

@@ -186,7 +186,7 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
     if (!transcript)
         return tables;
     afterPendingPaint(this, [this, transcript, tables] {
-        const QFuture<void> work = QtConcurrent::run([transcript, tables] { tables->prepare(*transcript); });
+        const QFuture<void> work = QtConcurrent::run(backgroundPool(), [transcript, tables] { tables->prepare(*transcript); });
         if (OpenMilestones *milestones = OpenMilestones::of(this))
             milestones->tablesStarted(transcript, work);
     });
