@@ -8,7 +8,8 @@
 // Also when the load finished and each background result arrived, the GUI thread's CPU time until
 // everything (its own work, whatever else the machine runs) and the longest time it kept its event
 // loop waiting (the largest gap of a 5 ms timer): how responsive it stayed.
-// Every measurement is a fresh process: the driver runs itself with --once for each.
+// Every measurement is a fresh process: the driver runs itself with --once for each, and with
+// --baseline another build of this benchmark in turn with it (before and after on the same machine).
 #include "core/util/allocator.h"
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/estimatorreport.h"
@@ -39,7 +40,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char *kUsage = "usage: bench_gui [--runs N] [--whole-history] [--markdown] FILE...\n"
+const char *kUsage = "usage: bench_gui [--runs N] [--whole-history] [--markdown] [--baseline OTHER_BENCH_GUI] FILE...\n"
                      "       bench_gui --once [--whole-history] FILE\n";
 
 double msSince(Clock::time_point t0)
@@ -163,6 +164,7 @@ int main(int argc, char **argv)
 
     int runs = 3;
     bool whole = false, markdown = false, single = false;
+    QString baseline;
     QStringList files;
     const QStringList args = QApplication::arguments();
     for (qsizetype i = 1; i < args.size(); ++i) {
@@ -175,6 +177,8 @@ int main(int argc, char **argv)
             markdown = true;
         else if (a == QLatin1String("--once"))
             single = true;
+        else if (a == QLatin1String("--baseline") && i + 1 < args.size())
+            baseline = args[++i];
         else if (a.startsWith(QLatin1String("--"))) {
             std::fputs(kUsage, stderr);
             return 2;
@@ -188,48 +192,64 @@ int main(int argc, char **argv)
     if (single)
         return once(files.front(), whole);
 
+    // Each run of the baseline (another build of this benchmark) is followed by one of this build:
+    // both see the same machine, whatever else it runs meanwhile.
+    const QStringList programs = baseline.isEmpty() ? QStringList{QApplication::applicationFilePath()}
+                                                    : QStringList{baseline, QApplication::applicationFilePath()};
     if (markdown) {
         std::printf("| session | MB | messages | first rows ms | everything ms | load ms | analysis ms | exact counts ms | "
                     "strategy tables ms | GUI thread CPU ms | longest GUI stall ms | peak RSS MB |\n");
         std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     }
     for (const QString &file : files) {
-        std::map<std::string, std::vector<double>> figures;
+        std::vector<std::map<std::string, std::vector<double>>> figures(std::size_t(programs.size()));
         std::vector<QString> lines;
-        for (int r = 0; r < runs; ++r) {
-            QProcess child;
-            QStringList childArgs{QStringLiteral("--once")};
-            if (whole)
-                childArgs << QStringLiteral("--whole-history");
-            child.start(QApplication::applicationFilePath(), childArgs << file);
-            if (!child.waitForFinished(600000) || child.exitCode() != 0) {
-                std::fprintf(stderr, "bench_gui: a run on %s failed: %s\n", qPrintable(file),
-                             child.readAllStandardError().constData());
-                return 1;
+        for (int r = 0; r < runs; ++r)
+            for (qsizetype p = 0; p < programs.size(); ++p) {
+                QProcess child;
+                QStringList childArgs{QStringLiteral("--once")};
+                if (whole)
+                    childArgs << QStringLiteral("--whole-history");
+                child.start(programs[p], childArgs << file);
+                if (!child.waitForFinished(600000) || child.exitCode() != 0) {
+                    std::fprintf(stderr, "bench_gui: a run of %s on %s failed: %s\n", qPrintable(programs[p]),
+                                 qPrintable(file), child.readAllStandardError().constData());
+                    return 1;
+                }
+                const QString line = QString::fromUtf8(child.readAllStandardOutput());
+                lines.push_back(line.trimmed());
+                for (const auto &[key, value] : parse(line))
+                    figures[std::size_t(p)][key].push_back(value);
             }
-            const QString line = QString::fromUtf8(child.readAllStandardOutput());
-            lines.push_back(line.trimmed());
-            for (const auto &[key, value] : parse(line))
-                figures[key].push_back(value);
-        }
         const double mb = double(QFileInfo(file).size()) / 1048576.0;
-        const auto med = [&](const char *key) { return median(figures[key]); };
-        const auto range = [&](const char *key) {
-            const auto [lo, hi] = std::minmax_element(figures[key].begin(), figures[key].end());
-            return QStringLiteral("%1 (%2–%3)").arg(med(key), 0, 'f', 0).arg(*lo, 0, 'f', 0).arg(*hi, 0, 'f', 0);
-        };
-        if (markdown) {
-            std::printf("| %s%s | %.0f | %.0f | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n",
-                        qPrintable(QFileInfo(file).fileName()), whole ? " (whole history)" : "", mb, med("messages"),
-                        qPrintable(range("rows")), qPrintable(range("all")), med("load"), med("analysis"),
-                        med("counts"), med("tables"), med("guicpu"), med("stall"), med("rss"));
-        } else {
-            std::printf("%s%s: %.1f MB, %.0f messages, median of %d processes\n", qPrintable(file),
-                        whole ? " (whole history)" : "", mb, med("messages"), runs);
-            std::printf("  first rows %s ms, everything %s ms\n", qPrintable(range("rows")), qPrintable(range("all")));
+        for (std::size_t p = 0; p < figures.size(); ++p) {
+            const auto &f = figures[p];
+            // "–" for a figure the program does not report (an older baseline).
+            const auto med = [&](const char *key) {
+                const auto it = f.find(key);
+                return it == f.end() ? QStringLiteral("–") : QString::number(median(it->second), 'f', 0);
+            };
+            const auto range = [&](const char *key) {
+                const auto &v = f.at(key);
+                const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+                return QStringLiteral("%1 (%2–%3)").arg(med(key)).arg(*lo, 0, 'f', 0).arg(*hi, 0, 'f', 0);
+            };
+            const QString name = QFileInfo(file).fileName() + (whole ? QStringLiteral(" (whole history)") : QString())
+                                 + (p + 1 < figures.size() ? QStringLiteral(", baseline") : QString());
+            if (markdown)
+                std::printf("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", qPrintable(name), mb,
+                            qPrintable(med("messages")), qPrintable(range("rows")), qPrintable(range("all")),
+                            qPrintable(med("load")), qPrintable(med("analysis")), qPrintable(med("counts")),
+                            qPrintable(med("tables")), qPrintable(med("guicpu")), qPrintable(med("stall")),
+                            qPrintable(med("rss")));
+            else
+                std::printf("%s: %.1f MB, %s messages, median of %d processes: first rows %s ms, everything %s ms\n",
+                            qPrintable(name), mb, qPrintable(med("messages")), runs, qPrintable(range("rows")),
+                            qPrintable(range("all")));
+        }
+        if (!markdown)
             for (const QString &line : lines)
                 std::printf("  run: %s\n", qPrintable(line));
-        }
     }
     return 0;
 }

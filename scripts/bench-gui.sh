@@ -10,7 +10,9 @@
 #   per-text cache would count only 4 of its 48 MB; a real session's texts mostly differ).
 # Writes bench/results-gui.md; the run it replaces moves under "Earlier runs".
 # Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine.
-# Usage: scripts/bench-gui.sh [RUNS]   (env BENCH_BUILD: build dir, default build-bench; BENCH_DATA)
+# Usage: scripts/bench-gui.sh [RUNS]   (env BENCH_BUILD: build dir, default build-bench; BENCH_DATA;
+#        BENCH_GUI_BASELINE: another build's bench_gui, run in turn with this one so that both see the
+#        same machine, and BENCH_GUI_BASELINE_NAME: what it is, e.g. its commit)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BENCH_BUILD:-"$root/build-bench"}
@@ -55,8 +57,10 @@ done
 export QT_QPA_PLATFORM=offscreen
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
 bench="$build/bench/bench_gui"
-generated=$("$bench" --runs "$runs" --markdown "$data/session-10mb.jsonl" "$data/session-100mb.jsonl" 2>/dev/null)
-heaviest=$("$bench" --runs "$runs" --markdown --whole-history "$data/session-10mb-distinct.jsonl" \
+baseline=()
+[[ -z ${BENCH_GUI_BASELINE:-} ]] || baseline=(--baseline "$BENCH_GUI_BASELINE")
+generated=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$data/session-10mb.jsonl" "$data/session-100mb.jsonl" 2>/dev/null)
+heaviest=$("$bench" --runs "$runs" --markdown "${baseline[@]}" --whole-history "$data/session-10mb-distinct.jsonl" \
     "$data/session-100mb-distinct.jsonl" 2>/dev/null | tail -n +3)
 commit=$(git -C "$root" rev-parse --short HEAD)
 [[ -z $(git -C "$root" status --porcelain -- core widgets bench) ]] || commit+=" with uncommitted changes"
@@ -92,6 +96,10 @@ fi
     echo "  session with View › Whole History on a copy whose texts are all distinct (\"distinct\": every"
     echo "  message analysed, every text counted exactly, as in a real session without compactions)."
     echo "- Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine."
+    if [[ -n ${BENCH_GUI_BASELINE:-} ]]; then
+        echo "- Rows marked \"baseline\": ${BENCH_GUI_BASELINE_NAME:-another build}, each of its processes followed by"
+        echo "  one of this build's, so that both saw the same machine (\"–\": a figure it does not report)."
+    fi
     echo
     echo "## This run"
     echo
