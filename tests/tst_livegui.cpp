@@ -11,6 +11,7 @@
 #include "widgets/transcript/transcriptdocument.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
@@ -41,7 +42,9 @@ private Q_SLOTS:
     void growsAndForecasts()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("live.jsonl"));
+        // In an agent's session folder, just written: the label shows before the file grows.
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral(".claude/projects/-work-demo")));
+        const QString path = dir.filePath(QStringLiteral(".claude/projects/-work-demo/live.jsonl"));
         const std::string six = test::growingSession(6, 20000);
         const std::string three = test::growingSession(3, 20000);
         QVERIFY(six.compare(0, three.size(), three) == 0);
@@ -80,11 +83,23 @@ private Q_SLOTS:
         w.setFollowLive(true); // remembered setting back to its default for the other tests
     }
 
-    // A session last written an hour ago is followed without a label; the label comes when it grows.
+    // A file outside the agents' folders (a copy, the demo) and a session last written an hour ago
+    // are followed without a label; the label comes when the file grows.
     void quietUntilItGrows()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("old.jsonl"));
+        {
+            const QString copy = dir.filePath(QStringLiteral("copy.jsonl"));
+            writeFile(copy, test::growingSession(2), false);
+            MainWindow w;
+            w.setShowErrorDialogs(false);
+            w.show();
+            QVERIFY(w.openFileNow(copy));
+            QVERIFY(w.liveWatch()->isFollowing());
+            QVERIFY(!w.liveStatusLabel()->isVisible());
+        }
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral(".codex/sessions/2026/11/28")));
+        const QString path = dir.filePath(QStringLiteral(".codex/sessions/2026/11/28/old.jsonl"));
         writeFile(path, test::growingSession(2), false);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadWrite));

@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QScrollBar>
@@ -27,7 +28,7 @@ namespace cl::gui {
 namespace {
 const QString kFollowKey = QStringLiteral("view/followLive");
 constexpr int kNearTurns = 3;       // the notification comes this many turns before the agent compacts
-constexpr int kRecentSeconds = 600; // a file written this recently is taken for a running session
+constexpr int kRecentSeconds = 600; // a session file written this recently is taken for a running one
 } // namespace
 
 bool MainWindow::followLive()
@@ -80,9 +81,14 @@ void MainWindow::startFollowing()
     LoadOptions options;
     options.wholeHistory = LoadController::wholeHistory();
     m_live->follow(m_path, m_transcript, options);
-    // The label shows for a session its agent is writing: changed within the last minutes, or once it grows.
-    const QDateTime written = QFileInfo(m_path).lastModified();
-    m_liveActive = written.isValid() && written.secsTo(QDateTime::currentDateTime()) < kRecentSeconds;
+    // The label shows for a session its agent is writing: one in an agent's session folder changed in
+    // the last minutes, or any file once it grows.
+    const QFileInfo info(m_path);
+    const QString where = QDir::fromNativeSeparators(info.absoluteFilePath());
+    const bool agentFolder = where.contains(QLatin1String("/.claude/projects/")) || where.contains(QLatin1String("/.codex/sessions/"))
+                             || where.contains(QLatin1String("/.gemini/tmp/"));
+    const QDateTime written = info.lastModified();
+    m_liveActive = agentFolder && written.isValid() && written.secsTo(QDateTime::currentDateTime()) < kRecentSeconds;
     updateLiveStatus();
 }
 

@@ -22,6 +22,7 @@
 #include <QSpinBox>
 #include <QDockWidget>
 #include <QEventLoop>
+#include <QHeaderView>
 #include <QTimer>
 
 #include <QApplication>
@@ -126,7 +127,12 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         }
         if (!waitFor(window.liveWatch(), &LiveWatch::updated, 20000))
             err << "contextlens: --view watch: the file did not grow within 20 s" << Qt::endl;
-        QApplication::processEvents();
+        // The rest of what was written (the watcher may have fired while it was), then its analysis.
+        QEventLoop settle;
+        QTimer::singleShot(1500, &settle, &QEventLoop::quit);
+        settle.exec();
+        if (window.isAnalysing() && !waitFor(&window, &MainWindow::analysisUpdated, 120000))
+            err << "contextlens: --view watch: the analysis did not finish" << Qt::endl;
         const Transcript *t = window.transcript().get();
         for (std::size_t i = t ? t->messages.size() : 0; i-- > 0;)
             if (t->messages[i].isConversation()) {
@@ -150,6 +156,9 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         // The sessions under $HOME (the script points HOME at generated ones).
         window.sessionsDock()->show();
         window.resizeDocks({window.sessionsDock()}, {760}, Qt::Horizontal);
+        // The cost column dragged next to the agent's, as a user would to see it in a narrow dock.
+        QHeaderView *header = window.sessionBrowser()->view()->header();
+        header->moveSection(header->visualIndex(SessionModel::CostColumn), header->visualIndex(SessionModel::LastColumn));
         if (window.sessionBrowser()->isScanning() || window.sessionBrowser()->model()->sessions().empty())
             if (!waitFor(window.sessionBrowser(), &SessionBrowser::scanned, 60000)) {
                 err << "contextlens: the session scan did not finish" << Qt::endl;
