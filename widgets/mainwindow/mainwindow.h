@@ -247,7 +247,7 @@ private:
     std::int64_t m_liveNew = 0; // messages the agent added while the working transcript had edits
     bool m_liveNear = false;
     QSystemTrayIcon *m_liveTray = nullptr; // made for the first notification, where the desktop has a tray
-    bool m_liveActive = false;             // the followed file was written recently or grew since it was opened
+    bool m_liveActive = false;             // a recent file in an agent's folder, or one that grew since opened
 };
 
 } // namespace cl::gui
