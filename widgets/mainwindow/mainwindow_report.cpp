@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // File › Export Report… (a self-contained HTML page or Markdown of the session: core/report/report.h)
 // and File › Export as Markdown…: computed in the background with progress and Cancel, written
-// atomically, never over the open transcript.
+// atomically, never over the open transcript. Before writing, the secrets found are listed with
+// "Redact secrets", on by default (redactiondialog.h).
 #include "widgets/mainwindow/mainwindow.h"
 
 #include "core/io/writer.h"
+#include "core/redact/redact.h"
+#include "core/report/markdownimages.h"
 #include "core/report/report.h"
+#include "widgets/mainwindow/redactiondialog.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/strategy/strategypanel.h"
 #include "widgets/transcript/contextgauge.h"
@@ -21,7 +25,7 @@
 
 namespace cl::gui {
 
-bool MainWindow::exportReportTo(const QString &path, QString *error)
+bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact)
 {
     auto fail = [error](const QString &why) {
         if (error)
@@ -46,6 +50,7 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         o.previewParams = m_strategyPanel->paramForm()->values();
     }
     auto transcript = m_transcript;
+    std::shared_ptr<const redact::Rules> rules = redact ? redactionRules() : nullptr;
     const std::string file = QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString();
     const report::ReportFormat fmt = *format;
     auto *progress = m_showErrorDialogs ? new QProgressDialog(tr("Writing the report (every strategy runs once)\u2026"), tr("Cancel"), 0, 100, this)
@@ -57,10 +62,18 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         connect(progress, &QProgressDialog::canceled, this, [this] { m_reportJob.cancel(); });
     }
     m_reportJob.start(
-        [transcript, o, file, fmt](JobControl &control) mutable {
+        [transcript, o, file, fmt, rules](JobControl &control) mutable {
             o.cancel = control.cancelFlag();
             o.progress = [&control](std::size_t done, std::size_t total) { control.setProgress(qint64(done), qint64(total)); };
-            const std::string bytes = report::renderReport(*transcript, o, fmt);
+            std::string bytes;
+            if (rules) { // a redacted copy is what the report is made of
+                redact::Redactor redactor(rules);
+                bytes = report::renderReport(*redact::redactedCopy(*transcript, redactor), o, fmt);
+                if (fmt == report::ReportFormat::Markdown)
+                    bytes = report::neutraliseRemoteImages(bytes);
+            } else {
+                bytes = report::renderReport(*transcript, o, fmt);
+            }
             ReportOutcome out;
             if (control.isCancelled())
                 return out;
@@ -103,12 +116,15 @@ void MainWindow::exportReportDialog()
                                                       tr("HTML page (*.html);;Markdown (*.md)"), &chosen);
     if (path.isEmpty())
         return;
+    bool redact = true;
+    if (!confirmRedaction(m_transcript, RedactionDialog::Purpose::Report, this, &redact))
+        return;
     QString error;
-    if (!exportReportTo(path, &error))
+    if (!exportReportTo(path, &error, redact))
         QMessageBox::warning(this, tr("Report not written"), error);
 }
 
-bool MainWindow::exportMarkdownTo(const QString &path, QString *error)
+bool MainWindow::exportMarkdownTo(const QString &path, QString *error, bool redact)
 {
     if (!m_doc->current()) {
         if (error)
@@ -121,7 +137,13 @@ bool MainWindow::exportMarkdownTo(const QString &path, QString *error)
         return false;
     }
     // The working transcript, as shown: what applied strategies made of it.
-    const std::string bytes = report::markdownTranscript(*m_doc->current());
+    std::string bytes;
+    if (redact) {
+        redact::Redactor redactor(redactionRules());
+        bytes = report::neutraliseRemoteImages(report::markdownTranscript(*redact::redactedCopy(*m_doc->current(), redactor)));
+    } else {
+        bytes = report::markdownTranscript(*m_doc->current());
+    }
     std::string why;
     if (!writeFileAtomic(QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString(), bytes, &why)) {
         if (error)
@@ -143,8 +165,11 @@ void MainWindow::exportMarkdownDialog()
                                                       tr("Markdown (*.md)"));
     if (path.isEmpty())
         return;
+    bool redact = true;
+    if (!confirmRedaction(m_doc->current(), RedactionDialog::Purpose::Markdown, this, &redact))
+        return;
     QString error;
-    if (!exportMarkdownTo(path, &error))
+    if (!exportMarkdownTo(path, &error, redact))
         QMessageBox::warning(this, tr("Markdown not written"), error);
 }
 

@@ -5,6 +5,7 @@
 #include "core/tokens/estimator.h"
 
 #include "core/io/writer.h"
+#include "core/redact/redact.h"
 #include "core/strategies/registry.h"
 
 #include <QFile>
@@ -153,7 +154,8 @@ bool TranscriptDocument::isInputPath(const QString &path) const
     return target.absoluteFilePath() == input.absoluteFilePath();
 }
 
-bool TranscriptDocument::exportTo(const QString &path, Format target, QString *error, bool confirmOverwrite)
+bool TranscriptDocument::exportTo(const QString &path, Format target, QString *error, bool confirmOverwrite,
+                                  std::shared_ptr<const redact::Rules> redaction)
 {
     auto fail = [error](const QString &why) {
         if (error)
@@ -167,6 +169,8 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         return fail(tr("no file name given"));
     if (target == Format::Unknown)
         return fail(tr("no target format given"));
+    if (redaction && isInputPath(path))
+        return fail(tr("%1 is the loaded input file; a redacted copy goes to another file").arg(path));
     if (!confirmOverwrite && isInputPath(path))
         return fail(tr("%1 is the loaded input file; export to another file (or confirm overwriting it)").arg(path));
     // Over the loaded file: a backup first (its own format: the full save-in-place checks).
@@ -188,7 +192,17 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
     const bool ok = writeFileAtomic(
         QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
             ByteSink sink(fd);
-            written = encodeForExport(*m_current, m_original.get(), target, sink);
+            if (redaction) { // encoded in memory, then redacted as one file (stable placeholders)
+                ByteSink memory;
+                written = encodeForExport(*m_current, m_original.get(), target, memory);
+                if (written.ok) {
+                    redact::Redactor redactor(redaction);
+                    sink += redactor.fileBytes(memory.take());
+                    written = finishWrite(std::move(written), sink);
+                }
+            } else {
+                written = encodeForExport(*m_current, m_original.get(), target, sink);
+            }
             reason = written.error;
             return written.ok;
         },
