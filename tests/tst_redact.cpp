@@ -107,6 +107,8 @@ const std::vector<std::string> &nearMisses()
         "if token == other",
         "Token: authentication comes next",
         "PASSWORD=abc",
+        "const token = getToken();",
+        "sort_key=created_at token_count=12345678",
     };
     return all;
 }
@@ -246,6 +248,14 @@ private Q_SLOTS:
         const std::string in = text.toStdString();
         QCOMPARE(r.text(in), in);
         QCOMPARE(r.occurrences(), std::size_t(0));
+    }
+
+    // A quoted literal is a secret even without a digit; an unquoted name is code.
+    void quotedAssignment()
+    {
+        redact::Redactor r;
+        QCOMPARE(r.text("PASSWORD=\"correcthorsebattery\""), std::string("PASSWORD=\"[REDACTED:env-secret:1]\""));
+        QCOMPARE(r.text("password = correcthorsebattery"), std::string("password = correcthorsebattery"));
     }
 
     // The same secret, the same placeholder; another secret of the rule, the next number.

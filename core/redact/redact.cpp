@@ -97,7 +97,8 @@ bool secretName(std::string_view name)
 }
 
 // The value of a KEY=VALUE assignment: a secret, not a reference, path, flag, expression or example.
-bool assignedSecret(std::string_view name, char separator, std::string_view value)
+// quoted: the value was in quotes (a literal, not a name in code).
+bool assignedSecret(std::string_view name, char separator, bool quoted, std::string_view value)
 {
     if (!secretName(name) || looksLikePlaceholder(value))
         return false;
@@ -113,6 +114,12 @@ bool assignedSecret(std::string_view name, char separator, std::string_view valu
     // A dotted expression (process.env.KEY, os.environ.get, settings.token).
     bool dotted = value.find('.') != std::string_view::npos && !hasDigit(value);
     if (dotted)
+        return false;
+    if (std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        return false; // a number (a count, a port, a size)
+    // Unquoted letters and underscores only: a name in code (token = getToken()), not a literal.
+    if (!quoted && !hasDigit(value)
+        && std::all_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }))
         return false;
     if (separator == ':')
         return value.size() >= 8 && hasDigit(value) && hasLetter(value);
@@ -211,9 +218,10 @@ std::shared_ptr<Rules> Rules::builtIn()
                     && p.front() != '{' && p.front() != '[';
          }},
         {"env-secret",
-         "(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,60})(?:\\\\?[\"'])?[ \\t]*([=:])[ \\t]*(?:\\\\?[\"'])?"
+         "(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,60})(?:\\\\?[\"'])?[ \\t]*([=:])[ \\t]*(\\\\?[\"'])?"
          "([^\\s\"'\\\\,;&|<>()\\[\\]{}`]{4,200})",
-         3, [](const std::vector<std::string_view> &g) { return assignedSecret(g[1], g[2].empty() ? '=' : g[2][0], g[3]); }},
+         4,
+         [](const std::vector<std::string_view> &g) { return assignedSecret(g[1], g[2].empty() ? '=' : g[2][0], !g[3].empty(), g[4]); }},
     };
     auto rules = std::make_shared<Rules>();
     for (const Def &d : defs) {
