@@ -354,7 +354,7 @@ private Q_SLOTS:
         const auto j = nlohmann::json::parse(r.out);
         QVERIFY2(j["valid"].get<bool>(), r.out.c_str());
         QVERIFY(j["redaction"]["rules"]["anthropic-key"].get<int>() >= 2);
-        QCOMPARE(j["redaction"]["rules"]["github-token"].get<int>(), 2); // the summary line too
+        QCOMPARE(j["redaction"]["rules"]["github-token"].get<int>(), 3); // the result, its toolUseResult copy, the summary line
         const std::string bytes = readFile(out);
         // The key is in two messages: one placeholder.
         std::size_t n = 0;

@@ -20,11 +20,13 @@ SECRETS = {
 
 
 def plant(session: Path, out: Path) -> bool:
-    """A copy of session with the anthropic key in the first user prompt and a .env file (GitHub
-    token, database password) in the first tool result; False when the session has neither."""
+    """A copy of session with the anthropic key in the last user prompt and a .env file (GitHub
+    token, database password) in the last tool result: the live context, which a resume sends (what
+    came before the agent's own compaction is not sent). False when the session has neither."""
     lines = session.read_text(encoding="utf-8").splitlines(keepends=True)
     planted_prompt = planted_result = False
-    for i, line in enumerate(lines):
+    for i in reversed(range(len(lines))):
+        line = lines[i]
         try:
             obj = json.loads(line)
         except ValueError:
@@ -32,7 +34,8 @@ def plant(session: Path, out: Path) -> bool:
         if obj.get("type") != "user" or not isinstance(obj.get("message"), dict):
             continue
         content = obj["message"].get("content")
-        if not planted_prompt and isinstance(content, str) and not obj.get("isMeta"):
+        if (not planted_prompt and isinstance(content, str) and not obj.get("isMeta")
+                and not obj.get("isCompactSummary") and not content.lstrip().startswith("<")):
             obj["message"]["content"] = content + "\nMy API key is " + SECRETS["anthropic-key"] + " (keep it safe)."
             planted_prompt = True
         elif not planted_result and isinstance(content, list):
