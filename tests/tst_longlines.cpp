@@ -5,11 +5,18 @@
 // label, while Copy All and Save As… still give the whole text. Before the fix the window laid the
 // line out in one piece on the GUI thread (96 s for the hex, minutes for the rest): the test function
 // timeout below (QTEST_FUNCTION_TIMEOUT) fails it.
+// Also (issue 29, finding 15) a session whose file name is not UTF-8 opens from every way in: the
+// open call, the command line, drag and drop, recent files, and it can be saved and followed live.
+#include "widgets/mainwindow/commandline.h"
+#include "widgets/mainwindow/livewatch.h"
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/recentfiles.h"
+#include "widgets/models/filenames.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/transcript/longlinetextview.h"
+#include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
 
 #include "test_support.h"
@@ -18,6 +25,8 @@
 #include <QClipboard>
 #include <QFile>
 #include <QLocale>
+#include <QMenu>
+#include <QMimeData>
 #include <QSettings>
 #include <QStyleFactory>
 #include <QTemporaryDir>
@@ -25,6 +34,9 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -136,7 +148,7 @@ private Q_SLOTS:
         QFETCH(qulonglong, bytes);
         const std::string text = longText(kind, bytes);
         const QString path = m_dir.filePath(QStringLiteral("long-%1-%2.jsonl").arg(QString::fromLatin1(kind)).arg(bytes));
-        writeSession(QFile::encodeName(path).toStdString(), text);
+        writeSession(filenames::toBytes(path), text);
 
         MainWindow window;
         window.setShowErrorDialogs(false);
@@ -215,7 +227,7 @@ private Q_SLOTS:
     {
         const std::string text = longText("hex", 3'000'000);
         const QString path = m_dir.filePath(QStringLiteral("copy.jsonl"));
-        writeSession(QFile::encodeName(path).toStdString(), text);
+        writeSession(filenames::toBytes(path), text);
         MainWindow window;
         window.setShowErrorDialogs(false);
         window.resize(1000, 700);
@@ -226,6 +238,103 @@ private Q_SLOTS:
         QTRY_VERIFY(detail->hiddenBytes() > 0);
         detail->copyAll();
         QCOMPARE(QGuiApplication::clipboard()->text(), QString::fromLatin1(text.data(), qsizetype(text.size())));
+    }
+
+    // Names that are not UTF-8 survive QString and back; every other name converts as Qt's own.
+    void fileNamesKeepTheirBytes()
+    {
+        const std::string raw = "/tmp/caf\xe9-\xff\xfe/s\xc3\xa9ssion \xf0\x9f\x98\x80.jsonl";
+        const QString name = filenames::fromBytes(raw);
+        QVERIFY(filenames::hasRawBytes(name));
+        QCOMPARE(filenames::toBytes(name), raw);
+        QVERIFY(name.contains(QStringLiteral("s\u00e9ssion \U0001F600.jsonl")));                            // the UTF-8 parts read as text
+        QVERIFY(QFile::encodeName(QFile::decodeName(QByteArray::fromStdString(raw))).toStdString() != raw); // why
+        const std::string utf8 = "/tmp/s\xc3\xa9ssion.jsonl";
+        QCOMPARE(filenames::fromBytes(utf8), QFile::decodeName(QByteArray::fromStdString(utf8)));
+        QVERIFY(!filenames::hasRawBytes(filenames::fromBytes(utf8)));
+        QCOMPARE(filenames::toBytes(QStringLiteral("/tmp/s\u00e9ssion.jsonl")), utf8);
+        // Overlong forms and encoded surrogates are not UTF-8 either.
+        for (const std::string &bad : {std::string("/a\xc0\xaf"
+                                                   "b"),
+                                       std::string("/a\xed\xa0\x80"
+                                                   "b"),
+                                       std::string("/a\xf4\x90\x80\x80")})
+            QCOMPARE(filenames::toBytes(filenames::fromBytes(bad)), bad);
+        QCOMPARE(filenames::toBytes(filenames::fromUrl(QUrl::fromEncoded("file:///tmp/caf%E9.jsonl"))), std::string("/tmp/caf\xe9.jsonl"));
+        QCOMPARE(filenames::fromUrl(QUrl::fromLocalFile(QStringLiteral("/tmp/s\u00e9ssion.jsonl"))), QStringLiteral("/tmp/s\u00e9ssion.jsonl"));
+        QVERIFY(filenames::fromUrl(QUrl(QStringLiteral("https://example.com/x"))).isEmpty());
+        char arg0[] = "contextlens";
+        char arg1[] = "/tmp/caf\xe9.jsonl";
+        char *argv[] = {arg0, arg1};
+        const CommandLine cmd = parseCommandLine(argumentsOf(2, argv));
+        QVERIFY(cmd.error.isEmpty());
+        QCOMPARE(filenames::toBytes(cmd.file), std::string(arg1));
+    }
+
+    // The window opens, follows, saves and remembers a session whose name is not UTF-8.
+    void opensNonUtf8Name()
+    {
+        const std::string raw = QFile::encodeName(m_dir.path()).toStdString() + "/caf\xe9-session.jsonl";
+        writeSession(raw, "hello from a Latin-1 name");
+        const QString path = filenames::fromBytes(raw);
+        {
+            MainWindow window;
+            window.setShowErrorDialogs(false);
+            window.show();
+            bool finished = false;
+            bool loaded = false;
+            connect(&window, &MainWindow::loadFinished, this, [&](bool ok) {
+                finished = true;
+                loaded = ok;
+            });
+            window.openFile(path);
+            QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);
+            QVERIFY2(loaded, qPrintable(window.lastError()));
+            QCOMPARE(window.transcript()->path, raw);
+            QCOMPARE(window.transcript()->messages.size(), std::size_t(2));
+            QVERIFY(window.liveWatch()->isFollowing()); // View › Follow Live Session watches the same file
+            QString why;
+            QString backup;
+            window.document()->setBackupRoot(m_dir.filePath(QStringLiteral("backups")));
+            QVERIFY2(window.document()->saveInPlace(&why, &backup), qPrintable(why));
+            QVERIFY(filenames::toBytes(backup).find("caf\xe9") != std::string::npos); // named as the file is
+            struct stat st {};
+            QCOMPARE(::stat(raw.c_str(), &st), 0);
+        }
+        // Recent files: remembered and offered again with the same bytes.
+        {
+            QMenu menu;
+            RecentFiles recent(&menu);
+            QVERIFY(!recent.files().isEmpty());
+            QCOMPARE(filenames::toBytes(recent.files().first()), raw);
+        }
+        // Drag and drop: the URL's percent-encoded bytes, not its U+FFFD reading.
+        {
+            MainWindow window;
+            window.setShowErrorDialogs(false);
+            window.show();
+            bool finished = false;
+            connect(&window, &MainWindow::loadFinished, this, [&](bool) { finished = true; });
+            QMimeData mime;
+            mime.setUrls({QUrl::fromEncoded(QByteArray("file://") + QByteArray::fromStdString(raw).toPercentEncoding("/"))});
+            // As a drag does: enter (Qt delivers a drop only to a widget that accepted the enter), drop.
+            QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &drop);
+            QVERIFY(drop.isAccepted());
+            QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);
+            QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+            QVERIFY(window.transcript());
+            QCOMPARE(window.transcript()->path, raw);
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        // QTemporaryDir removes by QString names: it cannot reach a name that is not UTF-8.
+        std::filesystem::remove_all(QFile::encodeName(m_dir.path()).toStdString());
     }
 
 private:
