@@ -3,7 +3,6 @@
 // and File › Export as Markdown…: computed in the background with progress and Cancel, written
 // atomically, never over the open transcript.
 #include "widgets/mainwindow/mainwindow.h"
-#include "widgets/models/filenames.h"
 
 #include "core/io/writer.h"
 #include "core/report/report.h"
@@ -33,7 +32,7 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         return fail(tr("no transcript loaded"));
     if (m_doc->isInputPath(path))
         return fail(tr("%1 is the open transcript; choose another file").arg(path));
-    const auto format = report::reportFormatForPath(filenames::toBytes(path));
+    const auto format = report::reportFormatForPath(QFile::encodeName(path).toStdString());
     if (!format)
         return fail(tr("%1: the name must end in .html or .md").arg(path));
     if (m_reportJob.isRunning())
@@ -47,7 +46,7 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         o.previewParams = m_strategyPanel->paramForm()->values();
     }
     auto transcript = m_transcript;
-    const std::string file = filenames::toBytes(QFileInfo(path).absoluteFilePath());
+    const std::string file = QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString();
     const report::ReportFormat fmt = *format;
     auto *progress = m_showErrorDialogs ? new QProgressDialog(tr("Writing the report (every strategy runs once)\u2026"), tr("Cancel"), 0, 100, this)
                                         : nullptr;
@@ -124,7 +123,7 @@ bool MainWindow::exportMarkdownTo(const QString &path, QString *error)
     // The working transcript, as shown: what applied strategies made of it.
     const std::string bytes = report::markdownTranscript(*m_doc->current());
     std::string why;
-    if (!writeFileAtomic(filenames::toBytes(QFileInfo(path).absoluteFilePath()), bytes, &why)) {
+    if (!writeFileAtomic(QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString(), bytes, &why)) {
         if (error)
             *error = QString::fromStdString(why);
         return false;
