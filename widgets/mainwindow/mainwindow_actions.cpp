@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Menus, shortcuts and the open dialog of the main window.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/filenames.h"
 
 #include "config-contextlens.h"
 #include "widgets/analysis/contextmap.h"
@@ -210,8 +211,9 @@ void MainWindow::showOpenDialog()
     for (Format f : allFormats())
         filters << filterFor(f);
     QString selected = kAutoDetect;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open transcript"), {},
-                                                      filters.join(QStringLiteral(";;")), &selected);
+    // A URL: a native dialog's keeps a file name that is not UTF-8 as it is (filenames::fromUrl).
+    const QString path = filenames::fromUrl(QFileDialog::getOpenFileUrl(this, tr("Open transcript"), {},
+                                                                        filters.join(QStringLiteral(";;")), &selected));
     if (path.isEmpty())
         return;
     std::optional<Format> format;

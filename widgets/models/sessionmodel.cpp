@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/sessionmodel.h"
+#include "widgets/models/filenames.h"
 
 #include "widgets/models/roles.h"
 
@@ -95,7 +96,7 @@ const sessions::Session *SessionModel::sessionAt(const QModelIndex &index) const
 
 QModelIndex SessionModel::indexOfPath(const QString &path) const
 {
-    const std::string wanted = path.toStdString();
+    const std::string wanted = filenames::toBytes(path);
     for (std::size_t p = 0; p < m_projects.size(); ++p)
         for (std::size_t r = 0; r < m_projects[p].sessions.size(); ++r)
             if (m_sessions[m_projects[p].sessions[r]].path == wanted)
@@ -263,7 +264,7 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
         return tip;
     }
     case SessionPathRole:
-        return qs(s.path);
+        return filenames::fromBytes(s.path); // opened as it is, also when not UTF-8
     case ProjectRole:
         return qs(s.project);
     default:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/transcriptdocument.h"
+#include "widgets/models/filenames.h"
 
 #include "core/io/export.h"
 #include "core/tokens/estimator.h"
@@ -37,7 +38,7 @@ WriteResult encodeForExport(const Transcript &t, const Transcript *original, For
 // saving over it is refused (it grew between the read and now).
 FileStamp stampForLoaded(const Transcript *t, const QString &path)
 {
-    const std::optional<FileStamp> now = path.isEmpty() ? std::nullopt : stampOf(QFile::encodeName(path).toStdString());
+    const std::optional<FileStamp> now = path.isEmpty() ? std::nullopt : stampOf(filenames::toBytes(path));
     if (!now || !t || !t->buffer || now->size != t->buffer->size())
         return FileStamp{t && t->buffer ? t->buffer->size() : 0, -1};
     return *now;
@@ -68,7 +69,7 @@ private:
 TranscriptDocument::TranscriptDocument(QObject *parent)
     : QObject(parent)
     , m_undo(new QUndoStack(this))
-    , m_backupRoot(QString::fromStdString(backups::defaultRoot()))
+    , m_backupRoot(filenames::fromBytes(backups::defaultRoot()))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
 }
@@ -80,7 +81,7 @@ void TranscriptDocument::setSource(std::shared_ptr<const Transcript> transcript,
     const bool wasModified = isModified();
     m_undo->clear();
     m_original = std::move(transcript);
-    m_path = !path.isEmpty() || !m_original ? path : qs(m_original->path);
+    m_path = !path.isEmpty() || !m_original ? path : filenames::fromBytes(m_original->path);
     m_exportNotes.clear();
     m_current = m_original;
     m_stamp = stampForLoaded(m_original.get(), m_path);
@@ -183,14 +184,14 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
             return true;
         }
         std::string why;
-        if (!backups::create(m_backupRoot.toStdString(), QFile::encodeName(path).toStdString(), nullptr, &why))
+        if (!backups::create(filenames::toBytes(m_backupRoot), filenames::toBytes(path), nullptr, &why))
             return fail(tr("not written: no backup of %1 could be made: %2").arg(path, qs(why)));
     }
     // Written straight into the temporary file beside the target, renamed over it when complete.
     WriteResult written;
     std::string why;
     const bool ok = writeFileAtomic(
-        QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
+        filenames::toBytes(QFileInfo(path).absoluteFilePath()), [&](int fd, std::string &reason) {
             ByteSink sink(fd);
             if (redaction) { // encoded in memory, then redacted as one file (stable placeholders)
                 ByteSink memory;
@@ -225,10 +226,10 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
         return false;
     }
     SaveInPlaceOptions o;
-    o.backupRoot = m_backupRoot.toStdString();
+    o.backupRoot = filenames::toBytes(m_backupRoot);
     if (m_original)
         o.preTokens = tokens::totalEstimate(*m_original);
-    const SaveInPlaceResult r = cl::saveInPlace(*m_current, QFile::encodeName(m_path).toStdString(), m_stamp, o);
+    const SaveInPlaceResult r = cl::saveInPlace(*m_current, filenames::toBytes(m_path), m_stamp, o);
     if (changedOnDisk)
         *changedOnDisk = r.changedOnDisk;
     for (const std::string &n : r.notes)
@@ -239,8 +240,8 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
         return false;
     }
     if (backup)
-        *backup = qs(r.backup.path);
-    if (const auto now = stampOf(QFile::encodeName(m_path).toStdString()))
+        *backup = filenames::fromBytes(r.backup.path);
+    if (const auto now = stampOf(filenames::toBytes(m_path)))
         m_stamp = *now;
     m_undo->setClean();
     return true;
