@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/sessions/sessionbrowser.h"
 
+#include "core/io/runningagent.h"
+
 #include "widgets/models/roles.h"
 #include "widgets/models/sessionmodel.h"
 
@@ -163,6 +165,30 @@ void SessionBrowser::setActive(bool active)
         rescan();
 }
 
+namespace {
+
+// The sessions an agent is running now (one look at the processes for all of them).
+QHash<QString, QString> runningSessions(const std::vector<sessions::Session> &list)
+{
+    QHash<QString, QString> out;
+    const running::Snapshot snapshot = running::takeSnapshot();
+    for (const sessions::Session &s : list) {
+        running::SessionHint hint;
+        hint.path = s.path;
+        hint.sessionId = s.sessionId;
+        hint.folder = s.project;
+        hint.format = s.agent == sessions::Agent::ClaudeCode ? Format::ClaudeCode
+                      : s.agent == sessions::Agent::Codex    ? Format::Codex
+                      : s.agent == sessions::Agent::Gemini   ? Format::GeminiCli
+                                                             : Format::Unknown;
+        if (const auto a = running::find(hint, snapshot))
+            out.insert(QString::fromStdString(s.path), QString::fromStdString(running::refusal(*a, "save it")));
+    }
+    return out;
+}
+
+} // namespace
+
 void SessionBrowser::rescan()
 {
     sessions::ScanOptions o;
@@ -179,6 +205,7 @@ void SessionBrowser::rescan()
                     const QString keep = m_view->currentIndex().data(SessionPathRole).toString();
                     m_stats = r.stats;
                     m_model->setSessions(std::move(r.sessions));
+                    m_model->setRunning(runningSessions(m_model->sessions()));
                     m_view->expandAll();
                     if (!keep.isEmpty())
                         m_view->setCurrentIndex(m_proxy->mapFromSource(m_model->indexOfPath(keep)));

@@ -178,8 +178,13 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
             Q_EMIT exported(path, target);
             return true;
         }
+        const std::string local = QFile::encodeName(path).toStdString();
+        if (const std::string readOnly = whyNotWritable(local); !readOnly.empty())
+            return fail(tr("not written: %1: %2").arg(path, qs(readOnly)));
+        if (const auto agent = running::find(local))
+            return fail(tr("not written: %1").arg(qs(running::refusal(*agent, "export again"))));
         std::string why;
-        if (!backups::create(m_backupRoot.toStdString(), QFile::encodeName(path).toStdString(), nullptr, &why))
+        if (!backups::create(m_backupRoot.toStdString(), local, nullptr, &why))
             return fail(tr("not written: no backup of %1 could be made: %2").arg(path, qs(why)));
     }
     // Written straight into the temporary file beside the target, renamed over it when complete.
@@ -212,6 +217,7 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
     }
     SaveInPlaceOptions o;
     o.backupRoot = m_backupRoot.toStdString();
+    o.then = "Save";
     if (m_original)
         o.preTokens = tokens::totalEstimate(*m_original);
     const SaveInPlaceResult r = cl::saveInPlace(*m_current, QFile::encodeName(m_path).toStdString(), m_stamp, o);
