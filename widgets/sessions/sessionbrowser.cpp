@@ -187,6 +187,21 @@ QHash<QString, QString> runningSessions(const std::vector<sessions::Session> &li
     return out;
 }
 
+// Marks the running sessions; while any is marked, looks again every 2 s (one chain per browser), so
+// that the mark goes when the agent exits even if nothing else makes the browser scan.
+void markRunning(SessionBrowser *browser)
+{
+    const QHash<QString, QString> marks = runningSessions(browser->model()->sessions());
+    browser->model()->setRunning(marks);
+    if (marks.isEmpty() || browser->property("runningPoll").toBool())
+        return;
+    browser->setProperty("runningPoll", true);
+    QTimer::singleShot(2000, browser, [browser] {
+        browser->setProperty("runningPoll", false);
+        markRunning(browser);
+    });
+}
+
 } // namespace
 
 void SessionBrowser::rescan()
@@ -205,7 +220,7 @@ void SessionBrowser::rescan()
                     const QString keep = m_view->currentIndex().data(SessionPathRole).toString();
                     m_stats = r.stats;
                     m_model->setSessions(std::move(r.sessions));
-                    m_model->setRunning(runningSessions(m_model->sessions()));
+                    markRunning(this);
                     m_view->expandAll();
                     if (!keep.isEmpty())
                         m_view->setCurrentIndex(m_proxy->mapFromSource(m_model->indexOfPath(keep)));
