@@ -480,6 +480,10 @@ private Q_SLOTS:
             // Triggered anyway (a shortcut queued before the poll): refused by the save itself.
             QVERIFY(!w.saveInPlace());
             QVERIFY2(w.lastError().contains(QStringLiteral("is running this session")), qPrintable(w.lastError()));
+            // Export over the loaded file in another format (confirmed): refused the same way.
+            QString exportError;
+            QVERIFY(!w.document()->exportTo(file, Format::Anthropic, &exportError, true));
+            QVERIFY2(exportError.contains(QStringLiteral("is running this session")), qPrintable(exportError));
             QCOMPARE(readFile(path), before);
             holder.stop();
             gate->setInterval(50); // the poll brings Save back by itself
