@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QFile>
 #include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace cl::gui {
 
@@ -21,7 +22,8 @@ SaveGate::SaveGate(QAction *save, TranscriptDocument *doc, QObject *parent)
 {
     setObjectName(QStringLiteral("saveGate"));
     m_timer->setInterval(2000);
-    connect(m_timer, &QTimer::timeout, this, &SaveGate::checkNow);
+    connect(m_timer, &QTimer::timeout, this, &SaveGate::poll);
+    connect(&m_look, &QFutureWatcher<Look>::finished, this, [this] { take(m_lookPath, m_look.result()); });
     connect(m_doc, &TranscriptDocument::modifiedChanged, this, &SaveGate::update);
     connect(m_doc, &TranscriptDocument::transcriptChanged, this, [this] {
         // A new file loaded (or none): look at once, then every interval while there is one.
@@ -49,11 +51,24 @@ QString SaveGate::reason() const
     return m_agent ? QString::fromStdString(running::refusal(*m_agent, "Save")) : QString();
 }
 
+void SaveGate::poll()
+{
+    if (m_watched.isEmpty() || m_look.isRunning())
+        return;
+    m_lookPath = m_watched;
+    const std::string path = QFile::encodeName(m_watched).toStdString();
+    m_look.setFuture(QtConcurrent::run([path]() -> Look { return running::find(path); }));
+}
+
 void SaveGate::checkNow()
 {
-    std::optional<running::RunningAgent> now;
-    if (!m_watched.isEmpty())
-        now = running::find(QFile::encodeName(m_watched).toStdString());
+    take(m_watched, m_watched.isEmpty() ? Look() : running::find(QFile::encodeName(m_watched).toStdString()));
+}
+
+void SaveGate::take(const QString &path, Look now)
+{
+    if (path != m_watched)
+        return; // a look at the file loaded before
     const bool changed = now.has_value() != m_agent.has_value() || (now && (now->pid != m_agent->pid || now->agent != m_agent->agent));
     m_agent = std::move(now);
     update();
