@@ -365,6 +365,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         } else {
             SaveInPlaceOptions so;
             so.preTokens = tokensBefore;
+            so.then = "run this again";
             if (auto root = a.value("--backup-root"))
                 so.backupRoot = *root;
             const SaveInPlaceResult saved = saveInPlace(*m, path, *loadedStamp, so);

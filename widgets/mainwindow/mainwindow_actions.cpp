@@ -9,6 +9,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/recentfiles.h"
+#include "widgets/mainwindow/savegate.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
 #include "widgets/strategy/compareview.h"
@@ -23,6 +24,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTreeView>
 #include <QUndoStack>
@@ -49,9 +51,12 @@ void MainWindow::createMenus()
     file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
     QAction *save = file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { saveInPlace(); });
     save->setObjectName(QStringLiteral("saveAction"));
-    save->setToolTip(tr("Write the compacted transcript over the session file (a backup is kept)"));
-    save->setEnabled(false);
-    connect(m_doc, &TranscriptDocument::modifiedChanged, save, &QAction::setEnabled);
+    // Enabled when something was applied and no agent is running the session (savegate.h).
+    auto *gate = new SaveGate(save, m_doc, this);
+    connect(gate, &SaveGate::runningChanged, this, [this](const QString &reason) {
+        statusBar()->showMessage(reason.isEmpty() ? tr("No agent is running this session any more: Save is on again") : tr("Save is off: %1").arg(reason),
+                                 reason.isEmpty() ? 5000 : 0);
+    });
     file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
     file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog);
     file->addAction(tr("Export as &Markdown…"), this, &MainWindow::exportMarkdownDialog);

@@ -3,6 +3,7 @@
 // and File › Export as Markdown…: computed in the background with progress and Cancel, written
 // atomically, never over the open transcript. Before writing, the secrets found are listed with
 // "Redact secrets", on by default (redactiondialog.h).
+#include "widgets/models/filenames.h"
 #include "widgets/mainwindow/mainwindow.h"
 
 #include "core/io/writer.h"
@@ -36,7 +37,7 @@ bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact
         return fail(tr("no transcript loaded"));
     if (m_doc->isInputPath(path))
         return fail(tr("%1 is the open transcript; choose another file").arg(path));
-    const auto format = report::reportFormatForPath(QFile::encodeName(path).toStdString());
+    const auto format = report::reportFormatForPath(filenames::toBytes(path));
     if (!format)
         return fail(tr("%1: the name must end in .html or .md").arg(path));
     if (m_reportJob.isRunning())
@@ -51,7 +52,7 @@ bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact
     }
     auto transcript = m_transcript;
     std::shared_ptr<const redact::Rules> rules = redact ? redactionRules() : nullptr;
-    const std::string file = QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString();
+    const std::string file = filenames::toBytes(QFileInfo(path).absoluteFilePath());
     const report::ReportFormat fmt = *format;
     auto *progress = m_showErrorDialogs ? new QProgressDialog(tr("Writing the report (every strategy runs once)\u2026"), tr("Cancel"), 0, 100, this)
                                         : nullptr;
@@ -145,7 +146,7 @@ bool MainWindow::exportMarkdownTo(const QString &path, QString *error, bool reda
         bytes = report::markdownTranscript(*m_doc->current());
     }
     std::string why;
-    if (!writeFileAtomic(QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString(), bytes, &why)) {
+    if (!writeFileAtomic(filenames::toBytes(QFileInfo(path).absoluteFilePath()), bytes, &why)) {
         if (error)
             *error = QString::fromStdString(why);
         return false;

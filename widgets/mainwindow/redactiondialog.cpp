@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/redactiondialog.h"
+#include "widgets/models/filenames.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -27,7 +28,7 @@ std::shared_ptr<redact::Rules> redactionRules(QString *error)
         return rules;
     auto withUser = redact::Rules::builtIn();
     std::string why;
-    if (!withUser->addPatternsFile(QFile::encodeName(file).toStdString(), why)) {
+    if (!withUser->addPatternsFile(filenames::toBytes(file), why)) {
         if (error)
             *error = QString::fromStdString(why);
         return rules;

@@ -183,8 +183,13 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
             Q_EMIT exported(path, target);
             return true;
         }
+        const std::string local = filenames::toBytes(path);
+        if (const std::string readOnly = whyNotWritable(local); !readOnly.empty())
+            return fail(tr("not written: %1: %2").arg(path, qs(readOnly)));
+        if (const auto agent = running::find(local))
+            return fail(tr("not written: %1").arg(qs(running::refusal(*agent, "export again"))));
         std::string why;
-        if (!backups::create(filenames::toBytes(m_backupRoot), filenames::toBytes(path), nullptr, &why))
+        if (!backups::create(filenames::toBytes(m_backupRoot), local, nullptr, &why))
             return fail(tr("not written: no backup of %1 could be made: %2").arg(path, qs(why)));
     }
     // Written straight into the temporary file beside the target, renamed over it when complete.
@@ -227,6 +232,7 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
     }
     SaveInPlaceOptions o;
     o.backupRoot = filenames::toBytes(m_backupRoot);
+    o.then = "Save";
     if (m_original)
         o.preTokens = tokens::totalEstimate(*m_original);
     const SaveInPlaceResult r = cl::saveInPlace(*m_current, filenames::toBytes(m_path), m_stamp, o);
