@@ -76,7 +76,9 @@ struct LineInfo {
 
 // Decodes one line (text without its terminator). lastLine: the file's last line without newline.
 // This is the reference path on a nlohmann DOM; LineDecoder uses it for every line it cannot take.
-void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &out);
+// readableAfter: bytes readable past the line's end; with enough of them a huge line with few values
+// (one 100 MB string) is read by simdjson into that DOM instead of nlohmann's lexer (core/util/json.h).
+void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &out, std::size_t readableAfter = 0);
 
 // decodeLine on a line simdjson parsed (formats/claudecode/parse.cpp). False when the line must take the
 // DOM path instead (out is then untouched).

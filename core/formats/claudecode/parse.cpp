@@ -110,7 +110,7 @@ bool withoutToolUseResult(std::string_view text, std::string &out)
 
 } // namespace
 
-void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &out)
+void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &out, std::size_t readableAfter)
 {
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         out.kind = LineKind::Blank;
@@ -122,10 +122,13 @@ void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &ou
     // nothing here reads it: cut it out before building the DOM, the main cost of loading.
     std::string reduced;
     auto status = cl::json::ParseStatus::Failed;
-    if (withoutToolUseResult(text, reduced))
-        status = cl::json::parse(reduced, obj, error);
-    if (status == cl::json::ParseStatus::Failed)
-        status = cl::json::parse(text, obj, error); // also reports errors against the real line
+    if (withoutToolUseResult(text, reduced)) {
+        const std::size_t size = reduced.size();
+        reduced.append(simdjson::SIMDJSON_PADDING, ' '); // readable padding for simdjson
+        status = cl::json::parse(std::string_view(reduced.data(), size), obj, error, simdjson::SIMDJSON_PADDING);
+    }
+    if (status == cl::json::ParseStatus::Failed) // also reports errors against the real line
+        status = cl::json::parse(text, obj, error, readableAfter);
     if (status == cl::json::ParseStatus::Failed) {
         out.kind = LineKind::Raw;
         if (lastLineWithoutNewline)

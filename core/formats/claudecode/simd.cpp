@@ -352,7 +352,7 @@ bool LineDecoder::parse(std::string_view text, std::size_t paddedBytes, sj::elem
 void LineDecoder::decode(std::string_view text, std::size_t paddedBytes, bool lastLineWithoutNewline, LineInfo &out)
 {
     if (text.size() > kMaxFastLine || text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-        decodeLine(text, lastLineWithoutNewline, out);
+        decodeLine(text, lastLineWithoutNewline, out, paddedBytes);
         return;
     }
     sj::element root;
