@@ -227,6 +227,8 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
             return o.fail(error);
         err += "contextlens-cli: " + error + "\n";
     }
+    for (const auto &w : prices.warnings())
+        err += "contextlens-cli: warning: prices: " + w + "\n";
     options.prices = &prices;
 
     const sessions::ScanResult result = sessions::scan(options);
