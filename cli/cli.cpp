@@ -521,11 +521,12 @@ bool isReportCommand(const std::string &cmd)
     return reports.count(cmd) != 0;
 }
 
-// Raw control characters other than line breaks: never in JSON as the commands write it.
+// C0 control characters other than line breaks: never raw in JSON as the commands write it (DEL
+// and C1 are, which jsonTerminalSafe escapes).
 bool hasRawControls(std::string_view text)
 {
     for (const char c : text)
-        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
             return true;
     return false;
 }
