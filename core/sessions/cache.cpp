@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <optional>
+#include <sys/stat.h>
 
 namespace cl::sessions::detail {
 
@@ -201,6 +202,12 @@ std::vector<std::pair<std::string, CacheEntry>> loadCache(const std::string &pat
 
 bool saveCache(const std::string &path, const std::vector<std::pair<std::string, CacheEntry>> &entries, std::string &error)
 {
+    // writeFileAtomic follows a link and replaces the file it names: a cache path that is (or links
+    // to) a FIFO or a device (/dev/zero, /dev/null) is never replaced, only a regular file.
+    if (struct stat st = {}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        error = path + ": not a regular file; not replaced";
+        return false;
+    }
     nlohmann::json list = nlohmann::json::array();
     for (const auto &[file, entry] : entries)
         list.push_back(entryJson(file, entry));
