@@ -449,6 +449,10 @@ void TestRobustScan::corruptCacheRescanned()
     makeFifo(o.cachePath);
     const sessions::ScanResult fifo = bounded("scan", [&] { return sessions::scan(o); });
     QVERIFY(contains(fifo.warnings, "the session cache cannot be read (not a regular file)"));
+    // Nor replaced: the cache is written only over a regular file (writeFileAtomic follows links,
+    // so a cache linked to /dev/null would replace the device itself when run as root).
+    QVERIFY(contains(fifo.warnings, "cannot write the session cache: " + o.cachePath + ": not a regular file; not replaced"));
+    QVERIFY(fs::is_fifo(o.cachePath));
 }
 
 void TestRobustScan::terminalSafeText()
@@ -618,6 +622,8 @@ void TestRobustScan::fuzzHomesAndPrices()
         const std::string home = dir.filePath(QStringLiteral("home")).toStdString();
         const std::string config = dir.filePath(QStringLiteral("config")).toStdString();
         const std::string cache = dir.filePath(QStringLiteral("cache.json")).toStdString();
+        const std::string targetFifo = dir.filePath(QStringLiteral("target-fifo")).toStdString();
+        makeFifo(targetFifo);
         fs::create_directories(home);
         if (chance(40))
             fx::writeHome(home);
@@ -645,12 +651,15 @@ void TestRobustScan::fuzzHomesAndPrices()
         // The places the scan reads small files from.
         const std::string geminiProject = home + "/.gemini/tmp/p" + std::to_string(pick(2));
         fx::write(geminiProject + "/chats/session-2025-06-03T08-00-aaaa.jsonl", chance(50) ? fx::geminiShopLines() : std::vector<std::string>{lineFor("g")});
-        auto hostileFile = [&](const std::string &path, const std::string &regular) {
+        // `device`: what a link points to. Only paths the scan reads link to /dev/zero; a path it
+        // writes (the cache) links to a FIFO of this folder, so that a writer following the link
+        // could never replace a device of the machine (the test runs as root in CI).
+        auto hostileFile = [&](const std::string &path, const std::string &regular, const std::string &device = "/dev/zero") {
             std::error_code ec;
             fs::remove(path, ec);
             switch (pick(5)) {
             case 0: makeFifo(path); break;
-            case 1: symlinkTo("/dev/zero", path); break;
+            case 1: symlinkTo(device, path); break;
             case 2: fs::create_directories(path); break;
             default: fx::writeBytes(path, regular); break;
             }
@@ -661,7 +670,7 @@ void TestRobustScan::fuzzHomesAndPrices()
         hostileFile(home + "/.codex/sessions/2025/06/02/rollout-2025-06-02T10-00-00-x.jsonl", lineFor("c") + "\n" + lineFor("c"));
         hostileFile(config + "/contextlens/prices.json", randomPrices());
         switch (pick(4)) {
-        case 0: hostileFile(cache, R"({"version":2,"entries":[{"path":"/x","size":"1"},5,null]})"); break;
+        case 0: hostileFile(cache, R"({"version":2,"entries":[{"path":"/x","size":"1"},5,null]})", targetFifo); break;
         case 1: fx::writeBytes(cache, R"({"version":2,"entries":[{"path":")" + home + R"(/.claude/projects/-p0/s0.jsonl","size":1,"mtimeNs":1,"messages":-5}]})"); break;
         default: break;
         }
@@ -707,6 +716,9 @@ void TestRobustScan::fuzzHomesAndPrices()
             QVERIFY2(!hasTerminalControls(cost.out) && !hasTerminalControls(cost.err), qPrintable(where));
             QVERIFY2(cost.out.find("$inf") == std::string::npos && cost.out.find("$-") == std::string::npos, qPrintable(where));
         }
+        // Nothing the scan or the CLI wrote replaced a FIFO or a device behind a link.
+        QVERIFY2(fs::is_fifo(targetFifo), qPrintable(where));
+        QVERIFY2(fs::is_character_file("/dev/zero"), qPrintable(where));
         std::error_code ec;
         fs::remove_all(dir.path().toStdString(), ec); // QTemporaryDir cannot remove names that are no UTF-8
     }
