@@ -148,6 +148,7 @@ private Q_SLOTS:
     void browserFinishesAndReports();
     void priceFileMustBeRegular();
     void metadataFilesMustBeRegular();
+    void writerNeverReplacesDevices();
     void unreadableSubagentReportedNotCached();
     void corruptCacheRescanned();
     void terminalSafeText();
@@ -358,6 +359,31 @@ void TestRobustScan::metadataFilesMustBeRegular()
     QVERIFY2(p.finished && !p.crashed, p.err.c_str());
     QCOMPARE(p.code, 0);
     QVERIFY(json::parse(p.out, nullptr, false).is_object());
+}
+
+// Found by the fuzz run: the atomic writer follows a link and renamed its file over whatever the
+// link named, a FIFO or a device too (as root, /dev/zero became a session cache). A FIFO, directly
+// or behind a link, is now refused and stays; nothing is written into its folder.
+void TestRobustScan::writerNeverReplacesDevices()
+{
+    QTemporaryDir dir;
+    const std::string session = dir.filePath(QStringLiteral("s.jsonl")).toStdString();
+    fx::write(session, claudeSession("s1", "hello"));
+    const std::string fifo = dir.filePath(QStringLiteral("fifo")).toStdString();
+    const std::string link = dir.filePath(QStringLiteral("link.jsonl")).toStdString();
+    makeFifo(fifo);
+    symlinkTo(fifo, link);
+    for (const std::string &target : {fifo, link}) {
+        const auto r = cl::test::runCli({"convert", session, "--to", "codex", "-o", target, "--force"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("not a regular file; not replaced") != std::string::npos, r.err.c_str());
+        QVERIFY(fs::is_fifo(fifo));
+        QVERIFY(fs::is_symlink(link));
+    }
+    std::size_t files = 0;
+    for (const auto &e : fs::directory_iterator(dir.path().toStdString()))
+        files += e.is_regular_file() && e.path().filename() != "s.jsonl";
+    QCOMPARE(files, std::size_t(0)); // no temporary file left beside it
 }
 
 // Finding 15: a subagent file that cannot be read is reported (CLI and scan) and the session's
