@@ -4,9 +4,13 @@
 #include "cli/summarizer.h"
 
 #include "cli/common.h"
+#include "core/util/terminaltext.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <string_view>
 #include <sys/stat.h>
 
 namespace cl::cli {
@@ -441,7 +445,9 @@ std::string commandHelp(const std::string &command)
     return helpText();
 }
 
-int run(const std::vector<std::string> &args, std::string &out, std::string &err)
+namespace {
+
+int runCommand(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
     if (args.empty()) {
         err += helpText();
@@ -524,6 +530,47 @@ int run(const std::vector<std::string> &args, std::string &out, std::string &err
         return watch(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
+}
+
+// Commands whose standard output is a report for a person, never a transcript written to "-".
+bool isReportCommand(const std::string &cmd)
+{
+    static const std::set<std::string> reports = {"info", "validate", "analyze", "tokens", "strategies", "compare",
+                                                  "simulate", "context", "audit", "backups", "sessions", "cost"};
+    return reports.count(cmd) != 0;
+}
+
+// C0 control characters other than line breaks: never raw in JSON as the commands write it (DEL
+// and C1 are, which jsonTerminalSafe escapes).
+bool hasRawControls(std::string_view text)
+{
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
+            return true;
+    return false;
+}
+
+} // namespace
+
+// Transcripts may hold terminal control sequences (ESC[2J clears the screen, OSC sets the window
+// title): what a report command prints, and every message, is made terminal-safe (core/util/
+// terminaltext.h). JSON keeps its meaning: only DEL and C1, which JSON lets through raw, become \u
+// escapes there.
+int run(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    const std::size_t errFrom = err.size();
+    int code = 0;
+    if (!args.empty() && isReportCommand(args.front())) {
+        std::string report;
+        code = runCommand(args, report, err);
+        const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+        out += json && !hasRawControls(report) ? util::jsonTerminalSafe(report) : util::terminalSafe(report);
+    } else {
+        code = runCommand(args, out, err);
+    }
+    if (!util::isTerminalSafe(std::string_view(err).substr(errFrom)))
+        err.replace(errFrom, std::string::npos, util::terminalSafe(std::string_view(err).substr(errFrom)));
+    return code;
 }
 
 int run(int argc, char **argv, std::FILE *out, std::FILE *err)

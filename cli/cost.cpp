@@ -112,6 +112,8 @@ int costCommand(const std::vector<std::string> &args, std::string &out, std::str
     llm::PriceTable prices;
     if (!loadPrices(a, prices, error))
         return o.fail(error);
+    for (const auto &w : prices.warnings())
+        err += "contextlens-cli: warning: prices: " + w + "\n";
     const std::string path = a.positional.front();
     auto t = loadForCommand(path, as, error);
     if (!t)
@@ -134,7 +136,7 @@ int costCommand(const std::vector<std::string> &args, std::string &out, std::str
             recorded = ojson{{"dollars", round6(*c.recorded)}, {"how", c.recordedHow}, {"ours", c.recordedCompared ? ojson(round6(*c.recordedCompared)) : ojson(nullptr)}};
         // clang-format off
         o.print(ojson{{"path", path}, {"format", std::string(formatName(t->format))}, {"modelOverride", model},
-            {"prices", {{"asOf", prices.asOf()}, {"shipped", prices.shippedFrom()}, {"merged", prices.mergedFiles()}}},
+            {"prices", {{"asOf", prices.asOf()}, {"shipped", prices.shippedFrom()}, {"merged", prices.mergedFiles()}, {"warnings", prices.warnings()}}},
             {"responses", c.responses}, {"foldedLines", c.foldedLines}, {"subagentResponses", c.subagentResponses},
             {"models", models}, {"tokens", tokensJson(c.tokens)}, {"dollars", dollarsJson(c.dollars)},
             {"complete", c.complete()}, {"unpricedTokens", c.unpriced.total()}, {"unknownModels", c.unknownModels},

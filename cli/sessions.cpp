@@ -79,7 +79,8 @@ std::string padRight(std::string s, std::size_t columns)
 
 std::string padLeft(std::string s, std::size_t columns) { return s.size() < columns ? std::string(columns - s.size(), ' ') + s : s; }
 
-// "$1.2345"; "+" when some model has no price; "$?" when none has; "-" without usage.
+// "$1.2345"; "+" when some model has no price or a subagent file could not be read; "$?" when no
+// model has a price; "-" without usage.
 std::string costText(const sessions::Session &s)
 {
     if (!s.hasCost())
@@ -87,7 +88,7 @@ std::string costText(const sessions::Session &s)
     if (s.cost == 0 && s.unpricedTokens > 0)
         return "$?";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "$%.4f%s", s.cost, s.unpricedTokens > 0 ? "+" : "");
+    std::snprintf(buf, sizeof buf, "$%.4f%s", s.cost, s.costComplete() ? "" : "+");
     return buf;
 }
 
@@ -150,6 +151,7 @@ ojson sessionJson(const sessions::Session &s)
                  {"model", s.model.empty() ? ojson(nullptr) : ojson(s.model)},
                  {"cost", s.hasCost() ? ojson(std::round(s.cost * 1e6) / 1e6) : ojson(nullptr)},
                  {"costComplete", s.costComplete()},
+                 {"unreadSubagents", s.unreadSubagents},
                  {"usage", usageJson(s.usage)}};
 }
 
@@ -227,6 +229,8 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
             return o.fail(error);
         err += "contextlens-cli: " + error + "\n";
     }
+    for (const auto &w : prices.warnings())
+        err += "contextlens-cli: warning: prices: " + w + "\n";
     options.prices = &prices;
 
     const sessions::ScanResult result = sessions::scan(options);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <unordered_map>
 
@@ -29,8 +30,9 @@ std::int64_t intField(const dom::object &o, std::string_view key)
     if (v.get_uint64().get(u) == simdjson::SUCCESS)
         return std::int64_t(u);
     double d = 0;
-    if (v.get_double().get(d) == simdjson::SUCCESS)
-        return std::int64_t(std::llround(d));
+    if (v.get_double().get(d) == simdjson::SUCCESS && std::isfinite(d))
+        return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN
+                                                      : std::int64_t(std::llround(d));
     return 0;
 }
 
@@ -163,11 +165,16 @@ bool hasRecords(const Transcript &t)
 
 Tokens &Tokens::operator+=(const Tokens &o)
 {
-    input += o.input;
-    cacheWrite5m += o.cacheWrite5m;
-    cacheWrite1h += o.cacheWrite1h;
-    cacheRead += o.cacheRead;
-    output += o.output;
+    // Saturating: counts a file claims (2^63 - 1 twice) must not overflow.
+    auto add = [](std::int64_t &a, std::int64_t b) {
+        if (__builtin_add_overflow(a, b, &a))
+            a = b > 0 ? INT64_MAX : INT64_MIN;
+    };
+    add(input, o.input);
+    add(cacheWrite5m, o.cacheWrite5m);
+    add(cacheWrite1h, o.cacheWrite1h);
+    add(cacheRead, o.cacheRead);
+    add(output, o.output);
     return *this;
 }
 
@@ -183,12 +190,14 @@ Dollars &Dollars::operator+=(const Dollars &o)
 
 Dollars price(const Tokens &t, const llm::Price &p)
 {
+    // A count below zero is no usage (a damaged or hand-made file): it costs nothing, never less.
+    auto count = [](std::int64_t n) { return n > 0 ? double(n) : 0.0; };
     Dollars d;
-    d.input = double(t.input) * p.input / 1e6;
-    d.cacheWrite5m = double(t.cacheWrite5m) * p.cacheWrite5m / 1e6;
-    d.cacheWrite1h = double(t.cacheWrite1h) * p.cacheWrite1h / 1e6;
-    d.cacheRead = double(t.cacheRead) * p.cacheRead / 1e6;
-    d.output = double(t.output) * p.output / 1e6;
+    d.input = count(t.input) * p.input / 1e6;
+    d.cacheWrite5m = count(t.cacheWrite5m) * p.cacheWrite5m / 1e6;
+    d.cacheWrite1h = count(t.cacheWrite1h) * p.cacheWrite1h / 1e6;
+    d.cacheRead = count(t.cacheRead) * p.cacheRead / 1e6;
+    d.output = count(t.output) * p.output / 1e6;
     return d;
 }
 

@@ -139,6 +139,10 @@ bool writeFileAtomic(const std::string &requested, const std::function<bool(int 
     const bool replacing = ::stat(path.c_str(), &old) == 0;
     if (replacing && S_ISDIR(old.st_mode))
         return fail("is a directory");
+    // A device or a FIFO (`-o /dev/null`, a link to one) is never replaced by a file: as root the
+    // rename would put a regular file in place of /dev/null for every program.
+    if (replacing && !S_ISREG(old.st_mode))
+        return fail("not a regular file; not replaced");
     const mode_t mode = replacing ? (old.st_mode & 07777) : (0666 & ~currentUmask());
 
     std::string tmp = path + ".XXXXXX";

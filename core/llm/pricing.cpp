@@ -2,15 +2,17 @@
 #include "core/llm/pricing.h"
 
 #include "core/llm/shipped_prices.h" // generated from resources/prices.json (core/CMakeLists.txt)
+#include "core/util/json.h"
+#include "core/util/regularfile.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace cl::llm {
 
@@ -22,15 +24,15 @@ std::string lower(std::string s)
     return s;
 }
 
-bool readText(const std::string &path, std::string &text)
+// A price table is a few kilobytes; anything much larger is not one.
+constexpr std::size_t kMaxTableBytes = std::size_t(4) << 20;
+
+bool readText(const std::string &path, std::string &text, std::string *why = nullptr)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-    return true;
+    const util::ReadResult r = util::readRegularFile(path, text, kMaxTableBytes);
+    if (why)
+        *why = r.why;
+    return r.ok();
 }
 
 // The installed copy beside the program (<prefix>/bin/../share/contextlens/prices.json), so that an
@@ -74,6 +76,52 @@ double number(const nlohmann::json &o, const char *key, double fallback)
     return it != o.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
+constexpr std::array<const char *, 5> kPriceKeys = {"input", "output", "cacheWrite5m", "cacheWrite1h", "cacheRead"};
+
+// Short, printable text of a value for a warning.
+std::string shown(const nlohmann::json &v)
+{
+    std::string text = json::dump(v);
+    if (text.size() > 40)
+        text = text.substr(0, 37) + "...";
+    return text;
+}
+
+// Why an entry of the "models" list cannot be used; "" when it can.
+std::string entryProblem(const nlohmann::json &m)
+{
+    if (!m.is_object())
+        return "is not an object";
+    const auto match = m.find("match");
+    if (match == m.end())
+        return "has no \"match\"";
+    if (!match->is_string() || match->get<std::string>().empty())
+        return "\"match\" is " + shown(*match) + ", not a model name";
+    if (const auto provider = m.find("provider"); provider != m.end() && !provider->is_string())
+        return "\"provider\" is " + shown(*provider) + ", not a name";
+    for (const char *key : kPriceKeys) {
+        const auto it = m.find(key);
+        if (it == m.end())
+            continue;
+        const bool number = it->is_number();
+        const double v = number ? it->get<double>() : 0;
+        if (!number || !std::isfinite(v) || v < 0 || v > kMaxPrice)
+            return "\"" + std::string(key) + "\" is " + shown(*it) + ", not a price from 0 to " + std::to_string(int(kMaxPrice))
+                   + " ($ per million tokens)";
+    }
+    return {};
+}
+
+// "models[3]" and its match when it has one.
+std::string entryName(const nlohmann::json &m, std::size_t index)
+{
+    std::string name = "models[" + std::to_string(index) + "]";
+    if (m.is_object())
+        if (const auto match = m.find("match"); match != m.end() && match->is_string())
+            name += " " + shown(*match);
+    return name;
+}
+
 bool isSeparator(char c)
 {
     return c == '/' || c == '.' || c == ':' || c == '@';
@@ -93,16 +141,23 @@ PriceTable::PriceTable()
 
 bool PriceTable::merge(const std::string &jsonText, std::string *error, const std::string &origin)
 {
-    const nlohmann::json j = nlohmann::json::parse(jsonText, nullptr, false);
+    nlohmann::json j;
+    std::string why;
+    if (json::parse(jsonText, j, why) == json::ParseStatus::Failed)
+        j = nullptr;
     if (!j.is_object() || !j.contains("models") || !j["models"].is_array()) {
         if (error)
             *error = "a price table is {\"models\": [{\"match\": \"model-prefix\", \"input\": $, \"output\": $, \"cacheWrite5m\": $, "
                      "\"cacheWrite1h\": $, \"cacheRead\": $}, ...]} ($ per million tokens)";
         return false;
     }
+    std::size_t index = 0;
     for (const auto &m : j["models"]) {
-        if (!m.is_object() || !m.contains("match") || !m["match"].is_string() || m["match"].get<std::string>().empty())
+        if (const std::string problem = entryProblem(m); !problem.empty()) {
+            m_warnings.push_back(origin + ": " + entryName(m, index++) + " " + problem + "; the entry is skipped");
             continue;
+        }
+        ++index;
         const std::string match = m["match"].get<std::string>();
         auto old = std::find_if(m_prices.begin(), m_prices.end(), [&](const Price &p) { return p.match == match; });
         if (old == m_prices.end()) {
@@ -113,7 +168,7 @@ bool PriceTable::merge(const std::string &jsonText, std::string *error, const st
             p.cacheWrite5m = number(m, "cacheWrite5m", p.input);
             p.cacheWrite1h = number(m, "cacheWrite1h", p.input);
             p.cacheRead = number(m, "cacheRead", p.input);
-            p.provider = m.value("provider", std::string());
+            p.provider = json::str(m, "provider");
             p.origin = origin;
             m_prices.push_back(std::move(p));
             continue;
@@ -132,13 +187,12 @@ bool PriceTable::merge(const std::string &jsonText, std::string *error, const st
 
 bool PriceTable::mergeFile(const std::string &path, std::string *error)
 {
-    std::string text;
-    if (!readText(path, text)) {
+    std::string text, why;
+    if (!readText(path, text, &why)) {
         if (error)
-            *error = path + ": cannot read it";
+            *error = path + ": cannot read it (" + why + ")";
         return false;
     }
-    std::string why;
     if (!merge(text, &why, path)) {
         if (error)
             *error = path + ": " + why;

@@ -10,6 +10,9 @@
 // prices, when not given, are its input price: no discount known). A model is priced by the longest
 // match its name starts with, or a part of its name after '/', '.', ':' or '@' starts with
 // ("us.anthropic.claude-sonnet-4-...", "models/gemini-2.5-pro"); case is ignored.
+// Every entry is checked before it counts: "match" a non-empty string, "provider" a string when
+// given, each price a finite number from 0 to kMaxPrice. An entry that breaks a rule is skipped as a
+// whole, with a warning naming the file and the entry (warnings()); the rest of the file still counts.
 
 #include "core/llm/provider.h"
 
@@ -18,6 +21,10 @@
 #include <vector>
 
 namespace cl::llm {
+
+// The highest price an entry may give, $ per million tokens: far above any list price, low enough
+// that a session's dollars stay finite and readable.
+inline constexpr double kMaxPrice = 10000;
 
 struct Price {
     std::string match;
@@ -33,9 +40,11 @@ class PriceTable
 {
 public:
     PriceTable(); // the shipped table
-    // Adds or replaces entries from a JSON text; false (and *error) when it does not parse.
+    // Adds or replaces entries from a JSON text; false (and *error) when it does not parse or is no
+    // price table. Entries that break the rules above are skipped, each with a warning.
     bool merge(const std::string &jsonText, std::string *error = nullptr, const std::string &origin = "user");
-    // merge() of a file's text; false (and *error naming the file) when it cannot be read or parsed.
+    // merge() of a file's text; false (and *error naming the file) when it cannot be read or parsed
+    // (only a regular file of at most 4 MiB is read: a FIFO or /dev/zero is refused, not waited for).
     bool mergeFile(const std::string &path, std::string *error = nullptr);
     std::optional<Price> find(const std::string &model) const;
     // Dollars for a call (input and output only); nullopt when the model is not in the table (local
@@ -46,6 +55,8 @@ public:
     const std::string &asOf() const { return m_asOf; }               // the shipped figures' date
     const std::string &shippedFrom() const { return m_shippedFrom; } // the shipped file read, or "built in"
     const std::vector<std::string> &mergedFiles() const { return m_mergedFiles; }
+    // The entries skipped, one line each ("FILE: models[3] \"gpt-x\": input is -1, ...; skipped").
+    const std::vector<std::string> &warnings() const { return m_warnings; }
 
     // The shipped table, the user's file (userFile()) when it exists, then `extraFile` ("" none).
     // False (and *error) when a file that exists cannot be read or parsed; the table then holds what
@@ -60,6 +71,7 @@ private:
     std::string m_asOf;
     std::string m_shippedFrom;
     std::vector<std::string> m_mergedFiles;
+    std::vector<std::string> m_warnings;
 };
 
 } // namespace cl::llm

@@ -5,13 +5,12 @@
 #include "core/sessions/internal.h"
 
 #include "core/util/json.h"
+#include "core/util/regularfile.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <sys/stat.h>
 
 namespace cl::sessions::detail {
@@ -54,12 +53,21 @@ bool isDir(const fs::directory_entry &e)
     return e.is_directory(ec);
 }
 
-std::string readSmallFile(const fs::path &path)
+// A .project_root holds one path; ~/.gemini/projects.json one line per project.
+constexpr std::size_t kProjectRootBytes = 64 * 1024;
+constexpr std::size_t kProjectsJsonBytes = std::size_t(8) << 20;
+
+// The text of a small file that names a project; "" when it is missing, is no regular file (a FIFO
+// would block, /dev/zero never end) or is larger than the cap: the warning says which.
+std::string readSmallFile(const fs::path &path, std::size_t maxBytes, std::vector<std::string> &warnings)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    std::string text = s.str();
+    std::string text;
+    const util::ReadResult r = util::readRegularFile(path.string(), text, maxBytes);
+    if (!r.ok()) {
+        if (r.status != util::ReadStatus::Missing)
+            warnings.push_back(path.string() + ": " + r.why + "; not read");
+        return {};
+    }
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
         text.pop_back();
     return text;
@@ -134,10 +142,10 @@ void codexSessions(Collector &collect, const fs::path &root)
 
 // Gemini CLI names a project's folder by a hash of its path (older) or a short name; the folder's
 // .project_root, or ~/.gemini/projects.json, says which path it stands for.
-std::map<std::string, std::string> geminiProjectNames(const fs::path &geminiDir)
+std::map<std::string, std::string> geminiProjectNames(const fs::path &geminiDir, std::vector<std::string> &warnings)
 {
     std::map<std::string, std::string> names; // folder name -> project path
-    const std::string text = readSmallFile(geminiDir / "projects.json");
+    const std::string text = readSmallFile(geminiDir / "projects.json", kProjectsJsonBytes, warnings);
     json::json doc;
     std::string error;
     if (text.empty() || json::parse(text, doc, error) == json::ParseStatus::Failed)
@@ -149,14 +157,14 @@ std::map<std::string, std::string> geminiProjectNames(const fs::path &geminiDir)
     return names;
 }
 
-void geminiTmp(Collector &collect, const fs::path &geminiDir)
+void geminiTmp(Collector &collect, const fs::path &geminiDir, std::vector<std::string> &warnings)
 {
-    const auto names = geminiProjectNames(geminiDir);
+    const auto names = geminiProjectNames(geminiDir, warnings);
     for (const auto &project : entries(geminiDir / "tmp")) {
         if (!isDir(project) || project.path().filename() == "bin")
             continue;
         const std::string name = project.path().filename().string();
-        std::string hint = readSmallFile(project.path() / ".project_root");
+        std::string hint = readSmallFile(project.path() / ".project_root", kProjectRootBytes, warnings);
         if (hint.empty())
             if (const auto it = names.find(name); it != names.end())
                 hint = it->second;
@@ -176,7 +184,7 @@ void geminiTmp(Collector &collect, const fs::path &geminiDir)
 }
 
 // Any .jsonl / .json file of an added folder, at any depth; subagent files stay with their session.
-void folder(Collector &collect, const fs::path &root)
+void folder(Collector &collect, const fs::path &root, std::vector<std::string> &warnings)
 {
     std::vector<fs::path> files;
     std::error_code ec;
@@ -199,7 +207,7 @@ void folder(Collector &collect, const fs::path &root)
             where = where.parent_path();
         auto it = hints.find(where);
         if (it == hints.end()) {
-            std::string hint = readSmallFile(where / ".project_root");
+            std::string hint = readSmallFile(where / ".project_root", kProjectRootBytes, warnings);
             it = hints.emplace(where, hint.empty() ? where.string() : hint).first;
         }
         claudeFile(collect, p, Origin::Folder, it->second);
@@ -218,7 +226,7 @@ std::vector<Candidate> discover(const ScanOptions &options, std::vector<std::str
         const fs::path home = fs::absolute(fs::path(options.home), ec);
         claudeProjects(collect, home / ".claude" / "projects");
         codexSessions(collect, home / ".codex" / "sessions");
-        geminiTmp(collect, home / ".gemini");
+        geminiTmp(collect, home / ".gemini", warnings);
     }
     for (const auto &f : options.folders) {
         std::error_code ec;
@@ -227,7 +235,7 @@ std::vector<Candidate> discover(const ScanOptions &options, std::vector<std::str
             warnings.push_back(f + ": not a folder");
             continue;
         }
-        folder(collect, root);
+        folder(collect, root, warnings);
     }
     return out;
 }

@@ -6,6 +6,7 @@
 
 #include "core/io/loader.h"
 #include "core/io/textencoding.h"
+#include "core/util/regularfile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,11 +19,14 @@ namespace cl::sessions::detail {
 
 namespace {
 
+// The whole of a regular file: a FIFO or a device found under a session's name (a FIFO named
+// *.jsonl, a link to /dev/zero) is refused at once, never waited for or read without end.
 bool readAll(const std::string &path, PaddedBytes &out, std::string &why)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    util::ReadResult opened;
+    const int fd = util::openRegularFile(path, opened);
     if (fd < 0) {
-        why = path + ": " + std::strerror(errno);
+        why = path + ": " + opened.why;
         return false;
     }
     struct stat st = {};
@@ -157,13 +161,15 @@ bool FileScanner::scan(const Candidate &c, Session &out, std::string &why)
     }
     if (c.origin == Origin::GeminiCheckpoint)
         out.checkpoint = true;
-    // A Claude Code session's subagents were paid for with it: their usage counts in its cost (a
-    // file that cannot be read adds nothing).
+    // A Claude Code session's subagents were paid for with it: their usage counts in its cost. A file
+    // that cannot be read adds nothing and is reported: the session's cost is then incomplete.
     if (out.format == Format::ClaudeCode)
         for (const std::string &path : c.subagentPaths) {
-            std::string ignored;
-            if (!readAll(path, d->bytes, ignored))
+            std::string subWhy;
+            if (!readAll(path, d->bytes, subWhy)) {
+                out.unreadSubagents.push_back(subWhy);
                 continue;
+            }
             Session sub;
             scanClaudeCode(d->parser, d->bytes, sub);
             for (const ModelUsage &u : sub.usage)

@@ -45,7 +45,11 @@ inline std::int64_t intOf(od::value &v)
         return n.get_int64();
     if (n.is_uint64())
         return std::int64_t(n.get_uint64() > std::uint64_t(INT64_MAX) ? INT64_MAX : n.get_uint64());
-    return std::int64_t(n.get_double());
+    // 1e300 or NaN in a hostile file: clamped, never an undefined conversion.
+    const double d = n.get_double();
+    return !(d == d) ? 0 : d >= 9.2e18 ? INT64_MAX
+                       : d <= -9.2e18  ? INT64_MIN
+                                       : std::int64_t(d);
 }
 
 inline bool isTrue(od::value &v)

@@ -99,7 +99,8 @@ void updateCache(const std::string &cachePath, const std::vector<Candidate> &can
     if (!changed)
         return;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (!readOk[i])
+        // A session read in part (a subagent file it could not read) is read again next time.
+        if (!readOk[i] || !facts[i].unreadSubagents.empty())
             continue;
         CacheEntry e;
         e.size = candidates[i].size;
@@ -202,6 +203,10 @@ ScanResult scan(const ScanOptions &options)
         result.sessions.push_back(assemble(c, facts[i]));
     }
     std::sort(result.sessions.begin(), result.sessions.end(), [](const Session &a, const Session &b) { return a.path < b.path; });
+    for (const Session &s : result.sessions)
+        if (!s.unreadSubagents.empty())
+            result.warnings.push_back(s.path + ": " + std::to_string(s.unreadSubagents.size()) + " of its subagent files cannot be read ("
+                                      + s.unreadSubagents.front() + "); the cost leaves them out");
     if (options.prices) {
         price(result.sessions, *options.prices);
     } else {
@@ -209,6 +214,8 @@ ScanResult scan(const ScanOptions &options)
         std::string error;
         if (!llm::PriceTable::load(prices, {}, &error))
             result.warnings.push_back(error + " (the shipped prices are used)");
+        for (const auto &w : prices.warnings())
+            result.warnings.push_back("prices: " + w);
         price(result.sessions, prices);
     }
 

@@ -74,8 +74,11 @@ struct Session {
     std::vector<ModelUsage> usage;   // none: the files record no usage
     double cost = 0;                 // dollars of the models with a price
     std::int64_t unpricedTokens = 0; // tokens of the models without one
+    // Subagent files that could not be read ("path: why"): their usage is missing from `usage`, so
+    // the cost is a lower bound; such a session is reported in ScanResult::warnings and not cached.
+    std::vector<std::string> unreadSubagents;
     bool hasCost() const { return !usage.empty(); }
-    bool costComplete() const { return !usage.empty() && unpricedTokens == 0; }
+    bool costComplete() const { return !usage.empty() && unpricedTokens == 0 && unreadSubagents.empty(); }
 };
 
 struct ScanOptions {
@@ -97,7 +100,9 @@ struct ScanStats {
 struct ScanResult {
     std::vector<Session> sessions; // sorted by path
     ScanStats stats;
-    std::vector<std::string> warnings; // unreadable files, a cache that could not be read or written
+    // Unreadable files, sessions whose subagent files could not be read, bad price entries, a cache
+    // that could not be read or written, or whose entries were not valid.
+    std::vector<std::string> warnings;
 };
 
 ScanResult scan(const ScanOptions &options);

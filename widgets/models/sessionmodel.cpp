@@ -274,8 +274,10 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
                            .arg(u.model.empty() ? tr("(no model name)") : qs(u.model),
                                 u.responses == 1 ? tr("1 response") : tr("%1 responses").arg(u.responses),
                                 QLocale().toString(qlonglong(u.tokens.total())));
-            if (!s.costComplete())
+            if (s.unpricedTokens > 0)
                 tip += tr("\n%1 tokens of models without a price are not counted").arg(QLocale().toString(qlonglong(s.unpricedTokens)));
+            for (const std::string &why : s.unreadSubagents)
+                tip += tr("\nnot counted, cannot be read: %1").arg(qs(why));
         }
         return tip;
     }

@@ -106,6 +106,7 @@ SessionBrowser::SessionBrowser(QWidget *parent)
     refresh->setObjectName(QStringLiteral("rescanSessions"));
     auto *add = new QPushButton(tr("Add Folder…"), this);
     m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText); // warnings quote paths and names, never markup
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_agent);
     bar->addStretch(1);
@@ -203,6 +204,18 @@ void markRunning(SessionBrowser *browser)
     });
 }
 
+// Whatever goes wrong in the scan, it ends and says so: the browser never waits for ever.
+sessions::ScanResult scanOrReport(const sessions::ScanOptions &o)
+{
+    try {
+        return sessions::scan(o);
+    } catch (const std::exception &e) {
+        sessions::ScanResult failed;
+        failed.warnings.push_back(std::string("the scan failed: ") + e.what());
+        return failed;
+    }
+}
+
 } // namespace
 
 void SessionBrowser::rescan()
@@ -216,7 +229,7 @@ void SessionBrowser::rescan()
     m_status->setText(tr("Scanning %1\u2026").arg(QDir::toNativeSeparators(m_home)));
     auto timer = std::make_shared<QElapsedTimer>();
     timer->start();
-    m_job.start([o](JobControl &) { return sessions::scan(o); },
+    m_job.start([o](JobControl &) { return scanOrReport(o); },
                 [this, timer](sessions::ScanResult r) {
                     const QString keep = m_view->currentIndex().data(SessionPathRole).toString();
                     m_stats = r.stats;
@@ -231,9 +244,17 @@ void SessionBrowser::rescan()
                                          .arg(m_stats.parsed)
                                          .arg(m_stats.fromCache)
                                          .arg(timer->elapsed());
-                    if (!r.warnings.empty())
-                        text += QStringLiteral(" \u00b7 ") + QString::fromStdString(r.warnings.front());
+                    // Every warning (unreadable files, a session's unreadable subagent files, bad
+                    // price entries) counts; the first is shown, all of them in the tooltip.
+                    QStringList warnings;
+                    for (const auto &w : r.warnings)
+                        warnings << QString::fromStdString(w);
+                    if (warnings.size() == 1)
+                        text += QStringLiteral(" \u00b7 ") + warnings.front();
+                    else if (!warnings.isEmpty())
+                        text += QStringLiteral(" \u00b7 ") + tr("%n warning(s): ", nullptr, int(warnings.size())) + warnings.front();
                     m_status->setText(text);
+                    m_status->setToolTip(warnings.join(QLatin1Char('\n')));
                     watchFolders();
                     Q_EMIT scanned();
                     if (m_stale && m_active) // changed while scanning

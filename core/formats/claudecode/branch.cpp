@@ -17,6 +17,25 @@ std::string_view parentOf(const LineInfo &l)
     return !l.parentUuid.empty() ? std::string_view(l.parentUuid) : std::string_view(l.logicalParentUuid);
 }
 
+// The same record written again when a session is resumed: byte for byte (newer Claude Code), or
+// (Claude Code 1.0.x) the same record with the fields that belong to the run that wrote it written
+// anew. Anything else under the same uuid is a conflict.
+bool repeatsRecord(std::string_view a, std::string_view b)
+{
+    if (a == b)
+        return true;
+    json::json ja, jb;
+    std::string error;
+    if (json::parse(a, ja, error) == json::ParseStatus::Failed || json::parse(b, jb, error) == json::ParseStatus::Failed
+        || !ja.is_object() || !jb.is_object())
+        return false;
+    for (const char *key : {"sessionId", "timestamp", "version", "cwd", "gitBranch", "userType", "entrypoint", "slug"}) {
+        ja.erase(key);
+        jb.erase(key);
+    }
+    return ja == jb;
+}
+
 } // namespace
 
 std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> &lines)
@@ -41,10 +60,10 @@ std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> 
         if (!l.uuid.empty()) {
             const auto [it, inserted] = byUuid.try_emplace(l.uuid, std::uint32_t(i));
             if (!inserted) {
-                // An older Claude Code resuming a session writes some of its lines again, byte for
-                // byte: a repeat, not a conflict. Either way at most one copy joins the branch (below).
+                // An older Claude Code resuming a session writes some of its lines again (repeatsRecord):
+                // a repeat, information, not a conflict. Either way at most one copy joins the branch.
                 const std::uint32_t first = it->second;
-                if (withoutTerminator(t.recordBytes(t.records[i])) == withoutTerminator(t.recordBytes(t.records[first])))
+                if (repeatsRecord(withoutTerminator(t.recordBytes(t.records[i])), withoutTerminator(t.recordBytes(t.records[first]))))
                     t.addDiagnostic(t.records[i].line,
                                     "line repeats line " + std::to_string(t.records[first].line)
                                         + " (written again when the session was resumed); it is kept once",
