@@ -74,6 +74,7 @@ SaveInPlaceResult saveInPlace(const Transcript &working, const std::string &path
     }
     ExportOptions eo;
     eo.preTokens = options.preTokens;
+    eo.origin = options.origin;
     WriteResult encoded = exportTranscript(working, working.format, eo);
     if (!encoded.ok) {
         r.error = path + ": cannot encode the transcript: " + encoded.error;

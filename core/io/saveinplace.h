@@ -29,6 +29,8 @@ std::optional<FileStamp> stampOf(const std::string &path);
 struct SaveInPlaceOptions {
     std::string backupRoot = backups::defaultRoot();
     std::int64_t preTokens = -1; // the export's compactMetadata.preTokens (-1: the transcript's estimate)
+    // The export's compactMetadata.contextlens (core/io/export.h).
+    nlohmann::json origin = nlohmann::json::object();
 };
 
 struct SaveInPlaceResult {
