@@ -24,9 +24,11 @@ QString qs(std::string_view s)
 // The one place that turns the working transcript into bytes for export, streamed into `out`. A
 // Claude Code session is written as Claude Code writes its own compactions (core/io/export.h). Never
 // throws: a writer's failure comes back as a result that is not ok.
-WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target, ByteSink &out)
+WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target, ByteSink &out,
+                            const nlohmann::json &origin = nlohmann::json::object())
 {
     ExportOptions o;
+    o.origin = origin;
     if (original)
         o.preTokens = tokens::totalEstimate(*original);
     return exportTranscript(t, target, o, out);
@@ -49,19 +51,22 @@ class ApplyCommand : public QUndoCommand
 {
 public:
     ApplyCommand(TranscriptDocument *doc, std::shared_ptr<const Transcript> before, std::shared_ptr<const Transcript> after,
-                 const QString &text)
+                 const QString &text, nlohmann::json step)
         : QUndoCommand(text)
         , m_doc(doc)
         , m_before(std::move(before))
         , m_after(std::move(after))
+        , m_step(std::move(step))
     {
     }
     void undo() override { m_doc->setCurrent(m_before); }
     void redo() override { m_doc->setCurrent(m_after); }
+    const nlohmann::json &step() const { return m_step; }
 
 private:
     TranscriptDocument *m_doc;
     std::shared_ptr<const Transcript> m_before, m_after;
+    nlohmann::json m_step; // {"strategy": name, "params": {...}}
 };
 
 TranscriptDocument::TranscriptDocument(QObject *parent)
@@ -128,8 +133,22 @@ bool TranscriptDocument::apply(const strategy::Result &result, const QString &la
         const strategy::Strategy *s = strategy::find(result.strategy);
         text = tr("Apply %1").arg(s ? qs(s->title()) : qs(result.strategy));
     }
-    m_undo->push(new ApplyCommand(this, m_current, std::move(next), text));
+    m_undo->push(new ApplyCommand(this, m_current, std::move(next), text,
+                                  nlohmann::json{{"strategy", result.strategy}, {"params", result.params.values}}));
     return true;
+}
+
+nlohmann::json TranscriptDocument::appliedStrategies() const
+{
+    nlohmann::json steps = nlohmann::json::array();
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (const auto *c = dynamic_cast<const ApplyCommand *>(m_undo->command(i)))
+            steps.push_back(c->step());
+        else if (const QUndoCommand *macro = m_undo->command(i))
+            for (int k = 0; k < macro->childCount(); ++k)
+                if (const auto *child = dynamic_cast<const ApplyCommand *>(macro->child(k)))
+                    steps.push_back(child->step());
+    return steps;
 }
 
 std::vector<Format> TranscriptDocument::exportFormats(Format source)
@@ -188,7 +207,7 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
     const bool ok = writeFileAtomic(
         QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
             ByteSink sink(fd);
-            written = encodeForExport(*m_current, m_original.get(), target, sink);
+            written = encodeForExport(*m_current, m_original.get(), target, sink, {{"strategies", appliedStrategies()}});
             reason = written.error;
             return written.ok;
         },
@@ -212,6 +231,7 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
     }
     SaveInPlaceOptions o;
     o.backupRoot = m_backupRoot.toStdString();
+    o.origin = {{"strategies", appliedStrategies()}};
     if (m_original)
         o.preTokens = tokens::totalEstimate(*m_original);
     const SaveInPlaceResult r = cl::saveInPlace(*m_current, QFile::encodeName(m_path).toStdString(), m_stamp, o);
