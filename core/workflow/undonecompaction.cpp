@@ -3,6 +3,7 @@
 
 #include "core/util/json.h"
 
+#include <optional>
 #include <unordered_map>
 
 namespace cl {
@@ -62,10 +63,27 @@ std::vector<UndoneCompaction> findUndoneCompactions(const Transcript &t)
     }
     if (candidates.empty())
         return out;
-    std::unordered_map<std::string, std::size_t> recordOfUuid; // the latest line with that uuid
-    for (std::size_t i = 0; i < t.records.size(); ++i)
-        if (const std::string u = json::topLevelString(lineOf(t, t.records[i]), "uuid"); !u.empty())
-            recordOfUuid[u] = i;
+    // Where a uuid is: a message's id is its last line's uuid; other lines (one line of a response
+    // written as several) are read from their bytes, only when needed (a line may hold 50 MB).
+    std::unordered_map<std::string_view, std::size_t> recordOfUuid;
+    for (const Message &m : t.messages)
+        if (!m.id.empty() && !m.records.empty())
+            recordOfUuid[m.id] = m.records.back();
+    std::unordered_map<std::string, std::size_t> everyUuid;
+    bool everyRead = false;
+    auto find = [&](const std::string &uuid) -> std::optional<std::size_t> {
+        if (const auto it = recordOfUuid.find(uuid); it != recordOfUuid.end())
+            return it->second;
+        if (!everyRead) {
+            everyRead = true;
+            for (std::size_t i = 0; i < t.records.size(); ++i)
+                if (std::string u = json::topLevelString(lineOf(t, t.records[i]), "uuid"); !u.empty())
+                    everyUuid[std::move(u)] = i;
+        }
+        if (const auto it = everyUuid.find(uuid); it != everyUuid.end())
+            return it->second;
+        return std::nullopt;
+    };
     for (Candidate &c : candidates) {
         // The first line after the boundary that the live chain holds and that continues from a
         // line before it; it must be live itself (no later compaction on the chain).
@@ -76,11 +94,11 @@ std::vector<UndoneCompaction> findUndoneCompactions(const Transcript &t)
             const Message &m = t.messages[std::size_t(r.message)];
             if (m.sidechain || m.records.empty() || m.records.front() != i || m.parentId.empty())
                 continue;
-            const auto parent = recordOfUuid.find(m.parentId);
-            if (parent == recordOfUuid.end() || parent->second >= c.record)
+            const std::optional<std::size_t> parent = find(m.parentId);
+            if (!parent || *parent >= c.record)
                 continue;
             if (std::int64_t(i) > lastLiveBoundary)
-                out.push_back({t.records[c.record].line, r.line, t.records[parent->second].line, std::move(c.origin)});
+                out.push_back({t.records[c.record].line, r.line, t.records[*parent].line, std::move(c.origin)});
             break;
         }
     }
