@@ -294,6 +294,21 @@ private Q_SLOTS:
         again.show();
         QVERIFY(again.openFileNow(QString::fromStdString(c.compacted)));
         QVERIFY(again.undoneBanner()->isVisible());
+
+        // Re-applied and saved (the agent is done): the compaction is live again, the banner goes, and
+        // the new boundary carries the strategy too.
+        doc->setBackupRoot(dir.filePath(QStringLiteral("backups")));
+        QVERIFY(w.reapplyUndone());
+        QVERIFY(w.saveInPlace());
+        QTRY_VERIFY(!w.undoneBanner()->isVisible());
+        const LoadResult saved = loadFile(c.compacted, options());
+        QVERIFY(saved.ok());
+        QVERIFY(findUndoneCompactions(*saved.transcript).empty());
+        nlohmann::json mark;
+        const std::string bytes = test::readFile(c.compacted);
+        for (const auto &span : json::splitLines(bytes))
+            isContextLensBoundary(std::string_view(bytes).substr(span.offset, span.contentLength), &mark);
+        QCOMPARE(mark["strategies"][0].value("strategy", ""), std::string("trim-tools"));
     }
 };
 
