@@ -25,7 +25,7 @@ int main(int argc, char **argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/contextlens/contextlens.svg")));
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
 
-    const cl::gui::CommandLine cmd = cl::gui::parseCommandLine(QApplication::arguments());
+    const cl::gui::CommandLine cmd = cl::gui::parseCommandLine(cl::gui::argumentsOf(argc, argv));
     if (!cmd.error.isEmpty()) {
         QTextStream(stderr) << "contextlens: " << cmd.error << Qt::endl;
         return 2;

@@ -7,7 +7,9 @@
 //   o200k_base counts, the strategy tables) and the window has painted it.
 // Also when the load finished and each background result arrived, the GUI thread's CPU time until
 // everything (its own work, whatever else the machine runs) and the longest time it kept its event
-// loop waiting (the largest gap of a 5 ms timer): how responsive it stayed.
+// loop waiting (the largest gap of a 5 ms timer): how responsive it stayed. Then, timed on their own:
+// selecting the message with the most text until the detail pane is painted ("detail"), and its raw
+// JSON view ("raw").
 // Every measurement is a fresh process: the driver runs itself with --once for each, and with
 // --baseline another build of this benchmark in turn with it (before and after on the same machine).
 #include "core/util/allocator.h"
@@ -17,6 +19,7 @@
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/openmilestones.h"
 #include "widgets/style/theme.h"
+#include "widgets/transcript/detailpane.h"
 
 #include <sys/resource.h>
 #include <time.h>
@@ -83,6 +86,7 @@ int once(const QString &file, bool wholeHistory)
 
     std::map<std::string, double> at;
     bool ok = true;
+    bool opening = true; // the stall is the open's; looking at the detail pane is timed on its own
     const auto t0 = Clock::now();
     const double cpu0 = threadCpuMs();
     QObject::connect(&window, &MainWindow::loadFinished, &window, [&](bool loaded) {
@@ -103,6 +107,30 @@ int once(const QString &file, bool wholeHistory)
         QApplication::processEvents();
         at["all"] = msSince(t0);
         at["guicpu"] = threadCpuMs() - cpu0;
+        opening = false;
+        // Then the user selects the message with the most text and looks at it, then at its source
+        // records (View › Raw JSON): how long each takes until painted.
+        const auto &messages = window.transcript()->messages;
+        std::size_t longest = 0, most = 0;
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+            std::size_t bytes = 0;
+            for (const cl::Block &b : messages[i].blocks)
+                bytes += b.text.size();
+            if (bytes > most) {
+                most = bytes;
+                longest = i;
+            }
+        }
+        auto t1 = Clock::now();
+        window.selectMessage(int(longest));
+        window.repaint();
+        QApplication::processEvents();
+        at["detail"] = msSince(t1);
+        t1 = Clock::now();
+        window.detailPane()->setRawMode(true);
+        window.repaint();
+        QApplication::processEvents();
+        at["raw"] = msSince(t1);
         QApplication::exit(0);
     });
     double stall = 0;
@@ -110,6 +138,8 @@ int once(const QString &file, bool wholeHistory)
     QTimer ticker;
     ticker.setTimerType(Qt::PreciseTimer);
     QObject::connect(&ticker, &QTimer::timeout, &window, [&] {
+        if (!opening)
+            return;
         stall = std::max(stall, msSince(tick));
         tick = Clock::now();
     });
@@ -198,8 +228,8 @@ int main(int argc, char **argv)
                                                     : QStringList{baseline, QApplication::applicationFilePath()};
     if (markdown) {
         std::printf("| session | MB | messages | first rows ms | everything ms | load ms | analysis ms | exact counts ms | "
-                    "strategy tables ms | GUI thread CPU ms | longest GUI stall ms | peak RSS MB |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "strategy tables ms | GUI thread CPU ms | longest GUI stall ms | peak RSS MB | detail ms | raw JSON ms |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     }
     for (const QString &file : files) {
         std::vector<std::map<std::string, std::vector<double>>> figures(std::size_t(programs.size()));
@@ -237,11 +267,11 @@ int main(int argc, char **argv)
             const QString name = QFileInfo(file).fileName() + (whole ? QStringLiteral(" (whole history)") : QString())
                                  + (p + 1 < figures.size() ? QStringLiteral(", baseline") : QString());
             if (markdown)
-                std::printf("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", qPrintable(name), mb,
-                            qPrintable(med("messages")), qPrintable(range("rows")), qPrintable(range("all")),
+                std::printf("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", qPrintable(name),
+                            mb, qPrintable(med("messages")), qPrintable(range("rows")), qPrintable(range("all")),
                             qPrintable(med("load")), qPrintable(med("analysis")), qPrintable(med("counts")),
                             qPrintable(med("tables")), qPrintable(med("guicpu")), qPrintable(med("stall")),
-                            qPrintable(med("rss")));
+                            qPrintable(med("rss")), qPrintable(med("detail")), qPrintable(med("raw")));
             else
                 std::printf("%s: %.1f MB, %s messages, median of %d processes: first rows %s ms, everything %s ms\n",
                             qPrintable(name), mb, qPrintable(med("messages")), runs, qPrintable(range("rows")),

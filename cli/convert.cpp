@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "cli/redaction.h"
 #include "core/io/validity.h"
 #include "core/io/writer.h"
 
@@ -69,7 +70,9 @@ int validate(const std::vector<std::string> &args, std::string &out, std::string
 
 int convert(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const Args a = parseArgs(args, {{"--as", "", true}, {"--to", "", true}, {"--output", "-o", true}, {"--force", "-f", false}});
+    std::vector<OptionSpec> specs = {{"--as", "", true}, {"--to", "", true}, {"--output", "-o", true}, {"--force", "-f", false}};
+    specs.insert(specs.end(), redactionOptions().begin(), redactionOptions().end());
+    const Args a = parseArgs(args, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("convert");
@@ -92,6 +95,9 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
     if (const std::string why = checkOutputPath(*outPath, in, a.has("--force")); !why.empty())
         return o.fail("convert: " + why);
     const bool toStdout = *outPath == "-";
+    std::unique_ptr<redact::Redactor> redactor;
+    if (!redactorFromArgs(a, redactor, error))
+        return o.fail("convert: " + error);
 
     auto t = loadForCommand(in, as, error);
     if (!t)
@@ -103,7 +109,7 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
     const ojson diagnostics = diagnosticsJson(*t);
     const std::string diagnosticLines = diagnosticsText(*t);
     const Written w = writeChecked(
-        *outPath, *to, [&](ByteSink &sink) { return writeTranscript(*t, *to, sink); }, [&] { t.reset(); }, out);
+        *outPath, *to, redactingWrite([&](ByteSink &sink) { return writeTranscript(*t, *to, sink); }, redactor.get()), [&] { t.reset(); }, out);
     if (!w.ok)
         return o.fail(in + ": cannot write as " + std::string(formatName(*to)) + ": " + w.error);
 
@@ -115,12 +121,15 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
         for (const auto &n : w.write.notes)
             notes.push_back(n);
         // clang-format off
-        report += ojson{{"input", in}, {"output", *outPath}, {"from", std::string(formatName(from))},
+        ojson j{{"input", in}, {"output", *outPath}, {"from", std::string(formatName(from))},
             {"to", std::string(formatName(*to))}, {"bytes", w.write.size}, {"notes", notes}, {"validated", true},
             {"valid", w.violations.empty()}, {"violations", violationsJson(w.violations)},
             {"inputValid", inputViolations.empty()}, {"inputViolations", violationsJson(inputViolations)},
-            {"diagnostics", diagnostics}}.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+            {"diagnostics", diagnostics}};
         // clang-format on
+        if (redactor)
+            j["redaction"] = redactionJson(*redactor);
+        report += j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
     } else {
         report += diagnosticLines;
         for (const auto &v : inputViolations)
@@ -130,6 +139,8 @@ int convert(const std::vector<std::string> &args, std::string &out, std::string 
                       + " violation(s)); the conversion carries them over\n";
         report += "wrote " + shownOut + " (" + std::string(formatName(*to)) + ", " + std::to_string(w.write.size) + " bytes) from "
                   + in + " (" + std::string(formatName(from)) + ")\n";
+        if (redactor)
+            report += redactionText(*redactor);
         for (const auto &n : w.write.notes)
             report += "note: " + n + "\n";
         for (const auto &v : w.violations)

@@ -6,6 +6,8 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "cli/redaction.h"
+#include "core/report/markdownimages.h"
 #include "core/report/report.h"
 #include "core/strategies/registry.h"
 #include "core/workflow/audit.h"
@@ -17,6 +19,33 @@ namespace cl::cli {
 namespace {
 
 // Writes bytes to OUT (atomically) or, for "-", to out; where the command's own report then goes.
+// A report or Markdown is never written over the session it is made from, whatever the flags: it is
+// not a transcript, and --force is for replacing an earlier report (issue 29, finding 3). The same
+// file through a symbolic or hard link counts (device and inode).
+std::string overInput(const std::string &command, const std::string &output, const std::string &input)
+{
+    if (output == "-" || input == "-" || !isSameFile(input, output))
+        return {};
+    return command + ": " + output + " is the session " + input + " itself; a " + (command == "report" ? "report" : "Markdown export")
+           + " never replaces it: write it to another file";
+}
+
+// The options every sharing command has: --redact [--redact-patterns FILE], --no-remote-images.
+void addSharingOptions(std::vector<OptionSpec> &specs)
+{
+    specs.insert(specs.end(), redactionOptions().begin(), redactionOptions().end());
+    specs.push_back({"--no-remote-images", "", false});
+}
+
+// The Markdown as written: remote images made links with --redact or --no-remote-images.
+std::string finishMarkdown(std::string markdown, const Args &a, const redact::Redactor *redactor, std::size_t &images)
+{
+    images = 0;
+    if (!redactor && !a.has("--no-remote-images"))
+        return markdown;
+    return report::neutraliseRemoteImages(markdown, &images);
+}
+
 bool writeOutput(const std::string &path, const std::string &bytes, std::string &out, std::string &error)
 {
     if (path == "-") {
@@ -58,13 +87,9 @@ int report(const std::vector<std::string> &args, std::string &out, std::string &
     std::vector<std::string> rest;
     std::string paramError;
     const bool paramsOk = collectParams(args, params, rest, paramError);
-    const Args a = parseArgs(rest, {{"--as", "", true},
-                                    {"--output", "-o", true},
-                                    {"--force", "-f", false},
-                                    {"--to", "", true},
-                                    {"--strategies", "", true},
-                                    {"--preview", "", true},
-                                    {"--window", "", true}});
+    std::vector<OptionSpec> specs = {{"--as", "", true}, {"--output", "-o", true}, {"--force", "-f", false}, {"--to", "", true}, {"--strategies", "", true}, {"--preview", "", true}, {"--window", "", true}};
+    addSharingOptions(specs);
+    const Args a = parseArgs(rest, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("report");
@@ -119,13 +144,23 @@ int report(const std::vector<std::string> &args, std::string &out, std::string &
             return o.fail("report: --window wants a positive token count, not " + *w);
     }
     const std::string &in = a.positional[0];
+    if (const std::string why = overInput("report", *outPath, in); !why.empty())
+        return o.fail(why);
     if (const std::string why = checkOutputPath(*outPath, in, a.has("--force")); !why.empty())
         return o.fail("report: " + why);
-    const auto t = loadForCommand(in, as, error);
+    std::unique_ptr<redact::Redactor> redactor;
+    if (!redactorFromArgs(a, redactor, error))
+        return o.fail("report: " + error);
+    auto t = loadForCommand(in, as, error);
     if (!t)
         return o.fail(error);
+    if (redactor)
+        t = redact::redactedCopy(*t, *redactor);
 
-    const std::string bytes = report::renderReport(*t, ro, *format);
+    std::size_t images = 0;
+    std::string bytes = report::renderReport(*t, ro, *format);
+    if (*format == report::ReportFormat::Markdown)
+        bytes = finishMarkdown(std::move(bytes), a, redactor.get(), images);
     if (!writeOutput(*outPath, bytes, out, error))
         return o.fail("report: cannot write " + error);
     std::string &said = *outPath == "-" ? err : out; // with the report on standard output, the rest goes to standard error
@@ -139,27 +174,28 @@ int report(const std::vector<std::string> &args, std::string &out, std::string &
                       {"messages", t->messages.size()},
                       {"compactions", compactions},
                       {"strategies", ro.strategies ? ojson(*ro.strategies) : ojson("all")},
-                      {"preview", ro.previewStrategy.empty() ? ojson(nullptr) : ojson(ro.previewStrategy)}}
+                      {"preview", ro.previewStrategy.empty() ? ojson(nullptr) : ojson(ro.previewStrategy)},
+                      {"remoteImagesLinked", images},
+                      {"redaction", redactor ? redactionJson(*redactor) : ojson(nullptr)}}
                     .dump(2, ' ', false, ojson::error_handler_t::replace)
                 + "\n";
     } else {
         said += "wrote " + (*outPath == "-" ? std::string("(standard output)") : *outPath) + " (" + formatWord(*format) + " report, "
                 + std::to_string(bytes.size()) + " bytes) of " + in + " (" + std::string(formatName(t->format)) + ", "
                 + std::to_string(t->messages.size()) + " messages, " + std::to_string(compactions) + " compactions)\n";
+        if (redactor)
+            said += redactionText(*redactor);
+        if (images)
+            said += std::to_string(images) + " remote image(s) turned into links\n";
     }
     return Exit::Success;
 }
 
 int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const Args a = parseArgs(args, {{"--as", "", true},
-                                    {"--output", "-o", true},
-                                    {"--force", "-f", false},
-                                    {"--max-result-chars", "", true},
-                                    {"--no-thinking", "", false},
-                                    {"--no-history", "", false},
-                                    {"--no-sidechains", "", false},
-                                    {"--metadata", "", false}});
+    std::vector<OptionSpec> specs = {{"--as", "", true}, {"--output", "-o", true}, {"--force", "-f", false}, {"--max-result-chars", "", true}, {"--no-thinking", "", false}, {"--no-history", "", false}, {"--no-sidechains", "", false}, {"--metadata", "", false}};
+    addSharingOptions(specs);
+    const Args a = parseArgs(args, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("export-markdown");
@@ -186,25 +222,45 @@ int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::
     mo.sidechains = !a.has("--no-sidechains");
     mo.metadata = a.has("--metadata");
     const std::string &in = a.positional[0];
+    if (const std::string why = overInput("export-markdown", *outPath, in); !why.empty())
+        return o.fail(why);
     if (const std::string why = checkOutputPath(*outPath, in, a.has("--force")); !why.empty())
         return o.fail("export-markdown: " + why);
-    const auto t = loadForCommand(in, as, error);
+    std::unique_ptr<redact::Redactor> redactor;
+    if (!redactorFromArgs(a, redactor, error))
+        return o.fail("export-markdown: " + error);
+    auto t = loadForCommand(in, as, error);
     if (!t)
         return o.fail(error);
-    const std::string bytes = report::markdownTranscript(*t, mo);
+    if (redactor)
+        t = redact::redactedCopy(*t, *redactor);
+    std::size_t images = 0;
+    const std::string bytes = finishMarkdown(report::markdownTranscript(*t, mo), a, redactor.get(), images);
     if (!writeOutput(*outPath, bytes, out, error))
         return o.fail("export-markdown: cannot write " + error);
     std::size_t included = 0;
     for (const Message &m : t->messages)
         included += report::includedInMarkdown(m, mo);
     std::string &said = *outPath == "-" ? err : out;
-    if (o.json)
-        said += ojson{{"input", in}, {"output", *outPath}, {"format", "markdown"}, {"bytes", bytes.size()}, {"transcriptFormat", std::string(formatName(t->format))}, {"messages", included}}
+    if (o.json) {
+        said += ojson{{"input", in},
+                      {"output", *outPath},
+                      {"format", "markdown"},
+                      {"bytes", bytes.size()},
+                      {"transcriptFormat", std::string(formatName(t->format))},
+                      {"messages", included},
+                      {"remoteImagesLinked", images},
+                      {"redaction", redactor ? redactionJson(*redactor) : ojson(nullptr)}}
                     .dump(2, ' ', false, ojson::error_handler_t::replace)
                 + "\n";
-    else
+    } else {
         said += "wrote " + (*outPath == "-" ? std::string("(standard output)") : *outPath) + " (markdown, " + std::to_string(bytes.size())
                 + " bytes, " + std::to_string(included) + " messages) from " + in + " (" + std::string(formatName(t->format)) + ")\n";
+        if (redactor)
+            said += redactionText(*redactor);
+        if (images)
+            said += std::to_string(images) + " remote image(s) turned into links\n";
+    }
     return Exit::Success;
 }
 

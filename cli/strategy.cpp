@@ -3,6 +3,7 @@
 // come from each strategy's ParamSpec list, the same data the GUI builds its forms from.
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/redaction.h"
 #include "cli/cost.h"
 #include "cli/summarizer.h"
 #include "core/io/saveinplace.h"
@@ -250,6 +251,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     specs.push_back({"--in-place", "", false});
     specs.push_back({"--backup-root", "", true});
     specs.insert(specs.end(), summarizerOptions().begin(), summarizerOptions().end());
+    specs.insert(specs.end(), redactionOptions().begin(), redactionOptions().end());
     Args a = parseArgs(rest, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
@@ -287,6 +289,12 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         return o.fail("compact: --in-place writes FILE itself; leave out -o");
     if (inPlace && (path == "-" || a.value("--to") || a.has("--no-compaction-style")))
         return o.fail("compact: saving in place needs a FILE, in its own format, written as its agent compacts");
+    // --redact is for a copy to share: never for the session itself.
+    std::unique_ptr<redact::Redactor> redactor;
+    if (!redactorFromArgs(a, redactor, error))
+        return o.fail("compact: " + error);
+    if (redactor && (inPlace || !outPath))
+        return o.fail("compact: --redact is for a copy written with -o OUT, never for FILE itself");
     if (inPlace)
         outPath.reset();
     const std::optional<FileStamp> loadedStamp = inPlace ? stampOf(path) : std::nullopt;
@@ -360,6 +368,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         } else {
             SaveInPlaceOptions so;
             so.preTokens = tokensBefore;
+            so.then = "run this again";
             so.origin = origin;
             if (auto root = a.value("--backup-root"))
                 so.backupRoot = *root;
@@ -381,7 +390,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         eo.preTokens = tokensBefore; // spares the export a reload of the original
         eo.origin = origin;
         const Written w = writeChecked(
-            *outPath, target, [&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); },
+            *outPath, target, redactingWrite([&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); }, redactor.get()),
             [&] { m.reset(); }, out);
         if (!w.ok)
             return o.fail((toStdout ? std::string("standard output") : *outPath) + ": " + w.error);
@@ -401,6 +410,10 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
         for (const auto &n : w.write.notes)
             text += "  note: " + n + "\n";
+        if (redactor) {
+            j["redaction"] = redactionJson(*redactor);
+            text += "  " + redactionText(*redactor);
+        }
     }
     // With the transcript on standard output, the report goes to standard error.
     (toStdout ? err : out) += o.json ? j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n" : text;

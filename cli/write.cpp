@@ -4,6 +4,7 @@
 // format and checked by the rules `validate` uses, so the validity a command reports is that of its
 // bytes.
 #include "cli/common.h"
+#include "cli/redaction.h"
 
 #include "core/util/allocator.h"
 #include "core/io/validity.h"
@@ -110,6 +111,50 @@ Written writeChecked(const std::string &output, Format target, const std::functi
     else
         r.violations = cl::validate(*reloaded.transcript, target);
     return r;
+}
+
+bool redactorFromArgs(const Args &a, std::unique_ptr<redact::Redactor> &redactor, std::string &error)
+{
+    const auto patterns = a.value("--redact-patterns");
+    if (!a.has("--redact") && !patterns)
+        return true;
+    auto rules = redact::Rules::builtIn();
+    if (patterns && !rules->addPatternsFile(*patterns, error))
+        return false;
+    redactor = std::make_unique<redact::Redactor>(std::move(rules));
+    return true;
+}
+
+std::function<WriteResult(ByteSink &)> redactingWrite(std::function<WriteResult(ByteSink &)> write, redact::Redactor *redactor)
+{
+    if (!redactor)
+        return write;
+    return [write = std::move(write), redactor](ByteSink &sink) {
+        ByteSink memory;
+        WriteResult r = write(memory);
+        if (!r.ok)
+            return r;
+        const std::string redacted = redactor->fileBytes(memory.take());
+        sink += redacted;
+        r.size = redacted.size();
+        return finishWrite(std::move(r), sink);
+    };
+}
+
+ojson redactionJson(const redact::Redactor &r)
+{
+    ojson rules = ojson::object();
+    for (const auto &[rule, n] : r.countsByRule())
+        rules[rule] = n;
+    return ojson{{"secrets", r.occurrences()}, {"distinct", r.secrets().size()}, {"rules", rules}};
+}
+
+std::string redactionText(const redact::Redactor &r)
+{
+    if (r.secrets().empty())
+        return "redacted: no secrets found\n";
+    return "redacted " + std::to_string(r.occurrences()) + " secret(s) (" + std::to_string(r.secrets().size())
+           + " distinct): " + redact::countsText(r) + "\n";
 }
 
 } // namespace cl::cli

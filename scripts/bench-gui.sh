@@ -8,6 +8,10 @@
 # - the heaviest: View › Whole History (every message analysed and counted) on a copy whose texts are
 #   all distinct (the generator re-reads the same files, so its texts repeat and the estimator's
 #   per-text cache would count only 4 of its 48 MB; a real session's texts mostly differ).
+# - one unbroken line: a session whose first user message is 100 MB of hex without a space or a newline
+#   (issue 29: the window laid such a line out in one piece and froze for minutes).
+# Besides opening: selecting the message with the most text until its detail is painted, and its raw
+# JSON view.
 # Writes bench/results-gui.md; the run it replaces moves under "Earlier runs".
 # Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine.
 # Usage: scripts/bench-gui.sh [RUNS]   (env BENCH_BUILD: build dir, default build-bench; BENCH_DATA;
@@ -54,6 +58,23 @@ with open(sys.argv[1], encoding="utf-8") as src, open(sys.argv[2], "w", encoding
 EOF
 done
 
+# 100 MB of hex on one line in the first user message, then a short answer.
+longline="$data/session-longline-100mb.jsonl"
+[[ -f $longline ]] || python3 - "$longline" <<'EOF'
+import sys
+head = '{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-09-03T00:47:19.293Z","message":{"role":"user","content":"'
+tail = ('"}}\n{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2025-09-03T00:47:20.000Z",'
+        '"message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4","content":[{"type":"text",'
+        '"text":"Done."}],"usage":{"input_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,'
+        '"output_tokens":20}}}\n')
+block = bytes((i * 7 + i // 16) % 16 for i in range(1 << 20)).translate(bytes.maketrans(bytes(range(16)), b"0123456789abcdef"))
+with open(sys.argv[1], "wb") as out:
+    out.write(head.encode())
+    for _ in range(100):
+        out.write(block)
+    out.write(tail.encode())
+EOF
+
 export QT_QPA_PLATFORM=offscreen
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
 bench="$build/bench/bench_gui"
@@ -62,6 +83,7 @@ baseline=()
 generated=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$data/session-10mb.jsonl" "$data/session-100mb.jsonl" 2>/dev/null)
 heaviest=$("$bench" --runs "$runs" --markdown "${baseline[@]}" --whole-history "$data/session-10mb-distinct.jsonl" \
     "$data/session-100mb-distinct.jsonl" 2>/dev/null | tail -n +3)
+unbroken=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$longline" 2>/dev/null | tail -n +3)
 commit=$(git -C "$root" rev-parse --short HEAD)
 [[ -z $(git -C "$root" status --porcelain -- core widgets bench) ]] || commit+=" with uncommitted changes"
 
@@ -96,6 +118,9 @@ fi
     echo "  settings (analysis and counts cover the live context after the last compaction), and the same"
     echo "  session with View › Whole History on a copy whose texts are all distinct (\"distinct\": every"
     echo "  message analysed, every text counted exactly, as in a real session without compactions)."
+    echo "  \"longline\": a session whose first user message is one unbroken line of 100 MB of hex."
+    echo "- Detail, raw JSON: then selecting the message with the most text until the detail pane is"
+    echo "  painted, and turning on its raw JSON view (not part of \"everything\")."
     echo "- Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine."
     if [[ -n ${BENCH_GUI_BASELINE:-} ]]; then
         echo "- Rows marked \"baseline\": ${BENCH_GUI_BASELINE_NAME:-another build}."
@@ -107,6 +132,7 @@ fi
     echo
     echo "$generated"
     echo "$heaviest"
+    echo "$unbroken"
     echo
     echo "## Earlier runs"
     if [[ -n $earlier ]]; then

@@ -85,5 +85,8 @@ check_args=("$scratch/recordings" --cli "$cli" --work "$scratch/check" --jobs "$
 ((write_results)) && check_args+=(--markdown "$repo/bench/results-agents.md")
 status=0
 python3 tests/agents/check.py "${check_args[@]}" || status=$?
+
+step "running: save in place refused while Codex and Claude Code are mid-turn, done after they exit"
+python3 tests/agents/check_running.py --cli "$cli" --work "$scratch/running" || status=$?
 ((write_results)) && echo "wrote bench/results-agents.md"
 exit $status

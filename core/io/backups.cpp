@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/io/backups.h"
 
+#include "core/io/runningagent.h"
+#include "core/io/saveinplace.h"
 #include "core/io/writer.h"
 
 #include <algorithm>
@@ -12,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+
+#include <sys/stat.h>
 
 namespace cl::backups {
 
@@ -48,6 +52,37 @@ std::string nowStamp()
                   utc.tm_hour, utc.tm_min, utc.tm_sec, int(millis < 0 ? 0 : millis));
     return buf;
 }
+
+// "20261128T071502.123Z": the shape nowStamp() writes.
+bool isStamp(std::string_view s)
+{
+    if (s.size() != 20 || s[8] != 'T' || s[15] != '.' || s[19] != 'Z')
+        return false;
+    for (std::size_t k = 0; k < 19; ++k)
+        if (k != 8 && k != 15 && (s[k] < '0' || s[k] > '9'))
+            return false;
+    return true;
+}
+
+// Drops the oldest copies beyond `keep` in all, never one of `spare` (they count among the kept).
+void prune(const std::string &root, const std::string &original, std::size_t keep, const std::vector<std::string> &spare)
+{
+    std::error_code ec;
+    const std::size_t total = std::max<std::size_t>(keep, 1);
+    std::size_t room = total > spare.size() ? total - spare.size() : 0;
+    for (const Entry &e : list(root, original)) {
+        if (std::find(spare.begin(), spare.end(), e.path) != spare.end())
+            continue;
+        if (room > 0) {
+            --room;
+            continue;
+        }
+        fs::remove(e.path, ec);
+    }
+}
+
+bool createSparing(const std::string &root, const std::string &original, Entry *made, std::string *error,
+                   std::size_t keep, std::vector<std::string> spare);
 
 bool readAll(const std::string &path, std::string &out, std::string *error)
 {
@@ -86,21 +121,36 @@ std::vector<Entry> list(const std::string &root, const std::string &original)
     std::error_code ec;
     for (const auto &e : fs::directory_iterator(folder, ec)) {
         const std::string file = e.path().filename().string();
-        // "<stamp>-<name>": the stamp is 20 characters.
-        if (!e.is_regular_file(ec) || file.size() <= 21 || file.compare(21, std::string::npos, name) != 0 || file[20] != '-')
+        // "<stamp>-<name>": the stamp is 20 characters. A link or any other name is not ours.
+        if (!e.is_regular_file(ec) || e.is_symlink(ec) || file.size() <= 21 || file.compare(21, std::string::npos, name) != 0
+            || file[20] != '-' || !isStamp(std::string_view(file).substr(0, 20)))
+            continue;
+        struct stat st {};
+        if (::lstat(e.path().c_str(), &st) != 0)
             continue;
         Entry b;
+        b.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
         b.path = e.path().string();
         b.original = absolute(original);
         b.stamp = file.substr(0, 20);
         b.size = std::uint64_t(e.file_size(ec));
         out.push_back(std::move(b));
     }
-    std::sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) { return a.stamp > b.stamp; });
+    std::sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) {
+        return a.mtimeNs != b.mtimeNs ? a.mtimeNs > b.mtimeNs : a.stamp > b.stamp;
+    });
     return out;
 }
 
 bool create(const std::string &root, const std::string &original, Entry *made, std::string *error, std::size_t keep)
+{
+    return createSparing(root, original, made, error, keep, {});
+}
+
+namespace {
+
+bool createSparing(const std::string &root, const std::string &original, Entry *made, std::string *error,
+                   std::size_t keep, std::vector<std::string> spare)
 {
     std::string bytes;
     if (!readAll(original, bytes, error))
@@ -129,13 +179,17 @@ bool create(const std::string &root, const std::string &original, Entry *made, s
     b.size = bytes.size();
     if (!writeFileAtomic(b.path, bytes, error))
         return false;
-    std::vector<Entry> all = list(root, original);
-    for (std::size_t k = std::max<std::size_t>(keep, 1); k < all.size(); ++k)
-        fs::remove(all[k].path, ec);
+    struct stat st {};
+    if (::stat(b.path.c_str(), &st) == 0)
+        b.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    spare.push_back(b.path);
+    prune(root, original, keep, spare);
     if (made)
         *made = std::move(b);
     return true;
 }
+
+} // namespace
 
 bool restore(const std::string &root, const Entry &backup, std::string *error, Entry *previous)
 {
@@ -143,17 +197,30 @@ bool restore(const std::string &root, const Entry &backup, std::string *error, E
     if (!readAll(backup.path, bytes, error))
         return false;
     std::error_code ec;
+    Entry made;
     if (fs::exists(backup.original, ec)) {
-        // The backup being restored must survive the pruning of the new one.
-        if (!create(root, backup.original, previous, error, kKeep + 1))
+        if (const std::string why = whyNotWritable(backup.original); !why.empty()) {
+            if (error)
+                *error = backup.original + ": not restored: " + why;
+            return false;
+        }
+        if (auto agent = running::find(backup.original)) {
+            if (error)
+                *error = backup.original + ": not restored: " + running::refusal(*agent, "restore again");
+            return false;
+        }
+        // The backup being restored survives the pruning, as does the new one.
+        if (!createSparing(root, backup.original, &made, error, kKeep, {backup.path}))
             return false;
     }
     if (!writeFileAtomic(backup.original, bytes, error))
         return false;
-    std::vector<Entry> all = list(root, backup.original);
-    for (std::size_t k = kKeep; k < all.size(); ++k)
-        if (all[k].path != backup.path)
-            fs::remove(all[k].path, ec);
+    std::vector<std::string> spare{backup.path};
+    if (!made.path.empty())
+        spare.push_back(made.path);
+    prune(root, backup.original, kKeep, spare);
+    if (previous)
+        *previous = std::move(made);
     return true;
 }
 

@@ -24,6 +24,8 @@ sent to the fake model server.
       reported. Strategies run with --window so that the session fills 95 % of it (they act).
       compact --json reports fates as counts only, so the dropped tool calls and the written texts
       come from comparing `convert --to API` of the input with `compact --to API` of the result.
+  (r) Claude Code: a redacted export (`convert --redact`) of the recorded session with planted
+      secrets has none of them and resumes in the agent (check_redact.py)
   (f) Claude Code: a compaction put over its session in the middle of a turn is reported undone by
       `info` and `watch` afterwards (check_undone.py)
 
@@ -47,6 +49,7 @@ from collections import Counter
 from pathlib import Path
 
 from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
+import check_redact
 import check_undone
 import fake_model_server
 from fake_model_server import SUMMARY_MARKER
@@ -565,6 +568,9 @@ def main():
         check_fixed_part(cli, rep, agent, recording, base, work)
         rows += check_strategies(cli, rep, agent, "recorded", session, work / agent / "recorded", args.bin_dir,
                                  strategies, args.jobs)
+        if agent == "claude-code":  # (r) a redacted export resumes (check_redact.py)
+            check_redact.check(cli, rep, agent, session, work / agent / "redact",
+                               lambda a, s, b: resume(a, args.bin_dir, s, b))
         generated = work / agent / f"generated-{args.messages}.jsonl"
         rc, _, err = cli.run("generate", "--format", agent, "--messages", args.messages, "--seed", 1, "-o", generated)
         if rep.add("generate", agent, rc == 0 and generated.exists(), err.strip()[-300:] if rc else ""):

@@ -367,8 +367,10 @@ QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bo
     const auto fact = [&](const QString &label, const std::string &text, std::int32_t index) {
         if (text.empty())
             return;
-        QString shown = QString::fromStdString(text).simplified();
-        if (shown.size() > 300)
+        // The head only: a request can be a 100 MB line, and this runs on the GUI thread.
+        constexpr std::size_t kHead = 4096;
+        QString shown = QString::fromUtf8(text.data(), qsizetype(std::min(text.size(), kHead))).simplified();
+        if (shown.size() > 300 || text.size() > kHead)
             shown = shown.left(300) + u'…';
         html += QStringLiteral("<p>%1 %2: %3</p>")
                     .arg(label, index >= 0 ? link(std::size_t(index)) : QString(), esc(shown));

@@ -26,6 +26,12 @@ QString percent(double share)
     return QStringLiteral("%1 %").arg(QLocale().toString(100.0 * share, 'f', 0));
 }
 
+// The start of a text: a line of 100 MB is not converted only to show 200 characters of it.
+QString head(std::string_view s)
+{
+    return qs(s.substr(0, 1024));
+}
+
 // The first line of a message's text, or its first tool call / result.
 QString firstLine(const Message &m)
 {
@@ -33,9 +39,9 @@ QString firstLine(const Message &m)
         if (b.type == BlockType::ToolUse)
             return AuditPanel::tr("call %1").arg(qs(b.toolName));
         if (b.type == BlockType::ToolResult)
-            return AuditPanel::tr("result of %1: %2").arg(qs(b.toolName), qs(b.text).section(u'\n', 0, 0).left(160));
+            return AuditPanel::tr("result of %1: %2").arg(qs(b.toolName), head(b.text).section(u'\n', 0, 0).left(160));
         if (!b.text.empty())
-            return qs(b.text).section(u'\n', 0, 0).left(200);
+            return head(b.text).section(u'\n', 0, 0).left(200);
     }
     return QString();
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/backupsdialog.h"
+#include "widgets/models/filenames.h"
 
 #include "core/io/backups.h"
 
@@ -23,7 +24,7 @@ namespace {
 
 std::string local(const QString &path)
 {
-    return QFile::encodeName(path).toStdString();
+    return filenames::toBytes(path);
 }
 
 constexpr int StampRole = Qt::UserRole + 1;

@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/commandline.h"
+#include "widgets/models/filenames.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QRegularExpression>
 
 namespace cl::gui {
+
+QStringList argumentsOf(int argc, char **argv)
+{
+    QStringList out;
+    for (int i = 0; i < argc; ++i)
+        out << filenames::fromBytes(argv[i]);
+    return out;
+}
 
 CommandLine parseCommandLine(const QStringList &arguments)
 {

@@ -27,5 +27,8 @@ struct CommandLine {
 
 // Parses the GUI's arguments (arguments.first() is the program name).
 CommandLine parseCommandLine(const QStringList &arguments);
+// The program's arguments (argv after QApplication took its own), a file name that is not UTF-8
+// included without loss (widgets/models/filenames.h): QCoreApplication::arguments() would change it.
+QStringList argumentsOf(int argc, char **argv);
 
 } // namespace cl::gui

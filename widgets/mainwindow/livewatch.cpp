@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/livewatch.h"
+#include "widgets/models/filenames.h"
 
 #include <QFileInfo>
 
@@ -24,7 +25,7 @@ void LiveWatch::follow(const QString &path, std::shared_ptr<const Transcript> lo
     if (path.isEmpty() || !loaded)
         return;
     m_path = path;
-    m_tail = std::make_shared<LiveTail>(path.toStdString(), std::move(loaded), options);
+    m_tail = std::make_shared<LiveTail>(filenames::toBytes(path), std::move(loaded), options);
     m_watcher.addPath(path);
     m_timer.start();
 }

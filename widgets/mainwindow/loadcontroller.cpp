@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/models/filenames.h"
 
 #include <QFile>
 #include <QSettings>
@@ -36,12 +37,12 @@ LoadController::~LoadController() = default;
 
 LoadResult LoadController::loadNow(const QString &path, std::optional<Format> format)
 {
-    return loadFile(QFile::encodeName(path).toStdString(), optionsFor(format, wholeHistory()));
+    return loadFile(filenames::toBytes(path), optionsFor(format, wholeHistory()));
 }
 
 void LoadController::start(const QString &path, std::optional<Format> format)
 {
-    const std::string file = QFile::encodeName(path).toStdString();
+    const std::string file = filenames::toBytes(path);
     const bool whole = wholeHistory();
     m_job.start( // cancels the running load: its result is stale
         [file, format, whole](JobControl &control) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/filenames.h"
 
 #include "widgets/analysis/analysiscontroller.h"
 #include "widgets/analysis/analysispanel.h"
@@ -206,7 +207,7 @@ void MainWindow::dropEvent(QDropEvent *event)
     const auto urls = event->mimeData()->urls();
     for (const QUrl &url : urls)
         if (url.isLocalFile()) {
-            openFile(url.toLocalFile()); // one transcript at a time: the first local file
+            openFile(filenames::fromUrl(url)); // one transcript at a time: the first local file
             event->acceptProposedAction();
             return;
         }

@@ -129,9 +129,10 @@ public:
     void showBackups();
     // File › Export Report… / Export as Markdown… (mainwindow_report.cpp). exportReportTo writes in the
     // background (reportWritten when done; false at once when it cannot start).
-    bool exportReportTo(const QString &path, QString *error = nullptr);
+    // redact: secrets replaced by placeholders, remote Markdown images made links (core/redact/redact.h).
+    bool exportReportTo(const QString &path, QString *error = nullptr, bool redact = false);
     void exportReportDialog();
-    bool exportMarkdownTo(const QString &path, QString *error = nullptr);
+    bool exportMarkdownTo(const QString &path, QString *error = nullptr, bool redact = false);
     void exportMarkdownDialog();
     // The window's size, position and dock layout as the user left them (mainwindow_layout.cpp).
     // The app calls it before showing the window; tests and screenshots keep the defaults.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Menus, shortcuts and the open dialog of the main window.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/filenames.h"
 
 #include "config-contextlens.h"
 #include "widgets/analysis/contextmap.h"
@@ -8,6 +9,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/recentfiles.h"
+#include "widgets/mainwindow/savegate.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
 #include "widgets/strategy/compareview.h"
@@ -22,6 +24,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTreeView>
 #include <QUndoStack>
@@ -48,9 +51,12 @@ void MainWindow::createMenus()
     file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
     QAction *save = file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { saveInPlace(); });
     save->setObjectName(QStringLiteral("saveAction"));
-    save->setToolTip(tr("Write the compacted transcript over the session file (a backup is kept)"));
-    save->setEnabled(false);
-    connect(m_doc, &TranscriptDocument::modifiedChanged, save, &QAction::setEnabled);
+    // Enabled when something was applied and no agent is running the session (savegate.h).
+    auto *gate = new SaveGate(save, m_doc, this);
+    connect(gate, &SaveGate::runningChanged, this, [this](const QString &reason) {
+        statusBar()->showMessage(reason.isEmpty() ? tr("No agent is running this session any more: Save is on again") : tr("Save is off: %1").arg(reason),
+                                 reason.isEmpty() ? 5000 : 0);
+    });
     file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
     file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog);
     file->addAction(tr("Export as &Markdown…"), this, &MainWindow::exportMarkdownDialog);
@@ -210,8 +216,9 @@ void MainWindow::showOpenDialog()
     for (Format f : allFormats())
         filters << filterFor(f);
     QString selected = kAutoDetect;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open transcript"), {},
-                                                      filters.join(QStringLiteral(";;")), &selected);
+    // A URL: a native dialog's keeps a file name that is not UTF-8 as it is (filenames::fromUrl).
+    const QString path = filenames::fromUrl(QFileDialog::getOpenFileUrl(this, tr("Open transcript"), {},
+                                                                        filters.join(QStringLiteral(";;")), &selected));
     if (path.isEmpty())
         return;
     std::optional<Format> format;

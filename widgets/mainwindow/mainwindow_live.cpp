@@ -3,6 +3,7 @@
 // status bar says how many turns remain before the agent's own auto-compaction (core/workflow/forecast.h),
 // with a notification when that is near.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/filenames.h"
 
 #include "core/workflow/forecast.h"
 #include "widgets/mainwindow/livewatch.h"
@@ -73,7 +74,7 @@ void MainWindow::startFollowing()
     m_liveNew = 0;
     m_liveFailure.clear();
     m_liveLast.clear();
-    if (!followLive() || m_path.isEmpty() || !m_transcript || m_transcript->path != m_path.toStdString()) {
+    if (!followLive() || m_path.isEmpty() || !m_transcript || m_transcript->path != filenames::toBytes(m_path)) {
         m_live->stop();
         updateLiveStatus();
         return;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // File › Export Report… (a self-contained HTML page or Markdown of the session: core/report/report.h)
 // and File › Export as Markdown…: computed in the background with progress and Cancel, written
-// atomically, never over the open transcript.
+// atomically, never over the open transcript. Before writing, the secrets found are listed with
+// "Redact secrets", on by default (redactiondialog.h).
+#include "widgets/models/filenames.h"
 #include "widgets/mainwindow/mainwindow.h"
 
 #include "core/io/writer.h"
+#include "core/redact/redact.h"
+#include "core/report/markdownimages.h"
 #include "core/report/report.h"
+#include "widgets/mainwindow/redactiondialog.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/strategy/strategypanel.h"
 #include "widgets/transcript/contextgauge.h"
@@ -21,7 +26,7 @@
 
 namespace cl::gui {
 
-bool MainWindow::exportReportTo(const QString &path, QString *error)
+bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact)
 {
     auto fail = [error](const QString &why) {
         if (error)
@@ -32,7 +37,7 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         return fail(tr("no transcript loaded"));
     if (m_doc->isInputPath(path))
         return fail(tr("%1 is the open transcript; choose another file").arg(path));
-    const auto format = report::reportFormatForPath(QFile::encodeName(path).toStdString());
+    const auto format = report::reportFormatForPath(filenames::toBytes(path));
     if (!format)
         return fail(tr("%1: the name must end in .html or .md").arg(path));
     if (m_reportJob.isRunning())
@@ -46,7 +51,8 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         o.previewParams = m_strategyPanel->paramForm()->values();
     }
     auto transcript = m_transcript;
-    const std::string file = QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString();
+    std::shared_ptr<const redact::Rules> rules = redact ? redactionRules() : nullptr;
+    const std::string file = filenames::toBytes(QFileInfo(path).absoluteFilePath());
     const report::ReportFormat fmt = *format;
     auto *progress = m_showErrorDialogs ? new QProgressDialog(tr("Writing the report (every strategy runs once)\u2026"), tr("Cancel"), 0, 100, this)
                                         : nullptr;
@@ -57,10 +63,18 @@ bool MainWindow::exportReportTo(const QString &path, QString *error)
         connect(progress, &QProgressDialog::canceled, this, [this] { m_reportJob.cancel(); });
     }
     m_reportJob.start(
-        [transcript, o, file, fmt](JobControl &control) mutable {
+        [transcript, o, file, fmt, rules](JobControl &control) mutable {
             o.cancel = control.cancelFlag();
             o.progress = [&control](std::size_t done, std::size_t total) { control.setProgress(qint64(done), qint64(total)); };
-            const std::string bytes = report::renderReport(*transcript, o, fmt);
+            std::string bytes;
+            if (rules) { // a redacted copy is what the report is made of
+                redact::Redactor redactor(rules);
+                bytes = report::renderReport(*redact::redactedCopy(*transcript, redactor), o, fmt);
+                if (fmt == report::ReportFormat::Markdown)
+                    bytes = report::neutraliseRemoteImages(bytes);
+            } else {
+                bytes = report::renderReport(*transcript, o, fmt);
+            }
             ReportOutcome out;
             if (control.isCancelled())
                 return out;
@@ -103,12 +117,15 @@ void MainWindow::exportReportDialog()
                                                       tr("HTML page (*.html);;Markdown (*.md)"), &chosen);
     if (path.isEmpty())
         return;
+    bool redact = true;
+    if (!confirmRedaction(m_transcript, RedactionDialog::Purpose::Report, this, &redact))
+        return;
     QString error;
-    if (!exportReportTo(path, &error))
+    if (!exportReportTo(path, &error, redact))
         QMessageBox::warning(this, tr("Report not written"), error);
 }
 
-bool MainWindow::exportMarkdownTo(const QString &path, QString *error)
+bool MainWindow::exportMarkdownTo(const QString &path, QString *error, bool redact)
 {
     if (!m_doc->current()) {
         if (error)
@@ -121,9 +138,15 @@ bool MainWindow::exportMarkdownTo(const QString &path, QString *error)
         return false;
     }
     // The working transcript, as shown: what applied strategies made of it.
-    const std::string bytes = report::markdownTranscript(*m_doc->current());
+    std::string bytes;
+    if (redact) {
+        redact::Redactor redactor(redactionRules());
+        bytes = report::neutraliseRemoteImages(report::markdownTranscript(*redact::redactedCopy(*m_doc->current(), redactor)));
+    } else {
+        bytes = report::markdownTranscript(*m_doc->current());
+    }
     std::string why;
-    if (!writeFileAtomic(QFile::encodeName(QFileInfo(path).absoluteFilePath()).toStdString(), bytes, &why)) {
+    if (!writeFileAtomic(filenames::toBytes(QFileInfo(path).absoluteFilePath()), bytes, &why)) {
         if (error)
             *error = QString::fromStdString(why);
         return false;
@@ -143,8 +166,11 @@ void MainWindow::exportMarkdownDialog()
                                                       tr("Markdown (*.md)"));
     if (path.isEmpty())
         return;
+    bool redact = true;
+    if (!confirmRedaction(m_doc->current(), RedactionDialog::Purpose::Markdown, this, &redact))
+        return;
     QString error;
-    if (!exportMarkdownTo(path, &error))
+    if (!exportMarkdownTo(path, &error, redact))
         QMessageBox::warning(this, tr("Markdown not written"), error);
 }
 

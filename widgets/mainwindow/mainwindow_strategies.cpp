@@ -3,6 +3,7 @@
 // the preview, compare and simulate tabs, pinning, export, the seed 004 operations dialog and the seed 001
 // event notifications in the status bar.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/redactiondialog.h"
 
 #include "core/io/export.h"
 #include "core/strategy/tables.h"
@@ -306,8 +307,11 @@ void MainWindow::exportDialog()
             return;
         confirm = true;
     }
+    bool redact = false;
+    if (!confirmRedaction(m_doc->current(), RedactionDialog::Purpose::Export, this, &redact))
+        return;
     QString error;
-    if (!m_doc->exportTo(path, target, &error, confirm)) {
+    if (!m_doc->exportTo(path, target, &error, confirm, redact ? redactionRules() : nullptr)) {
         QMessageBox::warning(this, tr("Export failed"), error);
         return;
     }

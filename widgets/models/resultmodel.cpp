@@ -17,6 +17,12 @@ namespace {
 
 constexpr int kFullTextCap = 20000; // a detail pane needs no more; keeps huge tool results cheap
 
+// The head of a text for fullText(): converting a 100 MB text only to cut it would stall the view.
+QString head(std::string_view utf8)
+{
+    return text::fromUtf8(utf8.substr(0, std::size_t(kFullTextCap) * 4));
+}
+
 QString fullText(const Message &m)
 {
     QString out;
@@ -26,20 +32,20 @@ QString fullText(const Message &m)
         if (!out.isEmpty())
             out += QStringLiteral("\n\n");
         switch (b.type) {
-        case BlockType::Text: out += text::fromUtf8(b.text); break;
+        case BlockType::Text: out += head(b.text); break;
         case BlockType::ToolUse:
-            out += QStringLiteral("→ %1 %2").arg(text::fromUtf8(b.toolName), text::fromUtf8(json::dump(b.input)));
+            out += QStringLiteral("→ %1 %2").arg(text::fromUtf8(b.toolName), head(json::dump(b.input)));
             break;
         case BlockType::ToolResult:
             out += QStringLiteral("← %1%2\n").arg(text::fromUtf8(b.toolName), b.isError ? QStringLiteral(" (error)") : QString())
-                   + text::fromUtf8(b.text);
+                   + head(b.text);
             break;
-        case BlockType::Thinking: out += QStringLiteral("(thinking)\n") + text::fromUtf8(b.text); break;
-        default: out += QStringLiteral("[%1] ").arg(text::fromUtf8(blockTypeName(b.type))) + text::fromUtf8(b.text); break;
+        case BlockType::Thinking: out += QStringLiteral("(thinking)\n") + head(b.text); break;
+        default: out += QStringLiteral("[%1] ").arg(text::fromUtf8(blockTypeName(b.type))) + head(b.text); break;
         }
     }
     if (out.isEmpty() && !m.meta.is_null())
-        out = text::fromUtf8(json::dump(m.meta));
+        out = head(json::dump(m.meta));
     if (out.size() > kFullTextCap)
         out = out.left(kFullTextCap) + QStringLiteral("\n…");
     return out;

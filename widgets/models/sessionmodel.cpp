@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/sessionmodel.h"
+#include "widgets/models/filenames.h"
 
 #include "widgets/models/roles.h"
 
@@ -51,6 +52,17 @@ SessionModel::SessionModel(QObject *parent)
 {
 }
 
+void SessionModel::setRunning(QHash<QString, QString> running)
+{
+    m_running = std::move(running);
+    for (int p = 0; p < rowCount(); ++p) {
+        const QModelIndex project = index(p, 0);
+        const int rows = rowCount(project);
+        if (rows > 0)
+            Q_EMIT dataChanged(index(0, 0, project), index(rows - 1, ColumnCount - 1, project));
+    }
+}
+
 void SessionModel::setSessions(std::vector<sessions::Session> list)
 {
     beginResetModel();
@@ -95,7 +107,7 @@ const sessions::Session *SessionModel::sessionAt(const QModelIndex &index) const
 
 QModelIndex SessionModel::indexOfPath(const QString &path) const
 {
-    const std::string wanted = path.toStdString();
+    const std::string wanted = filenames::toBytes(path);
     for (std::size_t p = 0; p < m_projects.size(); ++p)
         for (std::size_t r = 0; r < m_projects[p].sessions.size(); ++r)
             if (m_sessions[m_projects[p].sessions[r]].path == wanted)
@@ -216,7 +228,10 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
                 title = QDir(qs(s.path)).dirName();
             return s.checkpoint ? tr("%1 [checkpoint]").arg(title) : title;
         }
-        case AgentColumn: return qs(std::string(sessions::agentName(s.agent)));
+        case AgentColumn: {
+            const QString agent = qs(std::string(sessions::agentName(s.agent)));
+            return m_running.contains(qs(s.path)) ? tr("%1 \u25cf running").arg(agent) : agent;
+        }
         case LastColumn: return timeText(s.lastMs);
         case StartColumn: return timeText(s.startMs);
         case MessagesColumn: return QLocale().toString(qulonglong(s.messages));
@@ -249,6 +264,8 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
     case Qt::ToolTipRole: {
         QString tip = tr("%1\nfirst request: %2\nsession id: %3")
                           .arg(QDir::toNativeSeparators(qs(s.path)), qs(s.firstRequest), qs(s.sessionId));
+        if (const QString running = m_running.value(qs(s.path)); !running.isEmpty())
+            tip += tr("\n%1").arg(running);
         // The cost cell says how it was made: the models and their measured tokens.
         if (column == CostColumn && s.hasCost()) {
             tip = tr("Measured usage, each response counted once (as contextlens-cli cost):");
@@ -263,7 +280,7 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
         return tip;
     }
     case SessionPathRole:
-        return qs(s.path);
+        return filenames::fromBytes(s.path); // opened as it is, also when not UTF-8
     case ProjectRole:
         return qs(s.project);
     default:

@@ -8,6 +8,7 @@
 #include "core/sessions/sessions.h"
 
 #include <QAbstractItemModel>
+#include <QHash>
 
 #include <vector>
 
@@ -39,6 +40,10 @@ public:
     // The session at a row of this model (null for a project row).
     const cl::sessions::Session *sessionAt(const QModelIndex &index) const;
     QModelIndex indexOfPath(const QString &path) const;
+    // Sessions an agent is running now: path -> what runs it ("Codex (pid 1234) is running this
+    // session (…)"); shown as a mark in the Agent column (sessionbrowser.cpp, core/io/runningagent.h).
+    void setRunning(QHash<QString, QString> running);
+    QString runningAt(const QString &path) const { return m_running.value(path); }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -63,6 +68,7 @@ private:
 
     std::vector<cl::sessions::Session> m_sessions;
     std::vector<Project> m_projects;
+    QHash<QString, QString> m_running;
 };
 
 } // namespace cl::gui

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/sessions/sessionbrowser.h"
+#include "widgets/models/filenames.h"
+
+#include "core/io/runningagent.h"
 
 #include "widgets/models/roles.h"
 #include "widgets/models/sessionmodel.h"
@@ -163,13 +166,52 @@ void SessionBrowser::setActive(bool active)
         rescan();
 }
 
+namespace {
+
+// The sessions an agent is running now (one look at the processes for all of them).
+QHash<QString, QString> runningSessions(const std::vector<sessions::Session> &list)
+{
+    QHash<QString, QString> out;
+    const running::Snapshot snapshot = running::takeSnapshot();
+    for (const sessions::Session &s : list) {
+        running::SessionHint hint;
+        hint.path = s.path;
+        hint.sessionId = s.sessionId;
+        hint.folder = s.project;
+        hint.format = s.agent == sessions::Agent::ClaudeCode ? Format::ClaudeCode
+                      : s.agent == sessions::Agent::Codex    ? Format::Codex
+                      : s.agent == sessions::Agent::Gemini   ? Format::GeminiCli
+                                                             : Format::Unknown;
+        if (const auto a = running::find(hint, snapshot))
+            out.insert(QString::fromStdString(s.path), QString::fromStdString(running::refusal(*a, "save it")));
+    }
+    return out;
+}
+
+// Marks the running sessions; while any is marked, looks again every 2 s (one chain per browser), so
+// that the mark goes when the agent exits even if nothing else makes the browser scan.
+void markRunning(SessionBrowser *browser)
+{
+    const QHash<QString, QString> marks = runningSessions(browser->model()->sessions());
+    browser->model()->setRunning(marks);
+    if (marks.isEmpty() || browser->property("runningPoll").toBool())
+        return;
+    browser->setProperty("runningPoll", true);
+    QTimer::singleShot(2000, browser, [browser] {
+        browser->setProperty("runningPoll", false);
+        markRunning(browser);
+    });
+}
+
+} // namespace
+
 void SessionBrowser::rescan()
 {
     sessions::ScanOptions o;
-    o.home = QFile::encodeName(m_home).toStdString();
+    o.home = filenames::toBytes(m_home);
     for (const QString &f : m_folders)
-        o.folders.push_back(QFile::encodeName(f).toStdString());
-    o.cachePath = QFile::encodeName(m_cachePath).toStdString();
+        o.folders.push_back(filenames::toBytes(f));
+    o.cachePath = filenames::toBytes(m_cachePath);
     m_stale = false;
     m_status->setText(tr("Scanning %1\u2026").arg(QDir::toNativeSeparators(m_home)));
     auto timer = std::make_shared<QElapsedTimer>();
@@ -179,6 +221,7 @@ void SessionBrowser::rescan()
                     const QString keep = m_view->currentIndex().data(SessionPathRole).toString();
                     m_stats = r.stats;
                     m_model->setSessions(std::move(r.sessions));
+                    markRunning(this);
                     m_view->expandAll();
                     if (!keep.isEmpty())
                         m_view->setCurrentIndex(m_proxy->mapFromSource(m_model->indexOfPath(keep)));

@@ -4,6 +4,7 @@
 #include "widgets/models/fatecolors.h"
 #include "widgets/models/resultmodel.h"
 #include "widgets/style/theme.h"
+#include "widgets/transcript/longlinetextview.h"
 #include "core/strategies/registry.h"
 
 #include <QEvent>
@@ -111,8 +112,8 @@ PreviewView::PreviewView(QWidget *parent)
     m_right = makeTree(sides, m_rightModel);
     m_right->setObjectName(QStringLiteral("resultView"));
     auto *texts = new QSplitter(Qt::Horizontal, vertical);
-    m_leftText = makeText(texts);
-    m_rightText = makeText(texts);
+    m_leftText = new LongLineTextView(texts);
+    m_rightText = new LongLineTextView(texts);
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 1);
     layout->addWidget(vertical, 1);
@@ -143,8 +144,8 @@ void PreviewView::setResult(std::shared_ptr<const Transcript> original, std::sha
     m_result = m_original ? std::move(result) : nullptr;
     m_leftModel->setResult(m_original, m_result);
     m_rightModel->setResult(m_original, m_result);
-    m_leftText->clear();
-    m_rightText->clear();
+    m_leftText->setText({});
+    m_rightText->setText({});
     m_sync->clear();
     updateHeader();
 }
@@ -176,9 +177,9 @@ void PreviewView::selectSlot(int slot)
 void PreviewView::currentChanged(bool fromLeft, const QModelIndex &current)
 {
     ResultModel *model = fromLeft ? m_leftModel : m_rightModel;
-    QPlainTextEdit *ownText = fromLeft ? m_leftText : m_rightText;
-    QPlainTextEdit *otherText = fromLeft ? m_rightText : m_leftText;
-    ownText->setPlainText(current.isValid() ? current.data(FullTextRole).toString() : QString());
+    LongLineTextView *ownText = fromLeft ? m_leftText : m_rightText;
+    LongLineTextView *otherText = fromLeft ? m_rightText : m_leftText;
+    ownText->setText(current.isValid() ? current.data(FullTextRole).toString() : QString());
     if (m_syncing || !current.isValid())
         return;
     const int row = current.row();
@@ -190,7 +191,7 @@ void PreviewView::currentChanged(bool fromLeft, const QModelIndex &current)
         const QModelIndex target = otherModel->index(partner, current.column());
         other->selectionModel()->setCurrentIndex(target, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         other->scrollTo(target);
-        otherText->setPlainText(target.data(FullTextRole).toString());
+        otherText->setText(target.data(FullTextRole).toString());
         m_sync->clear();
     } else {
         other->selectionModel()->clear();
@@ -209,7 +210,7 @@ void PreviewView::currentChanged(bool fromLeft, const QModelIndex &current)
         else
             say = tr("Result message %1 was inserted%2; it is not in the original.").arg(row).arg(why.isEmpty() ? QString() : QStringLiteral(" (") + why + QLatin1Char(')'));
         m_sync->setText(say);
-        otherText->setPlainText(say);
+        otherText->setText(say);
     }
     m_syncing = false;
 }

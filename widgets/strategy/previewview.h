@@ -23,6 +23,8 @@ class QTreeView;
 
 namespace cl::gui {
 
+class LongLineTextView;
+
 class ResultModel;
 
 class PreviewView : public QWidget
@@ -76,8 +78,8 @@ private:
     QToolButton *m_detailsButton = nullptr;
     QPlainTextEdit *m_details = nullptr;
     QLabel *m_sync = nullptr;
-    QPlainTextEdit *m_leftText = nullptr;
-    QPlainTextEdit *m_rightText = nullptr;
+    LongLineTextView *m_leftText = nullptr; // long lines broken on screen only
+    LongLineTextView *m_rightText = nullptr;
     bool m_syncing = false; // one side is being moved to follow the other
 };
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/transcriptdocument.h"
+#include "widgets/models/filenames.h"
 
 #include "core/io/export.h"
 #include "core/tokens/estimator.h"
 
 #include "core/io/writer.h"
+#include "core/redact/redact.h"
 #include "core/strategies/registry.h"
 
 #include <QFile>
@@ -38,7 +40,7 @@ WriteResult encodeForExport(const Transcript &t, const Transcript *original, For
 // saving over it is refused (it grew between the read and now).
 FileStamp stampForLoaded(const Transcript *t, const QString &path)
 {
-    const std::optional<FileStamp> now = path.isEmpty() ? std::nullopt : stampOf(QFile::encodeName(path).toStdString());
+    const std::optional<FileStamp> now = path.isEmpty() ? std::nullopt : stampOf(filenames::toBytes(path));
     if (!now || !t || !t->buffer || now->size != t->buffer->size())
         return FileStamp{t && t->buffer ? t->buffer->size() : 0, -1};
     return *now;
@@ -72,7 +74,7 @@ private:
 TranscriptDocument::TranscriptDocument(QObject *parent)
     : QObject(parent)
     , m_undo(new QUndoStack(this))
-    , m_backupRoot(QString::fromStdString(backups::defaultRoot()))
+    , m_backupRoot(filenames::fromBytes(backups::defaultRoot()))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
 }
@@ -84,7 +86,7 @@ void TranscriptDocument::setSource(std::shared_ptr<const Transcript> transcript,
     const bool wasModified = isModified();
     m_undo->clear();
     m_original = std::move(transcript);
-    m_path = !path.isEmpty() || !m_original ? path : qs(m_original->path);
+    m_path = !path.isEmpty() || !m_original ? path : filenames::fromBytes(m_original->path);
     m_exportNotes.clear();
     m_current = m_original;
     m_stamp = stampForLoaded(m_original.get(), m_path);
@@ -172,7 +174,8 @@ bool TranscriptDocument::isInputPath(const QString &path) const
     return target.absoluteFilePath() == input.absoluteFilePath();
 }
 
-bool TranscriptDocument::exportTo(const QString &path, Format target, QString *error, bool confirmOverwrite)
+bool TranscriptDocument::exportTo(const QString &path, Format target, QString *error, bool confirmOverwrite,
+                                  std::shared_ptr<const redact::Rules> redaction)
 {
     auto fail = [error](const QString &why) {
         if (error)
@@ -186,6 +189,8 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         return fail(tr("no file name given"));
     if (target == Format::Unknown)
         return fail(tr("no target format given"));
+    if (redaction && isInputPath(path))
+        return fail(tr("%1 is the loaded input file; a redacted copy goes to another file").arg(path));
     if (!confirmOverwrite && isInputPath(path))
         return fail(tr("%1 is the loaded input file; export to another file (or confirm overwriting it)").arg(path));
     // Over the loaded file: a backup first (its own format: the full save-in-place checks).
@@ -197,17 +202,35 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
             Q_EMIT exported(path, target);
             return true;
         }
+        const std::string local = filenames::toBytes(path);
+        if (const std::string readOnly = whyNotWritable(local); !readOnly.empty())
+            return fail(tr("not written: %1: %2").arg(path, qs(readOnly)));
+        if (const auto agent = running::find(local))
+            return fail(tr("not written: %1").arg(qs(running::refusal(*agent, "export again"))));
         std::string why;
-        if (!backups::create(m_backupRoot.toStdString(), QFile::encodeName(path).toStdString(), nullptr, &why))
+        if (!backups::create(filenames::toBytes(m_backupRoot), local, nullptr, &why))
             return fail(tr("not written: no backup of %1 could be made: %2").arg(path, qs(why)));
     }
-    // Written straight into the temporary file beside the target, renamed over it when complete.
+    // Written straight into the temporary file beside the target, renamed over it when complete. A
+    // compaction written carries the strategies that made it (core/io/export.h).
+    nlohmann::json origin = nlohmann::json::object();
+    origin["strategies"] = appliedStrategies();
     WriteResult written;
     std::string why;
     const bool ok = writeFileAtomic(
-        QFileInfo(path).absoluteFilePath().toStdString(), [&](int fd, std::string &reason) {
+        filenames::toBytes(QFileInfo(path).absoluteFilePath()), [&](int fd, std::string &reason) {
             ByteSink sink(fd);
-            written = encodeForExport(*m_current, m_original.get(), target, sink, {{"strategies", appliedStrategies()}});
+            if (redaction) { // encoded in memory, then redacted as one file (stable placeholders)
+                ByteSink memory;
+                written = encodeForExport(*m_current, m_original.get(), target, memory, origin);
+                if (written.ok) {
+                    redact::Redactor redactor(redaction);
+                    sink += redactor.fileBytes(memory.take());
+                    written = finishWrite(std::move(written), sink);
+                }
+            } else {
+                written = encodeForExport(*m_current, m_original.get(), target, sink, origin);
+            }
             reason = written.error;
             return written.ok;
         },
@@ -230,11 +253,12 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
         return false;
     }
     SaveInPlaceOptions o;
-    o.backupRoot = m_backupRoot.toStdString();
+    o.backupRoot = filenames::toBytes(m_backupRoot);
+    o.then = "Save";
     o.origin = {{"strategies", appliedStrategies()}};
     if (m_original)
         o.preTokens = tokens::totalEstimate(*m_original);
-    const SaveInPlaceResult r = cl::saveInPlace(*m_current, QFile::encodeName(m_path).toStdString(), m_stamp, o);
+    const SaveInPlaceResult r = cl::saveInPlace(*m_current, filenames::toBytes(m_path), m_stamp, o);
     if (changedOnDisk)
         *changedOnDisk = r.changedOnDisk;
     for (const std::string &n : r.notes)
@@ -245,8 +269,8 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
         return false;
     }
     if (backup)
-        *backup = qs(r.backup.path);
-    if (const auto now = stampOf(QFile::encodeName(m_path).toStdString()))
+        *backup = filenames::fromBytes(r.backup.path);
+    if (const auto now = stampOf(filenames::toBytes(m_path)))
         m_stamp = *now;
     m_undo->setClean();
     return true;

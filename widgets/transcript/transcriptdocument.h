@@ -23,6 +23,10 @@
 
 class QUndoStack;
 
+namespace cl::redact {
+class Rules;
+}
+
 namespace cl::gui {
 
 class TranscriptDocument : public QObject
@@ -59,8 +63,10 @@ public:
 
     // Writes current() as `target` to `path` atomically. Refused when `path` is the loaded input
     // file unless confirmOverwrite is set. Conversion notes (what the target cannot carry) are in
-    // lastExportNotes().
-    bool exportTo(const QString &path, Format target, QString *error = nullptr, bool confirmOverwrite = false);
+    // lastExportNotes(). With redaction rules, the bytes written have their secrets replaced by
+    // placeholders (core/redact/redact.h); never over the input then.
+    bool exportTo(const QString &path, Format target, QString *error = nullptr, bool confirmOverwrite = false,
+                  std::shared_ptr<const redact::Rules> redaction = {});
     QStringList lastExportNotes() const { return m_exportNotes; }
     // True when `path` names the loaded input file (same file through links and relative paths).
     bool isInputPath(const QString &path) const;
