@@ -386,7 +386,10 @@ std::string commandHelp(const std::string &command)
                "messages added, how the update was made, the context (measured where the agent recorded usage) and\n"
                "the turns left before the agent's auto-compaction from the growth per turn over the last 5 turns\n"
                "(Claude Code: window - 13,000 tokens; Codex CLI: 90 % of the window; Gemini CLI: 50 %).\n"
-               "Stops after --updates changes or --seconds seconds (0: never; Ctrl+C ends it). --json: JSON Lines.\n";
+               "Stops after --updates changes or --seconds seconds (0: never; Ctrl+C ends it). --json: JSON Lines.\n"
+               "A file rewritten in place is read again; only regular files are followed; a missing file is waited\n"
+               "for (until --seconds ends, else 10 s). A compaction ContextLens saved that the agent then left\n"
+               "behind (it continued from before it) is said at once (event \"undone-compaction\").\n";
     if (command == "cost")
         return "Usage: contextlens-cli cost FILE [--as FORMAT] [--model M] [--prices FILE] [--json]\n"
                "What the session cost, from the usage its agent recorded per API response (Claude Code: the\n"

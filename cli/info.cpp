@@ -7,6 +7,7 @@
 #include "core/analysis/analysis.h"
 #include "core/tokens/estimator.h"
 #include "core/tokens/fixedpart.h"
+#include "core/workflow/undonecompaction.h"
 
 #include <algorithm>
 #include <cmath>
@@ -140,6 +141,11 @@ ojson report(const Transcript &t)
                             {"line", t.header.value("parentLine", 0)}};
     j["offBranchMessages"] = t.offBranchMessages;
     j["compactions"] = compactions;
+    // Compactions ContextLens saved that the agent left behind by continuing from before them.
+    ojson undone = ojson::array();
+    for (const UndoneCompaction &u : findUndoneCompactions(t))
+        undone.push_back(ojson{{"line", u.boundaryLine}, {"continuedLine", u.continuedLine}, {"fromLine", u.fromLine}, {"note", describe(u)}});
+    j["undoneCompactions"] = undone;
     j["firstTimestamp"] = firstTime == kNoTime ? ojson(nullptr) : ojson(firstTime);
     j["lastTimestamp"] = lastTime == kNoTime ? ojson(nullptr) : ojson(lastTime);
     j["errors"] = errors;
@@ -196,6 +202,8 @@ std::string text(const ojson &j)
     row("subagents", num(j["subagents"]) + " (" + num(j["subagentMessages"]) + " messages)");
     row("off-branch messages", num(j["offBranchMessages"]));
     row("compactions", num(j["compactions"]));
+    for (const auto &u : j["undoneCompactions"])
+        row("undone compaction", u["note"].get<std::string>());
     row("diagnostics", num(j["errors"]) + " errors, " + num(j["warnings"]) + " warnings");
     for (const auto &d : j["diagnostics"])
         s += "  " + d["severity"].get<std::string>() + ": " + d["text"].get<std::string>() + "\n";

@@ -307,6 +307,8 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     std::string text; // the report without the output part
     bool resultValid = true;
     std::int64_t tokensBefore = 0; // what the strategy started from (the export's preTokens)
+    // The mark of the compaction written (core/io/export.h): the strategy that made it.
+    nlohmann::json origin = nlohmann::json::object();
     std::unique_ptr<Transcript> m;
     {
         auto t = loadForCommand(path, as, error);
@@ -328,6 +330,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             return o.fail(error);
         resultValid = r.violations.empty();
         tokensBefore = r.stats.tokensBefore;
+        origin["strategies"] = nlohmann::json::array({{{"strategy", r.strategy}, {"params", r.params.values}}});
         // clang-format off
         j = ojson{{"path", path}, {"strategy", r.strategy}, {"params", ojson::parse(r.params.values.dump())},
             {"changed", r.changed}, {"note", r.note}, {"log", r.log}, {"stats", statsJson(r.stats)},
@@ -366,6 +369,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             SaveInPlaceOptions so;
             so.preTokens = tokensBefore;
             so.then = "run this again";
+            so.origin = origin;
             if (auto root = a.value("--backup-root"))
                 so.backupRoot = *root;
             const SaveInPlaceResult saved = saveInPlace(*m, path, *loadedStamp, so);
@@ -384,6 +388,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         ExportOptions eo;
         eo.compactionStyle = !a.has("--no-compaction-style");
         eo.preTokens = tokensBefore; // spares the export a reload of the original
+        eo.origin = origin;
         const Written w = writeChecked(
             *outPath, target, redactingWrite([&](ByteSink &sink) { return exportTranscript(*m, target, eo, sink); }, redactor.get()),
             [&] { m.reset(); }, out);

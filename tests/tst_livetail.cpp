@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Live sessions: a transcript grown line by line (core/io/appendlines.h) must be the transcript a
 // fresh load of the same bytes gives, cut anywhere in every Claude Code and Codex input; LiveTail reads
-// only what was appended, waits for a line's end, and reads a replaced or shrunk file again.
+// only what was appended, waits for a line's end, and reads a replaced, shrunk or rewritten file again;
+// `watch` never blocks on a FIFO, never overruns --seconds and waits for a file that is briefly missing.
 #include "test_support.h"
 #include "live_fixture.h"
 
@@ -18,8 +19,14 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <map>
+#include <random>
 #include <tuple>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace cl;
 
@@ -131,6 +138,17 @@ void writeFile(const QString &path, const std::string &bytes, bool append)
     f << bytes;
 }
 
+std::uint64_t inodeOf(const QString &path)
+{
+    struct stat st {};
+    return ::stat(path.toStdString().c_str(), &st) == 0 ? std::uint64_t(st.st_ino) : 0;
+}
+
+QString cliPath()
+{
+    return QStringLiteral(CL_BINARY_DIR "/app/contextlens-cli");
+}
+
 } // namespace
 
 class TestLiveTail : public QObject
@@ -237,6 +255,277 @@ private Q_SLOTS:
         const forecast::Compaction early = forecast::compaction(*one.transcript, 200000, 1);
         QVERIFY(!early.turnsLeft);
         QVERIFY(QString::fromStdString(forecast::describe(early)).startsWith(QStringLiteral("too few turns")));
+    }
+
+    // Finding 14: `cp other.jsonl watched.jsonl` rewrites the same inode with another, longer file.
+    // Reading only the bytes past the old size would mix the two files; the first bytes and the ones
+    // before the old end tell the rewrite, and the file is read again.
+    void rewriteInPlaceIsReadAgain()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("watched.jsonl"));
+        const std::string first = generated(Format::ClaudeCode, 60);
+        gen::Options o;
+        o.format = Format::ClaudeCode;
+        o.messages = 240;
+        o.seed = 99;
+        const std::string other = gen::generate(o);
+        QVERIFY(other.size() > first.size());
+        writeFile(path, first, false);
+        const LoadResult loaded = loadFile(path.toStdString(), options());
+        QVERIFY(loaded.ok());
+        LiveTail tail(path.toStdString(), loaded.transcript, options());
+        const std::uint64_t inode = inodeOf(path);
+        writeFile(path, other, false); // truncate and write: the same inode
+        QCOMPARE(inodeOf(path), inode);
+        const LiveTail::Update u = tail.poll();
+        QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Reloaded));
+        QVERIFY2(u.note.find("rewritten") != std::string::npos, u.note.c_str());
+        const LoadResult fresh = loadFile(path.toStdString(), options());
+        const std::string diff = difference(*tail.current(), *fresh.transcript);
+        QVERIFY2(diff.empty(), diff.c_str());
+        QCOMPARE(int(tail.poll().kind), int(LiveTail::Update::Kind::Unchanged));
+        // Rewritten with the same size: read again too.
+        std::string same = other;
+        same[10] = same[10] == 'a' ? 'b' : 'a';
+        const auto at = same.find("\"uuid\":\"");
+        QVERIFY(at != std::string::npos);
+        same[at + 8] = same[at + 8] == '0' ? '1' : '0';
+        writeFile(path, same, false);
+        QCOMPARE(int(tail.poll().kind), int(LiveTail::Update::Kind::Reloaded));
+    }
+
+    // Finding 8: a FIFO put at the path is refused at once (a plain open() would wait for a writer
+    // for ever), by LiveTail and by `watch`.
+    void fifoNeverBlocks()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("watched.jsonl"));
+        writeFile(path, test::growingSession(2), false);
+        const LoadResult loaded = loadFile(path.toStdString(), options());
+        QVERIFY(loaded.ok());
+        LiveTail tail(path.toStdString(), loaded.transcript, options());
+        QVERIFY(QFile::remove(path));
+        QCOMPARE(::mkfifo(path.toStdString().c_str(), 0600), 0);
+        const LiveTail::Update u = tail.poll(); // before the fix: blocked here for ever
+        QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Failed));
+        QVERIFY(!u.missing);
+        QVERIFY2(u.note.find("not a regular file") != std::string::npos, u.note.c_str());
+        QVERIFY(tail.current() != nullptr);
+
+        QProcess cli;
+        cli.start(cliPath(), {QStringLiteral("watch"), path, QStringLiteral("--seconds"), QStringLiteral("3")});
+        QVERIFY(cli.waitForFinished(20000));
+        QCOMPARE(cli.exitCode(), 2);
+        QVERIFY(cli.readAllStandardError().contains("not a regular file"));
+    }
+
+    // Finding 8: numbers. --seconds bounds the run whatever the interval; a --seconds past what a
+    // clock holds, and numbers with trailing junk, are refused (not an overflow that ends at once).
+    void watchNumbers()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("watched.jsonl"));
+        writeFile(path, test::growingSession(2), false);
+        auto run = [&](const QStringList &extra) {
+            QProcess cli;
+            cli.start(cliPath(), QStringList{QStringLiteral("watch"), path} + extra);
+            if (!cli.waitForFinished(30000)) {
+                cli.kill();
+                cli.waitForFinished();
+                return std::make_pair(-1, QByteArray("did not finish"));
+            }
+            return std::make_pair(cli.exitCode(), cli.readAllStandardError());
+        };
+        // Before the fix: slept the whole minute (the bound above is 30 s).
+        auto r = run({QStringLiteral("--seconds"), QStringLiteral("1"), QStringLiteral("--interval"), QStringLiteral("60000")});
+        QCOMPARE(r.first, 0);
+        r = run({QStringLiteral("--seconds"), QStringLiteral("9223372036854775807")});
+        QCOMPARE(r.first, 2);
+        QVERIFY(r.second.contains("--seconds"));
+        for (const char *bad : {"10abc", "-1", "1e3", "99999999999999999999"}) {
+            r = run({QStringLiteral("--updates"), QString::fromLatin1(bad)});
+            QVERIFY2(r.first == 2, bad);
+        }
+        r = run({QStringLiteral("--interval"), QStringLiteral("5")});
+        QCOMPARE(r.first, 2);
+    }
+
+    // Finding 15: a window smaller than Claude Code's free buffer is due at once (was: not near); a
+    // huge window gives a large positive number of turns (was: -2147483648).
+    void forecastExtremeWindows()
+    {
+        const LoadResult r = loadBytes(test::growingSession(6), "growing.jsonl", options());
+        QVERIFY(r.ok());
+        const forecast::Compaction tiny = forecast::compaction(*r.transcript, 1, 1);
+        QVERIFY(tiny.due());
+        QVERIFY(tiny.near());
+        QCOMPARE(*tiny.turnsLeft, 0);
+        const forecast::Compaction huge = forecast::compaction(*r.transcript, std::int64_t(1) << 60, 1);
+        QVERIFY(huge.turnsLeft.has_value());
+        QVERIFY(*huge.turnsLeft > 1000000);
+        QVERIFY(!huge.near());
+        QProcess cli;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("w.jsonl"));
+        writeFile(path, test::growingSession(6), false);
+        cli.start(cliPath(), {QStringLiteral("watch"), path, QStringLiteral("--json"), QStringLiteral("--window"), QStringLiteral("1"),
+                              QStringLiteral("--seconds"), QStringLiteral("1"), QStringLiteral("--interval"), QStringLiteral("100")});
+        QVERIFY(cli.waitForFinished(20000));
+        QCOMPARE(cli.exitCode(), 0);
+        const auto start = nlohmann::json::parse(cli.readLine().toStdString());
+        QVERIFY(start.value("near", false));
+        QCOMPARE(start.value("turnsLeft", -1), 0);
+    }
+
+    // Finding 15: a file missing for a few polls (rotation, an atomic replace) is waited for and read
+    // again when it is back; `watch` says so and goes on (was: exit 2 at the first missing poll).
+    void watchWaitsForAMissingFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("watched.jsonl"));
+        writeFile(path, test::growingSession(2), false);
+        QProcess cli;
+        cli.start(cliPath(), {QStringLiteral("watch"), path, QStringLiteral("--json"), QStringLiteral("--interval"), QStringLiteral("50"),
+                              QStringLiteral("--updates"), QStringLiteral("1")});
+        QVERIFY(cli.waitForStarted());
+        QTRY_VERIFY(cli.canReadLine());
+        QCOMPARE(nlohmann::json::parse(cli.readLine().toStdString()).value("event", ""), std::string("start"));
+        QVERIFY(QFile::remove(path));
+        QTRY_VERIFY_WITH_TIMEOUT(cli.canReadLine(), 10000);
+        const auto missing = nlohmann::json::parse(cli.readLine().toStdString());
+        QCOMPARE(missing.value("event", ""), std::string("missing"));
+        QCOMPARE(cli.state(), QProcess::Running);
+        writeFile(path, test::growingSession(3), false);
+        QVERIFY(cli.waitForFinished(20000));
+        QCOMPARE(cli.exitCode(), 0);
+        std::vector<nlohmann::json> events;
+        while (cli.canReadLine())
+            events.push_back(nlohmann::json::parse(cli.readLine().toStdString()));
+        QCOMPARE(events.size(), std::size_t(2));
+        QCOMPARE(events[0].value("event", ""), std::string("back"));
+        // Read again, or (the same inode number again, the same first lines) taken as grown: either way
+        // the transcript is the new file's.
+        QCOMPARE(events[1].value("messages", 0), 6);
+    }
+
+    // Finding 4/15: `watch --json` on a file whose name is not UTF-8 writes JSON (was: abort).
+    void watchJsonNonUtf8Name()
+    {
+        QTemporaryDir dir;
+        const std::string path = QFile::encodeName(dir.path()).toStdString() + "/s\xff\xfe.jsonl";
+        test::writeFile(path, test::growingSession(2));
+        const test::CliRun r = test::runCli({"watch", path, "--json", "--seconds", "1", "--interval", "200"});
+        ::unlink(path.c_str()); // QTemporaryDir cannot name it
+        QCOMPARE(r.code, 0);
+    }
+
+    // The fuzz harness for `watch` (bounded): a watched file grows (whole and half lines), is cut,
+    // rewritten in place with another session, replaced, deleted and made again, at random between
+    // polls; after each poll the transcript is the fresh load of the file as it is then.
+    void fuzzWatchedFile()
+    {
+        const unsigned seed = qEnvironmentVariableIsSet("CL_FUZZ_SEED") ? unsigned(qEnvironmentVariableIntValue("CL_FUZZ_SEED")) : 2911u;
+        qInfo("seed %u (CL_FUZZ_SEED)", seed);
+        std::mt19937 rng(seed);
+        gen::Options o;
+        o.format = Format::ClaudeCode;
+        o.messages = 160;
+        o.contextWindow = 40000;
+        std::vector<std::string> sources;
+        for (const std::uint64_t s : {1, 2}) {
+            o.seed = s;
+            sources.push_back(gen::generate(o));
+        }
+        o.format = Format::Codex;
+        o.seed = 3;
+        sources.push_back(gen::generate(o));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("watched.jsonl"));
+        const QString spare = dir.filePath(QStringLiteral("spare.jsonl"));
+        auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+        std::size_t source = 0, length = sources[0].size() / 4;
+        writeFile(path, sources[source].substr(0, length), false);
+        const LoadResult loaded = loadFile(path.toStdString(), options());
+        QVERIFY(loaded.ok());
+        LiveTail tail(path.toStdString(), loaded.transcript, options());
+        bool present = true;
+        int compared = 0;
+        std::map<std::string, int> ops;
+        for (int step = 0; step < 400; ++step) {
+            const std::string &text = sources[source];
+            std::string op;
+            switch (pick(8)) {
+            case 0:
+            case 1:
+            case 2: { // grow by up to three lines, maybe ending half way through one
+                op = "grow";
+                std::size_t to = length;
+                for (std::size_t k = 1 + pick(3); k > 0 && to < text.size(); --k)
+                    to = text.find('\n', to) == std::string::npos ? text.size() : text.find('\n', to) + 1;
+                if (pick(3) == 0 && to < text.size())
+                    to += pick(std::min<std::size_t>(200, text.size() - to));
+                if (present)
+                    writeFile(path, text.substr(length, to - length), true);
+                else
+                    writeFile(path, text.substr(0, to), false);
+                length = to;
+                present = true;
+                break;
+            }
+            case 3: // cut to an earlier line end (same inode)
+                op = "truncate";
+                length = text.rfind('\n', pick(std::max<std::size_t>(1, length)));
+                length = length == std::string::npos ? text.find('\n') + 1 : length + 1; // never empty
+                writeFile(path, text.substr(0, length), false);
+                present = true;
+                break;
+            case 4: // rewritten in place with another session (cp other watched)
+                op = "rewrite";
+                source = pick(sources.size());
+                length = sources[source].find('\n', pick(sources[source].size())) + 1;
+                writeFile(path, sources[source].substr(0, length), false);
+                present = true;
+                break;
+            case 5: // replaced by a new file (another inode)
+                op = "replace";
+                source = pick(sources.size());
+                length = sources[source].find('\n', pick(sources[source].size())) + 1;
+                writeFile(spare, sources[source].substr(0, length), false);
+                QCOMPARE(std::rename(spare.toStdString().c_str(), path.toStdString().c_str()), 0);
+                present = true;
+                break;
+            case 6: // deleted
+                op = "delete";
+                QFile::remove(path);
+                present = false;
+                break;
+            default: // nothing
+                op = "idle";
+                break;
+            }
+            ++ops[op];
+            const LiveTail::Update u = tail.poll();
+            if (!present) {
+                QCOMPARE(int(u.kind), int(LiveTail::Update::Kind::Failed));
+                QVERIFY(u.missing);
+                continue;
+            }
+            QVERIFY2(u.kind != LiveTail::Update::Kind::Failed, u.note.c_str());
+            const std::string now = test::readFile(path.toStdString());
+            if (!now.empty() && now.back() != '\n')
+                continue; // a line still being written waits for its end
+            const LoadResult fresh = loadFile(path.toStdString(), options());
+            QVERIFY(fresh.ok() || now.empty());
+            if (!fresh.ok())
+                continue;
+            const std::string diff = difference(*tail.current(), *fresh.transcript);
+            QVERIFY2(diff.empty(), qPrintable(QStringLiteral("step %1 (%2): %3").arg(step).arg(QString::fromStdString(op), QString::fromStdString(diff))));
+            ++compared;
+        }
+        QVERIFY(compared > 100);
+        for (const auto &[op, n] : ops)
+            qInfo("%s: %d", op.c_str(), n);
     }
 
     // `contextlens-cli watch --json`: a line at the start, one per change, as they happen.

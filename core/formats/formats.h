@@ -44,8 +44,10 @@ nlohmann::json encodeGeminiContents(const Transcript &t, std::vector<std::string
 
 WriteResult writeClaudeCode(const Transcript &t, ByteSink &out);
 // Appends a compaction (boundary + the conversation as a new chain) to the original lines; see core/io/export.h.
+// origin: compactMetadata.contextlens, the mark of a compaction ContextLens wrote (core/workflow/undonecompaction.h).
 WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
-                                      std::int64_t postTokens, ByteSink &out);
+                                      std::int64_t postTokens, ByteSink &out,
+                                      const nlohmann::json &origin = nlohmann::json::object());
 WriteResult writeCodex(const Transcript &t, ByteSink &out);
 WriteResult writeGeminiCli(const Transcript &t, ByteSink &out);
 WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out);

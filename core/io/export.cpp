@@ -23,7 +23,7 @@ WriteResult exportTranscript(const Transcript &t, Format target, const ExportOpt
         }
         // postTokens -1: the writer counts the context it appends.
         try {
-            return finishWrite(formats::writeClaudeCodeCompaction(t, o.trigger, pre, -1, out), out);
+            return finishWrite(formats::writeClaudeCodeCompaction(t, o.trigger, pre, -1, out, o.origin), out);
         } catch (const std::exception &e) {
             return failedWrite(target, e);
         }

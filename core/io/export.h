@@ -27,6 +27,9 @@ struct ExportOptions {
     bool compactionStyle = true;    // Claude Code: append a compaction instead of rewriting lines
     std::string trigger = "manual"; // compactMetadata.trigger
     std::int64_t preTokens = -1;    // -1: the original conversation estimate (Stats::tokensBefore)
+    // Claude Code compactions: compactMetadata.contextlens, the mark of a compaction ContextLens wrote;
+    // {"strategies": [{"strategy": name, "params": {...}}, ...]} when known (Re-apply runs them again).
+    nlohmann::json origin = nlohmann::json::object();
 };
 
 // Never throws (see writeTranscript). The first form returns the bytes, the second streams them.

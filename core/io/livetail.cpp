@@ -4,6 +4,9 @@
 #include "core/io/appendlines.h"
 #include "core/io/loader.h"
 
+#include <algorithm>
+
+#include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +14,9 @@
 namespace cl {
 
 namespace {
+
+// How many bytes at the start of the file and before its old end are kept to tell a rewrite in place.
+constexpr std::size_t kEdgeBytes = 4096;
 
 bool lineBased(Format f)
 {
@@ -75,8 +81,37 @@ LiveTail::LiveTail(std::string path, std::shared_ptr<const Transcript> loaded, L
         if (m_wholeFile)
             m_size = std::uint64_t(st.st_size);
     }
+    if (!m_wholeFile && m_current && m_current->buffer)
+        rememberEdges(std::string_view(*m_current->buffer).substr(0, m_size));
     // A partly written last line was loaded as it was; its end arrives with the next lines, and the
     // current turn (parsed again with them) takes it in.
+}
+
+void LiveTail::rememberEdges(std::string_view whole)
+{
+    m_head.assign(whole.substr(0, kEdgeBytes));
+    m_tail.assign(whole.substr(whole.size() - std::min(whole.size(), kEdgeBytes)));
+}
+
+void LiveTail::rememberAppended(std::string_view added)
+{
+    if (m_wholeFile)
+        return;
+    if (m_head.size() < kEdgeBytes)
+        m_head.append(added.substr(0, kEdgeBytes - m_head.size()));
+    m_tail.append(added);
+    if (m_tail.size() > kEdgeBytes)
+        m_tail.erase(0, m_tail.size() - kEdgeBytes);
+}
+
+bool LiveTail::edgesChanged(int fd) const
+{
+    if (m_wholeFile)
+        return false;
+    std::string now;
+    if (!readRange(fd, 0, m_head.size(), now) || now != m_head)
+        return true;
+    return !readRange(fd, m_size - m_tail.size(), m_tail.size(), now) || now != m_tail;
 }
 
 LiveTail::Update LiveTail::applied(std::shared_ptr<const Transcript> t, Update::Kind kind, std::uint64_t read, std::string note)
@@ -110,6 +145,10 @@ LiveTail::Update LiveTail::reload(std::string note)
     m_wholeFile = decodedFromUtf16(*r.transcript);
     m_size = m_wholeFile && stated ? std::uint64_t(st.st_size) : r.transcript->buffer ? r.transcript->buffer->size()
                                                                                       : 0;
+    m_head.clear();
+    m_tail.clear();
+    if (!m_wholeFile && r.transcript->buffer)
+        rememberEdges(std::string_view(*r.transcript->buffer).substr(0, m_size));
     m_pending.clear();
     ++m_stats.reloads;
     return applied(std::move(r.transcript), Update::Kind::Reloaded, m_size, std::move(note));
@@ -119,10 +158,12 @@ LiveTail::Update LiveTail::poll()
 {
     ++m_stats.polls;
     Update u;
-    const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Never blocks: a FIFO put at the path would wait for a writer in a plain open().
+    const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         u.kind = Update::Kind::Failed;
-        u.note = "cannot open " + m_path;
+        u.missing = errno == ENOENT;
+        u.note = u.missing ? m_path + " is missing" : "cannot open " + m_path;
         return u;
     }
     struct stat st {};
@@ -132,16 +173,26 @@ LiveTail::Update LiveTail::poll()
         u.note = "cannot read " + m_path;
         return u;
     }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        u.kind = Update::Kind::Failed;
+        u.note = m_path + " is not a regular file (a FIFO, a device or a folder is not followed)";
+        return u;
+    }
     const auto size = std::uint64_t(st.st_size);
     const bool replaced = std::uint64_t(st.st_ino) != m_inode || std::uint64_t(st.st_dev) != m_device;
-    if (!replaced && size == m_size) {
+    // Rewritten in place (same inode, the bytes taken in are not there any more): read again.
+    const bool rewritten = !replaced && size >= m_size && edgesChanged(fd);
+    if (!replaced && !rewritten && size == m_size) {
         ::close(fd);
         return u;
     }
-    if (replaced || size < m_size || !m_current || !lineBased(m_current->format) || m_wholeFile) {
+    if (replaced || rewritten || size < m_size || !m_current || !lineBased(m_current->format) || m_wholeFile) {
         ::close(fd);
         if (replaced)
             return reload("the file was replaced: read again");
+        if (rewritten)
+            return reload("the file was rewritten: read again");
         if (size < m_size)
             return reload("the file shrank: read again");
         if (m_wholeFile)
@@ -157,6 +208,7 @@ LiveTail::Update LiveTail::poll()
         return u;
     }
     m_size += added.size();
+    rememberAppended(added);
     m_pending += added;
     const std::uint64_t read = added.size();
     const std::size_t end = m_pending.rfind('\n');

@@ -4,7 +4,11 @@
 // the last one; complete new lines of a Claude Code or Codex session are parsed with the current turn
 // (core/io/appendlines.h), a line still being written waits for its end. A file that shrank or was
 // replaced (another inode), and the one-document formats (Gemini CLI rewrites its chat file whole),
-// are read again in full, and the update says so.
+// are read again in full, and the update says so. A file rewritten in place (same inode: `cp other.jsonl
+// watched.jsonl`) is told by its first bytes and the bytes before the old end, kept from what was read
+// and compared on every poll: when they differ the file is read again in full. Only regular files are
+// followed (a FIFO or a device would block or never end); a file that is missing says so (`missing`),
+// its agent or a rotation may bring it back.
 
 #include "core/formats/load.h"
 
@@ -34,6 +38,7 @@ public:
         std::uint64_t bytesRead = 0;                  // read from the file by this poll
         std::int64_t newMessages = 0;                 // messages added (negative when a reload dropped some)
         std::string note;
+        bool missing = false; // Failed: there is no file at the path (it may come back)
         bool changed() const { return transcript != nullptr; }
     };
     Update poll();
@@ -51,6 +56,9 @@ public:
 private:
     Update reload(std::string note);
     Update applied(std::shared_ptr<const Transcript> t, Update::Kind kind, std::uint64_t read, std::string note);
+    void rememberEdges(std::string_view whole);    // the file's bytes as taken in, from the start
+    void rememberAppended(std::string_view added); // bytes just read past the old end
+    bool edgesChanged(int fd) const;               // the bytes remembered differ from the file's now
 
     std::string m_path;
     std::shared_ptr<const Transcript> m_current;
@@ -60,6 +68,8 @@ private:
     std::uint64_t m_device = 0;
     std::string m_pending;    // the start of a line still being written
     bool m_wholeFile = false; // UTF-16: its buffer (decoded) does not map to the file's bytes
+    std::string m_head;       // the file's first bytes taken in (up to kEdgeBytes)
+    std::string m_tail;       // the last bytes taken in, ending at m_size (up to kEdgeBytes)
     Stats m_stats;
 };
 

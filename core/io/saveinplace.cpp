@@ -199,6 +199,7 @@ SaveInPlaceResult saveInPlace(const Transcript &working, const std::string &requ
         return r;
     ExportOptions eo;
     eo.preTokens = options.preTokens;
+    eo.origin = options.origin;
     WriteResult encoded = exportTranscript(working, working.format, eo);
     if (!encoded.ok) {
         r.error = requested + ": cannot encode the transcript: " + encoded.error;

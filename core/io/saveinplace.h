@@ -48,6 +48,8 @@ struct SaveInPlaceOptions {
     running::Options running;               // where the running agents are looked for
     std::string then = "save again";        // what the user does after quitting the agent, for the refusal
     std::function<void(SaveStep)> testHook; // tests only: called at each step
+    // The export's compactMetadata.contextlens (core/io/export.h).
+    nlohmann::json origin = nlohmann::json::object();
 };
 
 struct SaveInPlaceResult {

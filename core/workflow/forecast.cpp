@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace cl::forecast {
@@ -34,7 +35,7 @@ void setTrigger(Compaction &c, Format format)
         const auto buffer = std::int64_t(defaultOf("claude-code-compact", "bufferTokens", 13000));
         c.agent = "Claude Code";
         c.rule = "window − " + util::grouped(buffer) + " tokens";
-        c.trigger = c.window - buffer;
+        c.trigger = std::max<std::int64_t>(0, c.window - buffer); // a window smaller than the buffer: at once
         return;
     }
     case Format::Codex: {
@@ -115,10 +116,10 @@ Compaction compaction(const Transcript &t, std::int64_t window, std::int64_t est
         c.turnsSampled = int(n - 1 - from);
         c.growthPerTurn = double(afterTurn[n - 1] - afterTurn[from]) / double(c.turnsSampled);
     }
-    if (c.trigger > 0 && c.current >= c.trigger)
+    if (c.due())
         c.turnsLeft = 0;
-    else if (c.growthPerTurn > 0 && c.trigger > 0)
-        c.turnsLeft = int(std::ceil(double(c.trigger - c.current) / c.growthPerTurn));
+    else if (c.growthPerTurn > 0 && c.window > 0) // saturated: a huge window never overflows the count
+        c.turnsLeft = int(std::min(std::ceil(double(c.trigger - c.current) / c.growthPerTurn), double(std::numeric_limits<int>::max())));
     return c;
 }
 

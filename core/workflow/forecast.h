@@ -23,7 +23,7 @@ struct Compaction {
     double growthPerTurn = 0;     // mean growth per user turn, over the last turns since the last compaction
     int turnsSampled = 0;         // turns that mean is over
     std::optional<int> turnsLeft; // turns before the trigger; empty: not growing, or fewer than two turns
-    bool due() const { return current >= trigger && trigger > 0; }
+    bool due() const { return window > 0 && current >= trigger; }
     bool near(int turns = 3) const { return due() || (turnsLeft && *turnsLeft <= turns); }
 };
 

@@ -26,6 +26,8 @@ sent to the fake model server.
       come from comparing `convert --to API` of the input with `compact --to API` of the result.
   (r) Claude Code: a redacted export (`convert --redact`) of the recorded session with planted
       secrets has none of them and resumes in the agent (check_redact.py)
+  (f) Claude Code: a compaction put over its session in the middle of a turn is reported undone by
+      `info` and `watch` afterwards (check_undone.py)
 
   check.py RECORDINGS --cli PATH --work DIR [--jobs 2] [--messages 40] [--json OUT] [--markdown OUT]
 Exit 1 when any check fails.
@@ -48,6 +50,7 @@ from pathlib import Path
 
 from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
 import check_redact
+import check_undone
 import fake_model_server
 from fake_model_server import SUMMARY_MARKER
 
@@ -573,6 +576,9 @@ def main():
         if rep.add("generate", agent, rc == 0 and generated.exists(), err.strip()[-300:] if rc else ""):
             rows += check_strategies(cli, rep, agent, f"generated {args.messages}-message", generated,
                                      work / agent / "generated", args.bin_dir, strategies, args.jobs)
+    if "claude-code" in args.agents.split(","):  # (f) an undone compaction: tests/agents/check_undone.py
+        print("== claude-code: a compaction saved in the middle of its turn", flush=True)
+        check_undone.run_undone(cli, rep, args.bin_dir, work / "undone")
     failed = [c for c in rep.checks if not c["ok"]]
     _, version, _ = cli.run("--version")
     meta = {"machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, "

@@ -45,6 +45,7 @@ class RecentFiles;
 class SimulationView;
 class StatusPanel;
 class TranscriptPanel;
+class UndoneBanner;
 class UsageChart;
 
 class MainWindow : public QMainWindow
@@ -146,6 +147,11 @@ public:
     LiveWatch *liveWatch() const { return m_live; }
     QLabel *liveStatusLabel() const { return m_liveLabel; }
     std::optional<forecast::Compaction> liveForecast() const;
+    // The banner over the transcript when the agent continued from before a compaction ContextLens
+    // saved (core/workflow/undonecompaction.h); reapplyUndone() runs that compaction's strategies
+    // again on the working transcript as one undoable step (mainwindow_undone.cpp).
+    UndoneBanner *undoneBanner() const { return m_undoneBanner; }
+    bool reapplyUndone();
 
     // A transcript "failed" when the file could not be read, or nothing decoded and there is an error.
     static QString failureReason(const LoadResult &result);
@@ -171,6 +177,8 @@ private:
     void createAuditDock();
     void createSessionsDock();
     void createLiveWatch();
+    void createUndoneBanner();
+    void updateUndoneBanner(const Transcript *transcript);
     void startFollowing();
     void onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update);
     void updateLiveStatus();
@@ -249,6 +257,8 @@ private:
     bool m_liveNear = false;
     QSystemTrayIcon *m_liveTray = nullptr; // made for the first notification, where the desktop has a tray
     bool m_liveActive = false;             // a recent file in an agent's folder, or one that grew since opened
+    UndoneBanner *m_undoneBanner = nullptr;
+    nlohmann::json m_undoneStrategies; // the strategies of the last undone compaction shown
 };
 
 } // namespace cl::gui

@@ -41,6 +41,7 @@ void MainWindow::createDocks()
     createAuditDock();
     createSessionsDock();
     createLiveWatch();
+    createUndoneBanner();
 }
 
 void MainWindow::connectAnalysis()

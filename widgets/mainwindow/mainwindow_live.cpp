@@ -97,6 +97,7 @@ void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, cons
 {
     m_liveFailure.clear();
     m_liveActive = true;
+    updateUndoneBanner(transcript.get()); // at once, whether the new lines are shown or not
     if (m_doc->isModified()) {
         // Edits of the working transcript are not mixed with the agent's new lines: say so, keep both.
         m_liveNew += update.newMessages;

@@ -26,9 +26,11 @@ QString qs(std::string_view s)
 // The one place that turns the working transcript into bytes for export, streamed into `out`. A
 // Claude Code session is written as Claude Code writes its own compactions (core/io/export.h). Never
 // throws: a writer's failure comes back as a result that is not ok.
-WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target, ByteSink &out)
+WriteResult encodeForExport(const Transcript &t, const Transcript *original, Format target, ByteSink &out,
+                            const nlohmann::json &origin = nlohmann::json::object())
 {
     ExportOptions o;
+    o.origin = origin;
     if (original)
         o.preTokens = tokens::totalEstimate(*original);
     return exportTranscript(t, target, o, out);
@@ -51,19 +53,22 @@ class ApplyCommand : public QUndoCommand
 {
 public:
     ApplyCommand(TranscriptDocument *doc, std::shared_ptr<const Transcript> before, std::shared_ptr<const Transcript> after,
-                 const QString &text)
+                 const QString &text, nlohmann::json step)
         : QUndoCommand(text)
         , m_doc(doc)
         , m_before(std::move(before))
         , m_after(std::move(after))
+        , m_step(std::move(step))
     {
     }
     void undo() override { m_doc->setCurrent(m_before); }
     void redo() override { m_doc->setCurrent(m_after); }
+    const nlohmann::json &step() const { return m_step; }
 
 private:
     TranscriptDocument *m_doc;
     std::shared_ptr<const Transcript> m_before, m_after;
+    nlohmann::json m_step; // {"strategy": name, "params": {...}}
 };
 
 TranscriptDocument::TranscriptDocument(QObject *parent)
@@ -130,8 +135,22 @@ bool TranscriptDocument::apply(const strategy::Result &result, const QString &la
         const strategy::Strategy *s = strategy::find(result.strategy);
         text = tr("Apply %1").arg(s ? qs(s->title()) : qs(result.strategy));
     }
-    m_undo->push(new ApplyCommand(this, m_current, std::move(next), text));
+    m_undo->push(new ApplyCommand(this, m_current, std::move(next), text,
+                                  nlohmann::json{{"strategy", result.strategy}, {"params", result.params.values}}));
     return true;
+}
+
+nlohmann::json TranscriptDocument::appliedStrategies() const
+{
+    nlohmann::json steps = nlohmann::json::array();
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (const auto *c = dynamic_cast<const ApplyCommand *>(m_undo->command(i)))
+            steps.push_back(c->step());
+        else if (const QUndoCommand *macro = m_undo->command(i))
+            for (int k = 0; k < macro->childCount(); ++k)
+                if (const auto *child = dynamic_cast<const ApplyCommand *>(macro->child(k)))
+                    steps.push_back(child->step());
+    return steps;
 }
 
 std::vector<Format> TranscriptDocument::exportFormats(Format source)
@@ -192,7 +211,10 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
         if (!backups::create(filenames::toBytes(m_backupRoot), local, nullptr, &why))
             return fail(tr("not written: no backup of %1 could be made: %2").arg(path, qs(why)));
     }
-    // Written straight into the temporary file beside the target, renamed over it when complete.
+    // Written straight into the temporary file beside the target, renamed over it when complete. A
+    // compaction written carries the strategies that made it (core/io/export.h).
+    nlohmann::json origin = nlohmann::json::object();
+    origin["strategies"] = appliedStrategies();
     WriteResult written;
     std::string why;
     const bool ok = writeFileAtomic(
@@ -200,14 +222,14 @@ bool TranscriptDocument::exportTo(const QString &path, Format target, QString *e
             ByteSink sink(fd);
             if (redaction) { // encoded in memory, then redacted as one file (stable placeholders)
                 ByteSink memory;
-                written = encodeForExport(*m_current, m_original.get(), target, memory);
+                written = encodeForExport(*m_current, m_original.get(), target, memory, origin);
                 if (written.ok) {
                     redact::Redactor redactor(redaction);
                     sink += redactor.fileBytes(memory.take());
                     written = finishWrite(std::move(written), sink);
                 }
             } else {
-                written = encodeForExport(*m_current, m_original.get(), target, sink);
+                written = encodeForExport(*m_current, m_original.get(), target, sink, origin);
             }
             reason = written.error;
             return written.ok;
@@ -233,6 +255,7 @@ bool TranscriptDocument::saveInPlace(QString *error, QString *backup, bool *chan
     SaveInPlaceOptions o;
     o.backupRoot = filenames::toBytes(m_backupRoot);
     o.then = "Save";
+    o.origin = {{"strategies", appliedStrategies()}};
     if (m_original)
         o.preTokens = tokens::totalEstimate(*m_original);
     const SaveInPlaceResult r = cl::saveInPlace(*m_current, filenames::toBytes(m_path), m_stamp, o);

@@ -53,6 +53,9 @@ public:
     // must have been computed on current() (its fates cover exactly current()'s messages); an
     // unchanged or stale result is refused. label: the undo text ("Apply Tool-message trimming").
     bool apply(const cl::strategy::Result &result, const QString &label = {}, QString *error = nullptr);
+    // The applies that made the working transcript, oldest first: [{"strategy": name, "params": {...}}]
+    // (a saved compaction carries them, core/io/export.h; Re-apply runs them again).
+    nlohmann::json appliedStrategies() const;
 
     // Formats the working transcript can be exported to: its own format, then every API format.
     static std::vector<Format> exportFormats(Format source);

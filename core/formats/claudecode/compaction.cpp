@@ -101,7 +101,7 @@ std::string freshMessageId()
 
 // postTokens < 0: the estimate of the context this writes (what export.cpp passes).
 WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &trigger, std::int64_t preTokens,
-                                      std::int64_t postTokens, ByteSink &sink)
+                                      std::int64_t postTokens, ByteSink &sink, const nlohmann::json &origin)
 {
     using namespace claudecode;
     WriteResult out;
@@ -165,6 +165,8 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     boundary.kind = MessageKind::CompactBoundary;
     boundary.type = "system/compact_boundary";
     boundary.meta = {{"trigger", trigger}, {"preTokens", preTokens}, {"postTokens", postTokens >= 0 ? postTokens : contextTokens}};
+    // The mark of a compaction ContextLens wrote: `info` and `watch` tell when the agent left it behind.
+    boundary.meta["contextlens"] = origin.is_object() ? origin : nlohmann::json::object();
     Block b;
     b.text = "Conversation compacted";
     boundary.blocks.push_back(b);
