@@ -577,6 +577,7 @@ private Q_SLOTS:
         QVERIFY2(o.error.find("cannot reach") != std::string::npos, describe(o).c_str());
         QCOMPARE(llm::safeMessage("at https://me:" + kUrlPassword + "@host/v1 with " + kSecret.substr(0, 20), {kSecret}),
                  std::string("at https://***@host/v1 with ***"));
+        QCOMPARE(llm::safeMessage("clone ssh://git@host/repo", {}), std::string("clone ssh://git@host/repo"));
     }
 
     // The harness: seeded random mutations of valid answers, statuses, headers and pacing, for

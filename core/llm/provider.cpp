@@ -390,7 +390,8 @@ std::string safeMessage(std::string_view text, const std::vector<std::string> &s
         const std::size_t from = p + 3;
         const std::size_t end = std::min(s.find_first_of("/?# \t\r\n\"'<>", from), s.size());
         const std::size_t at = s.rfind('@', end == 0 ? 0 : end - 1);
-        if (at != std::string::npos && at >= from && at < end)
+        // Only user:password (ssh://git@host names a user, and stays as written).
+        if (at != std::string::npos && at >= from && at < end && s.find(':', from) < at)
             s.replace(from, at - from, "***");
     }
     std::vector<std::string> sorted;

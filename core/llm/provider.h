@@ -65,7 +65,8 @@ std::vector<std::string> secretsOf(const Config &c);
 std::vector<std::string> secretsOf(const HttpRequest &r); // its key headers' values and URL credentials
 std::vector<std::string> secretsOfUrl(std::string_view url);
 // A text fit for a message, a log, a report or JSON: valid UTF-8 (bad bytes become U+FFFD), every
-// secret and every URL's user:password replaced by "***" (also a key cut at the text's end or start).
+// secret and every URL's user:password replaced by "***" (also a key cut at the text's end or start;
+// a URL's user name without a password stays, unless it is one of the secrets).
 std::string safeMessage(std::string_view text, const std::vector<std::string> &secrets);
 
 struct Usage {
