@@ -186,6 +186,10 @@ bool collectParams(const std::vector<std::string> &args, nlohmann::json &params,
             rest.push_back(a);
             continue;
         }
+        if (!json::isValidUtf8(value)) { // it would go into JSON: a report, a file, a model's request
+            error = a + ": '" + json::sanitizeUtf8(value) + "' is not UTF-8 text";
+            return false;
+        }
         if (!strategy::parseAssignment(value, params, error))
             return false;
     }
@@ -306,6 +310,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
     ojson j;
     std::string text; // the report without the output part
     bool resultValid = true;
+    std::string summaryFailure;    // why a model summary failed ("" when none did): then nothing is written
     std::int64_t tokensBefore = 0; // what the strategy started from (the export's preTokens)
     // The mark of the compaction written (core/io/export.h): the strategy that made it.
     nlohmann::json origin = nlohmann::json::object();
@@ -351,14 +356,29 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
             text += "  - " + l + "\n";
         if (summarizer) {
             const nlohmann::json report = summarizer->reportJson();
-            j["summaries"] = ojson::parse(report.dump());
+            j["summaries"] = ojson::parse(json::dump(report));
             text += summaryReportText(report);
+            for (const auto &rep : report)
+                if (const auto e = rep.find("error"); e != rep.end() && e->is_string() && summaryFailure.empty())
+                    summaryFailure = e->get<std::string>();
         }
         text += r.violations.empty() ? "  valid\n" : "  INVALID: " + std::to_string(r.violations.size()) + " violation(s)\n";
         for (const auto &v : r.violations)
             text += "    message " + std::to_string(v.message) + ": " + v.reason + "\n";
-        if (outPath || (inPlace && r.changed))
+        if ((outPath || (inPlace && r.changed)) && summaryFailure.empty())
             m = std::make_unique<Transcript>(r.materialize(*t));
+    }
+
+    // The model was asked for a summary and did not give a usable one: the result is not what the
+    // user asked for, so nothing is written (not an unchanged copy either) and the command fails.
+    if (!summaryFailure.empty()) {
+        text += "  nothing written: the model summary failed\n";
+        j["error"] = "the model summary failed: " + summaryFailure;
+        j["written"] = false;
+        (outPath && *outPath == "-" ? err : out) += o.json ? j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n" : text;
+        if (!o.json)
+            err += "compact: the model summary failed: " + summaryFailure + "; nothing written\n";
+        return Exit::Failure;
     }
 
     if (inPlace) {
@@ -495,7 +515,7 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
             {"changed", row.result.changed}, {"note", row.result.note}, {"stats", statsJson(row.result.stats)},
             {"valid", row.result.violations.empty()}, {"violations", row.result.violations.size()}});
         if (const auto *cost = row.result.extra.is_object() ? json::child(row.result.extra, "modelCost") : nullptr)
-            list.back()["modelCost"] = ojson::parse(cost->dump());
+            list.back()["modelCost"] = ojson::parse(json::dump(*cost));
         // clang-format on
         if (costColumns.enabled())
             list.back()["cost"] = compareRowCostJson(costColumns, list.size() - 1);
@@ -503,7 +523,7 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     if (o.json) {
         ojson doc{{"path", a.positional.front()}, {"format", std::string(formatName(t->format))}, {"rows", list}};
         if (summarizer)
-            doc["summaries"] = ojson::parse(summarizer->reportJson().dump());
+            doc["summaries"] = ojson::parse(json::dump(summarizer->reportJson()));
         if (costColumns.enabled())
             doc["cost"] = compareCostJson(costColumns);
         o.print(doc);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli/summarizer.h"
 
+#include "core/util/json.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -54,7 +56,10 @@ std::string summarizerHelp()
            "  The key comes from VAR (default OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY); local servers\n"
            "  (Ollama: --summarizer openai --base-url http://127.0.0.1:11434/v1) need none. A summary that is\n"
            "  empty, refused, cut at the output limit, not smaller than what it replaces, or a failed call\n"
-           "  leaves the transcript unchanged and the note says why.\n";
+           "  fails the command (exit 2) and writes nothing; the report says why.\n"
+           "  --timeout: the whole call, retries and their waits included (default 300). An answer over 32 MB\n"
+           "  fails; redirects are followed only to the same scheme, host and port (never with the key elsewhere);\n"
+           "  the key and URL credentials are masked in every message.\n";
 }
 
 std::unique_ptr<llm::ReportingSummarizer> summarizerFromArgs(const Args &a, std::string &error)
@@ -77,6 +82,12 @@ std::unique_ptr<llm::ReportingSummarizer> summarizerFromArgs(const Args &a, std:
         error = "this program has no network summarizer (model summaries need contextlens-cli itself)";
         return nullptr;
     }
+    // Text that goes into the request must be UTF-8 (JSON); say so rather than send replacement marks.
+    for (const char *option : {"--model", "--base-url", "--api-key-env", "--preset", "--cache-dir", "--prices"})
+        if (const auto v = a.value(option); v && !json::isValidUtf8(*v)) {
+            error = std::string(option) + ": not UTF-8 text";
+            return nullptr;
+        }
     llm::SummarizerSettings s;
     s.config.provider = *provider;
     s.config.model = a.value("--model").value_or("");
@@ -110,7 +121,11 @@ std::unique_ptr<llm::ReportingSummarizer> summarizerFromArgs(const Args &a, std:
         std::ostringstream text;
         text << in.rdbuf();
         if (!in || text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
-            error = "--prompt-template: cannot read " + *path + (in ? " (it is empty)" : "");
+            error = "--prompt-template: cannot read " + json::sanitizeUtf8(*path) + (in ? " (it is empty)" : "");
+            return nullptr;
+        }
+        if (!json::isValidUtf8(text.str())) {
+            error = "--prompt-template: " + json::sanitizeUtf8(*path) + " is not UTF-8 text (save it as UTF-8)";
             return nullptr;
         }
         s.systemTemplate = text.str();

@@ -3,6 +3,7 @@
 
 #include "core/llm/cache.h"
 #include "core/tokens/estimator.h"
+#include "core/util/json.h"
 #include "net/httpclient.h"
 
 namespace cl::net {
@@ -51,13 +52,15 @@ llm::Completion ModelSummarizer::call(const llm::Prompt &prompt, SummaryReport &
     if (const auto hit = llm::readCache(m_settings.cacheDir, key)) {
         report.cached = true;
         llm::Completion done;
-        done.text = hit->text;
+        done.text = llm::safeMessage(hit->text, llm::secretsOf(c));
         if (m_onDelta)
-            m_onDelta(hit->text);
+            m_onDelta(done.text);
         return done; // a cached answer cost nothing now
     }
+    const std::vector<std::string> secrets = llm::secretsOf(c);
     PostOptions o;
     o.timeoutMs = c.timeoutMs;
+    o.maxBodyBytes = m_settings.maxAnswerBytes;
     o.retries = c.retries;
     o.backoffMs = m_settings.backoffMs;
     o.cancel = m_cancel;
@@ -68,7 +71,7 @@ llm::Completion ModelSummarizer::call(const llm::Prompt &prompt, SummaryReport &
         o.onData = [&](std::string_view bytes) {
             for (const auto &e : decoder.feed(bytes))
                 if (const std::string delta = reader.add(e); !delta.empty() && m_onDelta)
-                    m_onDelta(delta);
+                    m_onDelta(llm::safeMessage(delta, secrets));
         };
     const PostResult r = post(llm::buildRequest(c, prompt), o);
     report.attempts += r.attempts;
@@ -79,7 +82,7 @@ llm::Completion ModelSummarizer::call(const llm::Prompt &prompt, SummaryReport &
     if (c.stream) {
         for (const auto &e : decoder.finish())
             if (const std::string delta = reader.add(e); !delta.empty() && m_onDelta)
-                m_onDelta(delta);
+                m_onDelta(llm::safeMessage(delta, secrets));
         done = reader.completion();
         if (done.error.empty() && !reader.done() && done.stopReason.empty())
             throw strategy::SummaryError(who + ": the stream ended before the answer was complete");
@@ -95,6 +98,8 @@ llm::Completion ModelSummarizer::call(const llm::Prompt &prompt, SummaryReport &
     if (done.truncated)
         throw strategy::SummaryError(who + ": the answer stopped at the output limit (" + std::to_string(c.maxOutputTokens)
                                      + " tokens), so it is incomplete");
+    // A server that echoes the key does not get it into a summary, a file or the cache.
+    done.text = llm::safeMessage(done.text, secrets);
     llm::writeCache(m_settings.cacheDir, key, {done.text, done.usage, c.model});
     return done;
 }
@@ -154,10 +159,13 @@ strategy::Summary ModelSummarizer::summarize(const strategy::SummaryRequest &req
         s.sections["summarizer"] = m_name;
         addReport(std::move(report));
         return s;
-    } catch (const strategy::SummaryError &e) {
-        report.error = e.what();
+    } catch (const std::exception &e) {
+        // Whatever went wrong is said in valid UTF-8 without the key or URL credentials, and fails
+        // only this summary (std::bad_alloc of a hostile answer included), never the program.
+        report.error = llm::safeMessage(e.what(), llm::secretsOf(m_settings.config));
+        const std::string why = report.error;
         addReport(std::move(report));
-        throw;
+        throw strategy::SummaryError(why);
     }
 }
 
@@ -165,9 +173,9 @@ nlohmann::json reportToJson(const SummaryReport &r)
 {
     nlohmann::json dropped = nlohmann::json::array();
     for (const auto &f : r.droppedFacts)
-        dropped.push_back({{"kind", std::string(strategy::factKindName(f.kind))}, {"text", f.text}});
+        dropped.push_back({{"kind", std::string(strategy::factKindName(f.kind))}, {"text", json::sanitizeUtf8(f.text)}});
     return {{"provider", r.provider},
-            {"model", r.model},
+            {"model", json::sanitizeUtf8(r.model)},
             {"preset", r.preset},
             {"inputTokens", r.usage.input},
             {"outputTokens", r.usage.output},
@@ -181,7 +189,7 @@ nlohmann::json reportToJson(const SummaryReport &r)
             {"keptFacts", r.keptFacts.size()},
             {"droppedFacts", dropped},
             {"droppedFactsAppended", r.appendix},
-            {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)}};
+            {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(json::sanitizeUtf8(r.error))}};
 }
 
 nlohmann::json ModelSummarizer::reportJson() const

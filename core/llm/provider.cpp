@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "core/llm/provider.h"
 
+#include "core/util/json.h"
+
+#include <algorithm>
+#include <cstdint>
+
 namespace cl::llm {
 
 namespace {
@@ -31,12 +36,39 @@ std::string str(const Json &j, const char *key)
 std::int64_t num(const Json &j, const char *key)
 {
     const Json *v = get(j, key);
-    return v && v->is_number() ? v->get<std::int64_t>() : 0;
+    if (!v || !v->is_number())
+        return 0;
+    // Token counts: a hostile 1e308 or 2^64 is clamped (sums of them never overflow), never undefined.
+    constexpr std::int64_t kMax = 1'000'000'000'000'000;
+    if (v->is_number_float()) {
+        const double d = v->get<double>();
+        return d > 0 ? (d < double(kMax) ? std::int64_t(d) : kMax) : 0;
+    }
+    if (v->is_number_unsigned())
+        return std::int64_t(std::min<std::uint64_t>(v->get<std::uint64_t>(), kMax));
+    return std::clamp<std::int64_t>(v->get<std::int64_t>(), 0, kMax);
 }
 
+// Never throws: invalid UTF-8 is replaced (a model's text keeps the rest), absurd nesting fails.
 Json parse(std::string_view s)
 {
-    return Json::parse(s.begin(), s.end(), nullptr, false);
+    Json out;
+    std::string error;
+    if (cl::json::parse(s, out, error) == cl::json::ParseStatus::Failed)
+        return Json(nullptr);
+    return out;
+}
+
+// At most `max` bytes of s, cut before a UTF-8 continuation byte, invalid bytes replaced.
+std::string excerpt(std::string_view s, std::size_t max)
+{
+    if (s.size() > max) {
+        std::size_t n = max;
+        while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+            --n;
+        s = s.substr(0, n);
+    }
+    return cl::json::sanitizeUtf8(s);
 }
 
 // The texts of an Anthropic message / Responses output / Gemini candidate, with refusals noted.
@@ -218,7 +250,7 @@ HttpRequest buildRequest(const Config &c, const Prompt &p)
     }
     if (c.stream)
         r.headers.emplace_back("accept", "text/event-stream");
-    r.body = body.dump();
+    r.body = cl::json::dump(body); // never throws: text that is not UTF-8 goes as U+FFFD
     return r;
 }
 
@@ -235,7 +267,7 @@ Completion parseResponse(Provider p, std::string_view body)
     Completion c;
     const Json j = parse(body);
     if (!j.is_object()) {
-        c.error = "the answer is not JSON: " + std::string(body.substr(0, 200));
+        c.error = "the answer is not JSON: " + excerpt(body, 200);
         return c;
     }
     if (get(j, "error")) {
@@ -268,7 +300,9 @@ Completion parseResponse(Provider p, std::string_view body)
     return c;
 }
 
-std::string errorMessage(std::string_view body)
+namespace {
+
+std::string messageOf(std::string_view body)
 {
     const Json j = parse(body);
     if (j.is_object()) {
@@ -287,12 +321,102 @@ std::string errorMessage(std::string_view body)
         if (const std::string m = str(j, "detail"); !m.empty())
             return m;
     } else if (j.is_array() && !j.empty() && j.front().is_object()) { // Gemini sometimes wraps it in a list
-        return errorMessage(j.front().dump());
+        return messageOf(cl::json::dump(j.front()));
     }
-    std::string raw(body.substr(0, 300));
+    std::string raw = excerpt(body, 300);
     while (!raw.empty() && (raw.back() == '\n' || raw.back() == '\r' || raw.back() == ' '))
         raw.pop_back();
     return raw;
+}
+
+} // namespace
+
+std::string errorMessage(std::string_view body)
+{
+    return excerpt(messageOf(body), 500);
+}
+
+std::vector<std::string> secretsOf(const Config &c)
+{
+    std::vector<std::string> out;
+    if (!c.apiKey.empty())
+        out.push_back(c.apiKey);
+    for (auto &s : secretsOfUrl(c.baseUrl))
+        out.push_back(std::move(s));
+    return out;
+}
+
+std::vector<std::string> secretsOf(const HttpRequest &r)
+{
+    std::vector<std::string> out;
+    for (const auto &[name, value] : r.headers)
+        if (name == "authorization" || name == "x-api-key" || name == "x-goog-api-key") {
+            out.push_back(value);
+            if (value.rfind("Bearer ", 0) == 0)
+                out.push_back(value.substr(7));
+        }
+    for (auto &s : secretsOfUrl(r.url))
+        out.push_back(std::move(s));
+    return out;
+}
+
+std::vector<std::string> secretsOfUrl(std::string_view url)
+{
+    std::vector<std::string> out;
+    const std::size_t scheme = url.find("://");
+    if (scheme == std::string_view::npos)
+        return out;
+    const std::size_t from = scheme + 3;
+    const std::size_t end = url.find_first_of("/?#", from);
+    const std::string_view authority = url.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from);
+    const std::size_t at = authority.rfind('@');
+    if (at == std::string_view::npos)
+        return out;
+    const std::string_view userinfo = authority.substr(0, at);
+    const std::size_t colon = userinfo.find(':');
+    out.emplace_back(userinfo);
+    if (colon != std::string_view::npos) {
+        out.emplace_back(userinfo.substr(0, colon));
+        out.emplace_back(userinfo.substr(colon + 1));
+    }
+    return out;
+}
+
+std::string safeMessage(std::string_view text, const std::vector<std::string> &secrets)
+{
+    std::string s = cl::json::sanitizeUtf8(text);
+    // user:password@ in any URL the text holds.
+    for (std::size_t p = s.find("://"); p != std::string::npos; p = s.find("://", p + 3)) {
+        const std::size_t from = p + 3;
+        const std::size_t end = std::min(s.find_first_of("/?# \t\r\n\"'<>", from), s.size());
+        const std::size_t at = s.rfind('@', end == 0 ? 0 : end - 1);
+        // Only user:password (ssh://git@host names a user, and stays as written).
+        if (at != std::string::npos && at >= from && at < end && s.find(':', from) < at)
+            s.replace(from, at - from, "***");
+    }
+    std::vector<std::string> sorted;
+    for (const auto &k : secrets)
+        if (k.size() >= 4 && k != "***")
+            sorted.push_back(cl::json::sanitizeUtf8(k));
+    std::sort(sorted.begin(), sorted.end(), [](const std::string &a, const std::string &b) { return a.size() > b.size(); });
+    for (const auto &k : sorted) {
+        for (std::size_t p = s.find(k); p != std::string::npos; p = s.find(k, p + 3))
+            s.replace(p, k.size(), "***");
+        // A text cut in the middle of the key (an excerpt of a body) keeps no part of it that long.
+        if (k.size() >= 12) {
+            for (std::size_t n = k.size() - 1; n >= 8; --n)
+                if (s.size() >= n && s.compare(s.size() - n, n, k, 0, n) == 0) {
+                    s.replace(s.size() - n, n, "***");
+                    break;
+                }
+            for (std::size_t n = k.size() - 1; n >= 8; --n)
+                if (s.size() >= n && s.compare(0, n, k, k.size() - n, n) == 0) {
+                    s.replace(0, n, "***");
+                    break;
+                }
+        }
+    }
+    return s;
 }
 
 // ---- Server-sent events --------------------------------------------------------------------------

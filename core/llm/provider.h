@@ -41,8 +41,8 @@ struct Config {
     std::string apiKey; // at run time only: never written to settings, logs, caches or outputs
     int maxOutputTokens = 4096;
     double temperature = 0.2;
-    int timeoutMs = 120000; // no byte for this long: the call fails
-    int retries = 3;        // on 429 and 5xx, with backoff (Retry-After honoured)
+    int timeoutMs = 300000; // the whole call, retries and their waits included: then it fails
+    int retries = 3;        // on 429 and 5xx, with backoff (Retry-After honoured within timeoutMs)
     bool stream = true;
 };
 
@@ -59,6 +59,15 @@ struct HttpRequest {
 HttpRequest buildRequest(const Config &c, const Prompt &p);
 // The request with the key header's value replaced by "***" (for logs and error messages).
 HttpRequest redacted(HttpRequest r);
+
+// What must never be shown: the API key, and the user name and password of a URL (user:pass@host).
+std::vector<std::string> secretsOf(const Config &c);
+std::vector<std::string> secretsOf(const HttpRequest &r); // its key headers' values and URL credentials
+std::vector<std::string> secretsOfUrl(std::string_view url);
+// A text fit for a message, a log, a report or JSON: valid UTF-8 (bad bytes become U+FFFD), every
+// secret and every URL's user:password replaced by "***" (also a key cut at the text's end or start;
+// a URL's user name without a password stays, unless it is one of the secrets).
+std::string safeMessage(std::string_view text, const std::vector<std::string> &secrets);
 
 struct Usage {
     std::int64_t input = 0, output = 0;

@@ -21,7 +21,8 @@ struct SummarizerSettings {
     std::string cacheDir; // "" = no cache
     std::size_t maxInputChars = 400000;
     int backoffMs = 1000;
-    std::string pricesFile; // a user price table merged over the shipped one ("" = none)
+    std::size_t maxAnswerBytes = std::size_t(32) << 20; // a model's answer (streamed or not) is cut here and fails
+    std::string pricesFile;                             // a user price table merged over the shipped one ("" = none)
 };
 
 // A summarizer that can say what its calls cost and how good the summaries were (JSON: one object per
