@@ -53,7 +53,7 @@ GuiSummarizer loadSummarizer()
     c.model = q.value(key("model")).toString().toStdString();
     c.maxOutputTokens = q.value(key("maxOutputTokens"), 4096).toInt();
     c.temperature = q.value(key("temperature"), 0.2).toDouble();
-    c.timeoutMs = q.value(key("timeoutSeconds"), 120).toInt() * 1000;
+    c.timeoutMs = q.value(key("timeoutSeconds"), llm::Config().timeoutMs / 1000).toInt() * 1000;
     c.stream = true;
     s.settings.preset = q.value(key("preset")).toString().toStdString();
     s.settings.verify = q.value(key("verify"), false).toBool();
@@ -238,7 +238,7 @@ SummarizerDialog::SummarizerDialog(const GuiSummarizer &current, QWidget *parent
     form->addRow(tr("Instruction"), templateBox);
     form->addRow(tr("Max output tokens"), m_maxOutput);
     form->addRow(tr("Temperature"), m_temperature);
-    form->addRow(tr("Timeout"), m_timeout);
+    form->addRow(tr("Timeout (whole call)"), m_timeout);
     form->addRow(QString(), m_verify);
     form->addRow(QString(), m_keepFacts);
     form->addRow(tr("Answer cache"), m_cacheDir);
