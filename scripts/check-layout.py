@@ -14,7 +14,7 @@ import os, re, sys
 from collections import defaultdict
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..'))
-LAYERS = ['util', 'model', 'tokens', 'analysis', 'formats', 'io', 'strategy', 'llm', 'strategies', 'workflow', 'cost', 'generator', 'sessions', 'report']
+LAYERS = ['util', 'model', 'tokens', 'analysis', 'formats', 'io', 'strategy', 'llm', 'strategies', 'workflow', 'cost', 'generator', 'sessions', 'report', 'redact']
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 problems = []
 
