@@ -124,11 +124,15 @@ private Q_SLOTS:
             if (withResultCopy)
                 session += "\"toolUseResult\":{\"stdout\":\"y\"},";
             session += "\"message\":{\"role\":\"user\",\"content\":\"" + text + "\"}}\n";
+            // The answer: a line small enough for the format to be recognised from it.
+            session += "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"s\","
+                       "\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{\"id\":\"m1\",\"role\":\"assistant\","
+                       "\"content\":[{\"type\":\"text\",\"text\":\"Done.\"}]}}\n";
             const std::size_t before = json::inPlaceParses();
             const LoadResult r = loadBytes(std::move(session), "huge.jsonl");
             QCOMPARE(r.transcript->format, Format::ClaudeCode);
             QCOMPARE(json::inPlaceParses(), before + 1);
-            QCOMPARE(r.transcript->messages.size(), std::size_t(1));
+            QCOMPARE(r.transcript->messages.size(), std::size_t(2));
             QCOMPARE(r.transcript->messages.front().blocks.front().text.size(), text.size());
             QVERIFY(r.transcript->messages.front().blocks.front().text == text);
         }
