@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "core/util/terminaltext.h"
 #include "core/analysis/analysis.h"
 #include "core/io/livetail.h"
 #include "core/io/loader.h"
@@ -96,8 +97,11 @@ std::string jsonLine(const ojson &j)
     return j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
 
-void emit(const std::string &text)
+// Straight to standard output as it happens (run() cannot filter a stream): control characters from
+// the transcript (ESC[2J, OSC titles) are made visible here, JSON's DEL and C1 escaped.
+void emit(const std::string &raw, bool json)
 {
+    const std::string text = json ? util::jsonTerminalSafe(raw) : util::terminalSafe(raw);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
 }
@@ -161,13 +165,13 @@ int watch(const std::vector<std::string> &args, std::string &out, std::string &e
     auto report = [&](const LiveTail::Update *u) {
         const Transcript &t = *tail.current();
         const forecast::Compaction f = forecastFor(t, window);
-        emit(o.json ? jsonLine(lineJson(t, u, f)) : lineText(t, u, f));
+        emit(o.json ? jsonLine(lineJson(t, u, f)) : lineText(t, u, f), o.json);
         for (const UndoneCompaction &undone : findUndoneCompactions(t))
             if (undoneSaid.insert({undone.boundaryLine, undone.continuedLine}).second)
-                emit(o.json ? jsonLine(undoneJson(t.path, undone)) : undoneText(t.path, undone));
+                emit(o.json ? jsonLine(undoneJson(t.path, undone)) : undoneText(t.path, undone), o.json);
     };
     auto note = [&](const std::string &event, const std::string &text) {
-        emit(o.json ? jsonLine(ojson{{"file", path}, {"event", event}, {"note", text}}) : "watch: " + text + "\n");
+        emit(o.json ? jsonLine(ojson{{"file", path}, {"event", event}, {"note", text}}) : "watch: " + text + "\n", o.json);
     };
     report(nullptr);
     using Clock = std::chrono::steady_clock;

@@ -420,6 +420,31 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
     }
 
+    // Finding 12 for `watch`: it writes as things happen, so its own lines are made terminal-safe: a
+    // file name with ESC[2J and an OSC title reaches the terminal as visible escapes, in text and JSON.
+    void watchOutputTerminalSafe()
+    {
+        QTemporaryDir dir;
+        const std::string path = QFile::encodeName(dir.path()).toStdString() + "/s\x1b[2J\x1b]0;owned\x07\xc2\x9b.jsonl";
+        test::writeFile(path, test::growingSession(2));
+        for (const bool json : {false, true}) {
+            QStringList args{QStringLiteral("watch"), QString::fromStdString(path), QStringLiteral("--seconds"),
+                             QStringLiteral("1"), QStringLiteral("--interval"), QStringLiteral("200")};
+            if (json)
+                args << QStringLiteral("--json");
+            QProcess cli;
+            cli.start(cliPath(), args);
+            QVERIFY(cli.waitForFinished(20000));
+            QCOMPARE(cli.exitCode(), 0);
+            const QByteArray out = cli.readAllStandardOutput();
+            QVERIFY(out.contains("jsonl"));
+            QVERIFY2(!out.contains('\x1b'), out.constData());
+            QVERIFY2(!out.contains('\x07'), out.constData());
+            QVERIFY2(!out.contains("\xc2\x9b"), out.constData());
+        }
+        ::unlink(path.c_str());
+    }
+
     // The fuzz harness for `watch` (bounded): a watched file grows (whole and half lines), is cut,
     // rewritten in place with another session, replaced, deleted and made again, at random between
     // polls; after each poll the transcript is the fresh load of the file as it is then.
