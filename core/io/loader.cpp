@@ -164,12 +164,17 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
     const auto lines = json::splitLines(body);
     int votes[8] = {};
     int inspected = 0;
+    bool objectLines = true; // every non-empty line looked at is shaped like one JSON object
     for (const auto &span : lines) {
         if (inspected >= 8)
             break;
         const std::string_view text = body.substr(span.offset, span.contentLength);
-        if (text.empty() || text.front() != '{' || text.back() != '}')
+        if (text.empty())
             continue;
+        if (text.front() != '{' || text.back() != '}') {
+            objectLines = false;
+            continue;
+        }
         // Huge lines (a 30 MB tool result) would dominate the load time; the small ones decide.
         if (text.size() > kMaxDetectLine)
             continue;
@@ -186,7 +191,9 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
         for (int f = 1; f < 8; ++f)
             if (votes[f] > votes[best] || (best == 0 && votes[f] > 0))
                 best = f;
-        if (best != 0 && votes[best] > 0 && inspected > 1)
+        // One vote is enough when the other lines are objects too, only too big to look at (a first
+        // user message of 100 MB): parsing the whole file as one document would only fail, slowly.
+        if (best != 0 && votes[best] > 0 && (inspected > 1 || (objectLines && lines.size() > 1)))
             return static_cast<Format>(best);
     }
 
