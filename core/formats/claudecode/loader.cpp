@@ -80,7 +80,9 @@ void fillHeader(Transcript &t, const std::vector<cc::LineInfo> &lines)
             break;
         nlohmann::json obj;
         std::string err;
-        if (json::parse(t.recordBytes(r), obj, err) == json::ParseStatus::Failed)
+        // A line simdjson's decoder leaves alone (over 64 MB): still simdjson, read into the DOM.
+        const std::string_view bytes = t.recordBytes(r);
+        if (json::parse(bytes, obj, err, readableAfter(*t.buffer, bytes)) == json::ParseStatus::Failed)
             continue;
         for (const char *k : keys)
             if (const auto *v = json::child(obj, k); v && v->is_string())
