@@ -400,7 +400,7 @@ private Q_SLOTS:
             const char *name;
             std::function<void(const Request &, Connection &)> serve;
             bool mayWork = false;           // a usable summary is a fine outcome
-            const char *errorHas = nullptr; // what the error must say
+            const char *errorHas = nullptr; // what the error must say ("a|b": either)
         };
         std::string bad8 = good;
         bad8.replace(bad8.find("Fix the parser"), 3, "\xff\xfe\xc3"); // invalid UTF-8 inside the answer's text
@@ -456,7 +456,8 @@ private Q_SLOTS:
                  for (int k = 0; k < 16384 && c.send(chunk); ++k) {
                  }
              },
-             false, "larger than"},
+             // The cap, or (under the sanitizers, slower to read 32 MB) the deadline: bounded either way.
+             false, "larger than|within"},
             {"deflate bomb",
              [&](const Request &, Connection &c) {
                  c.send("HTTP/1.1 200 OK\r\ncontent-type: " + ct + "\r\ncontent-encoding: deflate\r\ncontent-length: "
@@ -500,8 +501,12 @@ private Q_SLOTS:
                 QFAIL(what.c_str());
             if (!k.mayWork)
                 QVERIFY2(!o.ok, what.c_str());
-            if (k.errorHas)
-                QVERIFY2(o.error.find(k.errorHas) != std::string::npos, what.c_str());
+            if (k.errorHas) {
+                bool said = false;
+                for (const QString &part : QString::fromUtf8(k.errorHas).split(QLatin1Char('|')))
+                    said = said || o.error.find(part.toStdString()) != std::string::npos;
+                QVERIFY2(said, what.c_str());
+            }
             // The client stopped reading at its cap: this process did not grow by anything like the
             // 1 GB the server tried to send (before the fix a whole answer was kept in full). What
             // the server got out is no measure of memory: Qt's network thread reads on, discarding,
