@@ -316,7 +316,8 @@ private Q_SLOTS:
             bool finished = false;
             connect(&window, &MainWindow::loadFinished, this, [&](bool) { finished = true; });
             QMimeData mime;
-            mime.setUrls({QUrl::fromEncoded(QByteArray("file://") + QByteArray::fromStdString(raw).toPercentEncoding("/"))});
+            const QByteArray encoded = QByteArray("file://") + QByteArray::fromStdString(raw).toPercentEncoding("/");
+            mime.setUrls({QUrl::fromEncoded(encoded)}); // a QByteArray: Qt 6.8 takes no QStringBuilder here
             // As a drag does: enter (Qt delivers a drop only to a widget that accepted the enter), drop.
             QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
             QApplication::sendEvent(&window, &enter);
