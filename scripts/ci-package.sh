@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Fourth CI target: the Debian package. Builds contextlens_<version>_<arch>.deb with CPack from a release
-# build without the tests (build-package), validates its desktop entry and AppStream metainfo, then
-# installs it with apt in a fresh Debian 12 (bookworm) chroot made with debootstrap, apt resolving its
-# Depends from the mirror, and runs the installed programs there: the GUI offscreen on the installed demo
-# transcript (--screenshot) and contextlens-cli with the installed BPE vocabularies.
+# Fourth CI target: the Debian package. Builds contextlens_<version>_<arch>.deb with CPack from leg 1's
+# release build (without one: a release build without the tests, build-package), validates its desktop
+# entry and AppStream metainfo, then installs it with apt in a fresh Debian 12 (bookworm) chroot made
+# with debootstrap, apt resolving its Depends from the mirror, and runs the installed programs there:
+# the GUI offscreen on the installed demo transcript (--screenshot) and contextlens-cli with the
+# installed BPE vocabularies.
 # Needs root, debootstrap and network access to the Debian mirror. Nothing is kept afterwards but the
 # build directory.
 set -euo pipefail
@@ -37,17 +38,31 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- (a) the package, from a clean release build without tests --------------------------------------
-rm -rf "$dir"
-# Reuse the vocabularies leg 1 fetched (fetch-vocab.sh re-verifies them); else setup.sh fetches them.
-if [ -d build/vocab ]; then
-  mkdir -p "$dir" && cp -r build/vocab "$dir/"
+# --- (a) the package ------------------------------------------------------------------------------
+# From leg 1's release build when it is there (the same sources and flags; tests and benchmarks have no
+# install rules, so the package is what a -DBUILD_TESTING=OFF build gives, without compiling it all a
+# third time), else from a clean release build without tests, as the README says.
+if [ -f build/CMakeCache.txt ] && grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' build/CMakeCache.txt; then
+  dir=build
+  echo "== packaging leg 1's release build ($dir)"
+  cmake --build "$dir" -j2 >/dev/null
+  rm -f "$dir"/contextlens_*.deb
+  # The README's -DBUILD_TESTING=OFF still configures (no tests, no benchmarks).
+  cmake -S . -B "$tmp/no-tests" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >"$tmp/no-tests.log" 2>&1 \
+    || { cat "$tmp/no-tests.log"; exit 1; }
+  [ ! -f "$tmp/no-tests/CTestTestfile.cmake" ] || { echo "-DBUILD_TESTING=OFF still configured tests"; exit 1; }
+else
+  rm -rf "$dir"
+  # Reuse the vocabularies leg 1 fetched (fetch-vocab.sh re-verifies them); else setup.sh fetches them.
+  if [ -d build/vocab ]; then
+    mkdir -p "$dir" && cp -r build/vocab "$dir/"
+  fi
+  scripts/setup.sh "$dir" -DBUILD_TESTING=OFF
+  [ ! -f "$dir/CTestTestfile.cmake" ] || { echo "-DBUILD_TESTING=OFF still configured tests"; exit 1; }
 fi
-scripts/setup.sh "$dir" -DBUILD_TESTING=OFF
 for f in o200k_base.tiktoken cl100k_base.tiktoken; do
   [ -f "$dir/vocab/$f" ] || { echo "no $dir/vocab/$f: the package would have no exact token counts"; exit 1; }
 done
-[ ! -f "$dir/CTestTestfile.cmake" ] || { echo "-DBUILD_TESTING=OFF still configured tests"; exit 1; }
 echo "== cpack -G DEB"
 (cd "$dir" && cpack -G DEB) >"$tmp/cpack.log" 2>&1 || { cat "$tmp/cpack.log"; exit 1; }
 debs=("$dir"/contextlens_*.deb)
