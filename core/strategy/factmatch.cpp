@@ -28,20 +28,27 @@ bool isNameChar(char c)
     return isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '~' || c == '@' || c == '+' || c == '%';
 }
 
-void appendSpaced(std::string_view s, std::string &out)
+// Whitespace runs as one space, trimmed; ASCII upper case folded when `fold`. One pass into a buffer
+// sized once (the texts are whole summaries).
+void appendSpaced(std::string_view s, std::string &out, bool fold = false)
 {
-    out.reserve(out.size() + s.size());
+    const std::size_t base = out.size();
+    out.resize(base + s.size());
+    char *o = out.data() + base, *const begin = o;
     bool gap = false;
-    for (const char c : s) {
+    for (char c : s) {
         if (isSpace(c)) {
             gap = true;
             continue;
         }
-        if (gap && !out.empty())
-            out += ' ';
+        if (gap && o != begin)
+            *o++ = ' ';
         gap = false;
-        out += c;
+        if (fold && c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+        *o++ = c;
     }
+    out.resize(base + std::size_t(o - begin));
 }
 
 std::string spaced(std::string_view s)
@@ -49,13 +56,6 @@ std::string spaced(std::string_view s)
     std::string out;
     appendSpaced(s, out);
     return out;
-}
-
-void foldAscii(std::string &s)
-{
-    for (char &c : s)
-        if (c >= 'A' && c <= 'Z')
-            c = char(c - 'A' + 'a');
 }
 
 // A path needle starts on a component boundary. One that may follow a '/' (absolute, several
@@ -84,11 +84,23 @@ bool pathEndOk(std::string_view text, std::size_t end)
     return !isNameChar(c);
 }
 
-bool findPath(std::string_view text, std::string_view needle, bool afterSlash)
+// Every form of a path ends with its last component, so one scan for that finds them all: at each
+// occurrence ending on a boundary, each form is compared backwards from there.
+bool findPath(std::string_view text, std::string_view name, const std::vector<FactMatcherNeedle> &forms)
 {
-    for (std::size_t pos = text.find(needle); pos != std::string_view::npos; pos = text.find(needle, pos + 1))
-        if (pathStartOk(text, pos, afterSlash) && (needle.back() == '/' || pathEndOk(text, pos + needle.size())))
-            return true;
+    for (std::size_t pos = text.find(name); pos != std::string_view::npos; pos = text.find(name, pos + 1)) {
+        const std::size_t end = pos + name.size();
+        if (pos > 0 && text[pos - 1] != '/' && isNameChar(text[pos - 1]))
+            continue; // "a.ex" inside "data.ex": no form ends here
+        const bool endOk = pathEndOk(text, end), slashNext = end < text.size() && text[end] == '/';
+        for (const FactMatcherNeedle &n : forms) {
+            if (n.text.size() > end || !(n.folder ? slashNext : endOk))
+                continue;
+            const std::size_t start = end - n.text.size();
+            if (text.compare(start, n.text.size(), n.text) == 0 && pathStartOk(text, start, n.afterSlash))
+                return true;
+        }
+    }
     return false;
 }
 
@@ -177,8 +189,7 @@ const std::string &FactText::spaced() const
 const std::string &FactText::folded() const
 {
     if (!m_hasFolded) {
-        m_folded = spaced();
-        foldAscii(m_folded);
+        appendSpaced(m_raw, m_folded, true);
         m_hasFolded = true;
     }
     return m_folded;
@@ -245,15 +256,15 @@ FactMatcher::FactMatcher(const std::vector<Fact> &facts, std::string_view cwd)
         switch (e.kind) {
         case Fact::Kind::Path: {
             const PathForms &f = forms[i];
-            auto add = [&e](std::string text, bool afterSlash) {
+            auto add = [&e](const std::string &text, bool afterSlash, bool folder = false) {
                 if (text.empty())
                     return;
                 for (Needle &n : e.needles)
-                    if (n.text == text) {
+                    if (n.text == text && n.folder == folder) {
                         n.afterSlash = n.afterSlash || afterSlash;
                         return;
                     }
-                e.needles.push_back({std::move(text), afterSlash});
+                e.needles.push_back({text, afterSlash, folder});
             };
             // Several components may follow a '/'; a single one must look like a file name, or
             // else be written as a folder ("src/").
@@ -262,7 +273,7 @@ FactMatcher::FactMatcher(const std::vector<Fact> &facts, std::string_view cwd)
                 if (several || fileLike(s))
                     add(s, several);
                 else if (!s.empty() && s != "." && s != "..")
-                    add(s + '/', false);
+                    add(s, false, true);
             };
             add(f.absolute, true);
             addRelative(f.relative);
@@ -270,6 +281,7 @@ FactMatcher::FactMatcher(const std::vector<Fact> &facts, std::string_view cwd)
             const std::string_view name = basename(f.key);
             if (const auto it = firstWithName.find(name); it != firstWithName.end() && it->second != std::string::npos && fileLike(name))
                 add(std::string(name), true);
+            e.name = std::string(name);
             break;
         }
         case Fact::Kind::Command:
@@ -277,9 +289,10 @@ FactMatcher::FactMatcher(const std::vector<Fact> &facts, std::string_view cwd)
             break;
         case Fact::Kind::Request:
         case Fact::Kind::Error: {
-            std::string s = spaced(facts[i].text);
-            foldAscii(s);
+            std::string s;
+            appendSpaced(facts[i].text, s, true);
             e.needles.push_back({std::move(s), false});
+            e.needles.push_back({facts[i].text, false}); // as recorded: found without normalising
             break;
         }
         }
@@ -291,12 +304,19 @@ bool FactMatcher::mentions(std::size_t fact, const FactText &text) const
     const Entry &e = m_facts[fact];
     switch (e.kind) {
     case Fact::Kind::Path:
-        return std::any_of(e.needles.begin(), e.needles.end(),
-                           [&](const Needle &n) { return findPath(text.raw(), n.text, n.afterSlash); });
+        return !e.name.empty() && findPath(text.raw(), e.name, e.needles);
     case Fact::Kind::Command:
-        return !e.needles[0].text.empty() && findCommand(text.spaced(), e.needles[0].text);
+        // As recorded first (a call's JSON holds it so unless it has quotes or runs of spaces).
+        if (e.needles[0].text.empty())
+            return false;
+        return (!text.hasSpaced() && findCommand(text.raw(), e.needles[0].text)) || findCommand(text.spaced(), e.needles[0].text);
     case Fact::Kind::Request:
     case Fact::Kind::Error:
+        // The text as recorded is the common case (a kept or snipped result still starts with its
+        // error); only otherwise is the text normalised, once for every fact looked for in it, and
+        // from then on only the normalised text is searched.
+        if (!text.hasFolded() && text.raw().find(e.needles[1].text) != std::string_view::npos)
+            return true;
         return !e.needles[0].text.empty() && text.folded().find(e.needles[0].text) != std::string::npos;
     }
     return false;

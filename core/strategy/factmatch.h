@@ -39,11 +39,20 @@ public:
     std::string_view raw() const { return m_raw; }
     const std::string &spaced() const; // whitespace runs as one space, trimmed
     const std::string &folded() const; // spaced(), ASCII lower case
+    bool hasSpaced() const { return m_hasSpaced; }
+    bool hasFolded() const { return m_hasFolded; }
 
 private:
     std::string_view m_raw;
     mutable std::string m_spaced, m_folded;
     mutable bool m_hasSpaced = false, m_hasFolded = false;
+};
+
+// One form a fact may be written in (FactMatcher's).
+struct FactMatcherNeedle {
+    std::string text;
+    bool afterSlash = false; // paths: may follow a '/' ("x/lib/a.ex" mentions "lib/a.ex")
+    bool folder = false;     // paths: counts only followed by a '/' ("src/")
 };
 
 class FactMatcher
@@ -57,12 +66,10 @@ public:
     bool mentions(std::size_t fact, const FactText &text) const;
 
 private:
-    struct Needle {
-        std::string text;
-        bool afterSlash = false; // may follow a '/' ("x/lib/a.ex" mentions "lib/a.ex")
-    };
+    using Needle = FactMatcherNeedle;
     struct Entry {
         Fact::Kind kind = Fact::Kind::Request;
+        std::string name;            // paths: the last component, which every form ends with
         std::vector<Needle> needles; // any one is a mention
     };
     std::vector<Entry> m_facts;
