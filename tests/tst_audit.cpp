@@ -125,6 +125,24 @@ std::string describe(const std::vector<Fact> &facts)
     return s;
 }
 
+// How many facts of a compaction the text the agent kept holds byte for byte (the rule before
+// strategy/factmatch.h): the summary, then the kept messages as audit.cpp's keptText joins them.
+std::size_t keptVerbatim(const Transcript &t, const audit::Compaction &c)
+{
+    std::string text = c.summary;
+    for (const std::size_t i : c.keptMessages)
+        for (const Block &b : t.messages[i].blocks) {
+            text += '\n' + b.text;
+            if (b.type == BlockType::ToolUse && !b.input.is_null())
+                text += '\n' + b.input.dump();
+        }
+    std::size_t n = 0;
+    for (const auto *list : {&c.kept, &c.dropped})
+        for (const Fact &f : *list)
+            n += text.find(f.text) != std::string::npos;
+    return n;
+}
+
 // The strategy rows are strategy::run's own figures on the transcript before the compaction.
 void checkRowsAgainstRun(const Transcript &t, const audit::Compaction &c, const std::vector<std::string> &names)
 {
@@ -258,6 +276,33 @@ private Q_SLOTS:
         const std::vector<std::string> mine = {"oldest", "codex"};
         const auto two = audit::auditCompactions(*t, audit::Options{mine, {}, 1});
         checkRowsAgainstRun(*t, two[0], mine);
+    }
+
+    // A summary that writes paths relative to the session's cwd ("/w"), a file by its basename and
+    // a command without its `cd` keeps those facts; a basename two files share names neither.
+    void summaryWithRelativePaths()
+    {
+        const std::string bytes = user("u1", nullptr, "Fix the Router", 1)
+                                  + assistant("a1", "u1", toolUse("toolu_1", "Read", {{"file_path", "/w/lib/app/router.ex"}}), 2)
+                                  + user("u2", "a1", toolResult("toolu_1", "defmodule App.Router do"), 3)
+                                  + assistant("a2", "u2", toolUse("toolu_2", "Read", {{"file_path", "/w/lib/web/router.ex"}}), 4)
+                                  + user("u3", "a2", toolResult("toolu_2", "defmodule Web.Router do"), 5)
+                                  + assistant("a3", "u3", toolUse("toolu_3", "Edit", {{"file_path", "/w/lib/app/application.ex"}, {"old_string", "a"}, {"new_string", "b"}}), 6)
+                                  + user("u4", "a3", toolResult("toolu_3", "The file has been updated."), 7)
+                                  + assistant("a4", "u4", toolUse("toolu_4", "Bash", {{"command", "cd /w &&  mix test"}}), 8)
+                                  + user("u5", "a4", toolResult("toolu_4", "3 tests, 0 failures"), 9)
+                                  + line({{"type", "system"}, {"subtype", "compact_boundary"}, {"uuid", "b1"}, {"parentUuid", nullptr}, {"logicalParentUuid", "u5"}, {"timestamp", "2025-12-01T10:00:00.000Z"}, {"content", "Conversation compacted"}, {"compactMetadata", {{"trigger", "auto"}}}})
+                                  + line({{"type", "user"}, {"uuid", "u6"}, {"parentUuid", "b1"}, {"isCompactSummary", true}, {"timestamp", "2025-12-01T10:00:30.000Z"}, {"message", {{"role", "user"}, {"content", "The user asked to fix the router.\nFiles: `lib/app/application.ex` (edited), ./lib/app/router.ex, router.ex.\nRan `mix test`: green."}}}});
+        const auto t = load(bytes, "session.jsonl");
+        QVERIFY(t);
+        const auto list = audit::auditCompactions(*t, audit::Options{std::vector<std::string>{}, {}, 1});
+        QCOMPARE(list.size(), std::size_t(1));
+        const audit::Compaction &c = list[0];
+        QCOMPARE(describe(c.kept), std::string("[request] Fix the Router @ 0; [path] /w/lib/app/router.ex @ 1; "
+                                               "[path] /w/lib/app/application.ex @ 5; [command] cd /w &&  mix test @ 7; "));
+        QCOMPARE(describe(c.dropped), std::string("[path] /w/lib/web/router.ex @ 3; "));
+        QCOMPARE(keptVerbatim(*t, c), std::size_t(0));
+        QVERIFY(c.kept.size() > keptVerbatim(*t, c));
     }
 
     // Claude Code keeps recent messages (compactMetadata.preservedMessages); the loader moves them
@@ -401,6 +446,9 @@ private Q_SLOTS:
             // replacement history kept a trimmed request instead, so both were dropped.
             QCOMPARE(list[0].factsTotal(), std::size_t(2));
             QCOMPARE(list[0].kept.size(), std::size_t(0));
+            // Facts are matched as a summary writes them: never fewer than a byte-for-byte search finds.
+            for (const audit::Compaction &c : list)
+                QVERIFY(c.kept.size() >= keptVerbatim(*t, c));
             const auto rows = audit::auditCompactions(*t);
             QCOMPARE(rows.size(), std::size_t(6));
             for (const auto &c : rows)

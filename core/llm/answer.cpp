@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/llm/answer.h"
 
+#include "core/strategy/factmatch.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -101,8 +103,11 @@ ParsedSummary parseAnswer(const Preset &p, const std::string &answer)
 Retention retention(const Transcript &t, const std::vector<std::size_t> &messages, const std::string &summary)
 {
     Retention r;
-    for (auto &f : strategy::collectFacts(t, &messages))
-        (summary.find(f.text) != std::string::npos ? r.kept : r.dropped).push_back(std::move(f));
+    std::vector<strategy::Fact> facts = strategy::collectFacts(t, &messages);
+    const strategy::FactMatcher matcher(facts, strategy::sessionCwd(t));
+    const strategy::FactText text(summary);
+    for (std::size_t i = 0; i < facts.size(); ++i)
+        (matcher.mentions(i, text) ? r.kept : r.dropped).push_back(std::move(facts[i]));
     return r;
 }
 

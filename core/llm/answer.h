@@ -26,7 +26,8 @@ struct Retention {
     std::vector<strategy::Fact> kept, dropped;
     double share() const { return kept.size() + dropped.size() ? double(kept.size()) / double(kept.size() + dropped.size()) : 1.0; }
 };
-// The facts of `messages` and whether `summary` still mentions each.
+// The facts of `messages` and whether `summary` still mentions each (strategy/factmatch.h: as a
+// summary writes them, e.g. a path relative to the session's working directory).
 Retention retention(const Transcript &t, const std::vector<std::size_t> &messages, const std::string &summary);
 // A deterministic list of the dropped facts, to append to a summary ("" when none).
 std::string droppedFactsAppendix(const std::vector<strategy::Fact> &dropped);

@@ -4,8 +4,9 @@
 // Fact retention: the facts of docs/design/mechanisms.md §8 that a later turn may need: user requests (their
 // first line, at most 80 bytes), file paths a call read or modified, shell commands (first 80
 // bytes) and errors (first line of a failed result, at most 80 bytes). A fact survives when a
-// message it came from is still in the result with the fact's text in it (untouched messages
-// trivially; edited ones are searched), or when an inserted message (a summary) mentions it.
+// message it came from is still in the result and mentions it (untouched messages trivially; edited
+// ones are searched), or when an inserted message (a summary) mentions it; "mentions" is
+// factmatch.h's rule (relative paths, unique basenames, commands without their `cd`, any case).
 //
 // Cache prefix: prompt caches reuse the longest unchanged prefix of the request. The prefix here
 // is the run of leading conversation messages that are the original messages, in their original
@@ -14,9 +15,11 @@
 
 #include "core/analysis/analysis.h"
 #include "core/model/messagecopy.h"
+#include "core/strategy/factmatch.h"
 #include "core/tokens/estimator.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace cl::strategy {
 
@@ -252,16 +255,22 @@ void computeStats(const Input &in, Result &r, bool metrics)
 
     if (metrics) {
         const std::vector<Fact> facts = collectFacts(t);
-        std::string inserted;
+        const FactMatcher matcher(facts, sessionCwd(t));
+        std::string insertedText;
         for (std::size_t k = 0; k < r.slots.size(); ++k)
             if (r.slots[k].origin < 0 && r.slots[k].message)
-                appendText(*r.slots[k].message, inserted);
-        std::vector<std::string> editedText(t.messages.size());
-        std::vector<char> editedDone(t.messages.size(), 0);
+                appendText(*r.slots[k].message, insertedText);
+        const FactText inserted(insertedText);
+        // An edited source message's text, prepared once for every fact that came from it.
+        struct Edited {
+            std::string text;
+            FactText prepared{text};
+        };
+        std::vector<std::unique_ptr<Edited>> edited(t.messages.size());
         s.factsTotal = facts.size();
-        for (const Fact &f : facts) {
+        for (std::size_t fi = 0; fi < facts.size(); ++fi) {
             bool kept = false;
-            for (const std::size_t src : f.sources) {
+            for (const std::size_t src : facts[fi].sources) {
                 if (src >= r.fates.size() || r.fates[src].slot < 0)
                     continue;
                 const Slot &slot = r.slots[static_cast<std::size_t>(r.fates[src].slot)];
@@ -269,16 +278,16 @@ void computeStats(const Input &in, Result &r, bool metrics)
                     kept = true;
                     break;
                 }
-                if (!editedDone[src]) {
-                    appendText(*slot.message, editedText[src]);
-                    editedDone[src] = 1;
+                if (!edited[src]) {
+                    edited[src] = std::make_unique<Edited>();
+                    appendText(*slot.message, edited[src]->text);
                 }
-                if (editedText[src].find(f.text) != std::string::npos) {
+                if (matcher.mentions(fi, edited[src]->prepared)) {
                     kept = true;
                     break;
                 }
             }
-            if (!kept && !inserted.empty() && inserted.find(f.text) != std::string::npos)
+            if (!kept && !insertedText.empty() && matcher.mentions(fi, inserted))
                 kept = true;
             s.factsKept += kept ? 1 : 0;
         }

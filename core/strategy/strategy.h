@@ -162,6 +162,7 @@ struct Stats {
 // The facts a later turn may need (metrics.cpp; docs/design/mechanisms.md §8): user requests (first
 // line, at most 80 bytes), paths a call read or modified, shell commands (first 80 bytes), errors
 // (first line of a failed result). `only`: just these transcript indices (else every message).
+// Whether a text still mentions one: strategy/factmatch.h.
 struct Fact {
     enum class Kind : std::uint8_t {
         Request,

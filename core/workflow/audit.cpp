@@ -106,7 +106,8 @@ void findAfter(const Transcript &t, Compaction &c)
         c.summary = boundary.plainText();
 }
 
-// The text a fact is searched in: the summary, then the kept messages' texts and tool inputs.
+// The text the facts are looked for in (llm::retention, strategy/factmatch.h): the summary, then the
+// kept messages' texts and tool inputs.
 std::string keptText(const Transcript &t, const Compaction &c)
 {
     std::string s = c.summary;

@@ -14,9 +14,11 @@
 //
 // Facts are the strategy engine's (strategy::collectFacts); a fact is kept when the text the agent
 // sent after the compaction (its summary, plus the messages it kept: Claude Code preservedMessages,
-// Codex's kept user requests, the turns a Gemini CLI compression keeps) contains it, which is the
-// rule of llm::retention. Strategy rows are strategy::run's own stats on the same transcript, so
-// they count the same fact list.
+// Codex's kept user requests, the turns a Gemini CLI compression keeps) mentions it, by the rule of
+// llm::retention and of the strategy metrics (strategy/factmatch.h: a path also as written relative
+// to the session's working directory or by its unique basename, a command without its `cd`).
+// Strategy rows are strategy::run's own stats on the same transcript, so they count the same fact
+// list.
 
 #include "core/analysis/analysis.h"
 #include "core/model/transcript.h"
