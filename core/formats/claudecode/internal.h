@@ -9,9 +9,11 @@
 #include "core/formats/formats.h"
 #include "core/util/json.h"
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,8 +73,14 @@ struct LineInfo {
     std::vector<Block> blocks;
     std::optional<Usage> usage;
     nlohmann::json meta; // small metadata (null when none)
+    // A conversation line decodeLine read (one the fast path leaves alone, possibly 100 MB): its
+    // kHeaderKeys, so that the transcript's header does not read it again. Null for the others.
+    nlohmann::json header;
     std::vector<Problem> problems;
 };
+
+// The session fields a transcript's header takes from its first conversation line.
+inline constexpr std::array<const char *, 4> kHeaderKeys = {"sessionId", "cwd", "version", "gitBranch"};
 
 // Decodes one line (text without its terminator). lastLine: the file's last line without newline.
 // This is the reference path on a nlohmann DOM; LineDecoder uses it for every line it cannot take.
@@ -98,7 +106,7 @@ public:
     void decode(std::string_view text, std::size_t paddedBytes, bool lastLineWithoutNewline, LineInfo &out);
     // Sets header[key] for each key whose (last) value in the line's object is a string. False when
     // simdjson does not take the line: the caller then uses the DOM path.
-    bool headerFields(std::string_view text, std::size_t paddedBytes, std::initializer_list<const char *> keys,
+    bool headerFields(std::string_view text, std::size_t paddedBytes, std::span<const char *const> keys,
                       nlohmann::json &header);
 
 private:

@@ -71,23 +71,18 @@ void fillHeader(Transcript &t, const std::vector<cc::LineInfo> &lines)
     for (std::size_t i = 0; i < lines.size(); ++i) {
         if (!cc::isConversationKind(lines[i].kind))
             continue;
-        // Re-read this one line: cheaper than carrying four strings for every line.
-        const std::initializer_list<const char *> keys = {"sessionId", "cwd", "version", "gitBranch"};
+        // A line decodeLine read (over 64 MB, or a shape the fast path leaves alone) kept its fields.
+        if (lines[i].header.is_object()) {
+            for (const auto &[k, v] : lines[i].header.items())
+                t.header[k] = v;
+            break;
+        }
+        // Else re-read this one line: cheaper than carrying four strings for every line.
         const Record &r = t.records[i];
         cc::LineDecoder decoder;
-        if (decoder.headerFields(t.recordBytes(r), t.buffer->size() - (std::size_t(r.offset) + r.length), keys,
-                                 t.header))
+        if (decoder.headerFields(t.recordBytes(r), t.buffer->size() - (std::size_t(r.offset) + r.length),
+                                 cc::kHeaderKeys, t.header))
             break;
-        nlohmann::json obj;
-        std::string err;
-        // A line simdjson's decoder leaves alone (over 64 MB): still simdjson, read into the DOM.
-        const std::string_view bytes = t.recordBytes(r);
-        if (json::parse(bytes, obj, err, readableAfter(*t.buffer, bytes)) == json::ParseStatus::Failed)
-            continue;
-        for (const char *k : keys)
-            if (const auto *v = json::child(obj, k); v && v->is_string())
-                t.header[k] = *v;
-        break;
     }
     for (const auto &l : lines) {
         if (l.type == "custom-title" || l.type == "ai-title") {

@@ -161,6 +161,13 @@ void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &ou
     out.isMeta = cl::json::boolean(obj, "isMeta");
     out.compactSummary = cl::json::boolean(obj, "isCompactSummary");
 
+    if (isConversationKind(out.kind)) {
+        out.header = json::object();
+        for (const char *k : kHeaderKeys)
+            if (const json *v = cl::json::child(obj, k); v && v->is_string())
+                out.header[k] = *v;
+    }
+
     switch (out.kind) {
     case LineKind::User:
     case LineKind::Assistant:

@@ -365,7 +365,7 @@ void LineDecoder::decode(std::string_view text, std::size_t paddedBytes, bool la
 }
 
 bool LineDecoder::headerFields(std::string_view text, std::size_t paddedBytes,
-                               std::initializer_list<const char *> keys, nlohmann::json &header)
+                               std::span<const char *const> keys, nlohmann::json &header)
 {
     sj::element root;
     if (text.size() > kMaxFastLine || !parse(text, paddedBytes, root))
