@@ -114,6 +114,10 @@ bool isWhiteSpace(char32_t c)
 //     same span or come after one that already matches (`\s*[\r\n]`).
 // (B) "x y" with ASCII letters x, y and p at the space: the piece holding x is a letter run (or a
 //     contraction) that the space ends, and the space starts the piece " y...".
+// (C) an ASCII digit and an ASCII letter side by side, either way round (hex, base64, identifiers:
+//     long lines without a space): in both patterns a digit is only ever in a \p{N}{1,3} piece, and
+//     no piece that holds a letter (letter runs with their optional non-letter, non-digit prefix,
+//     contractions) can hold a digit, so the piece holding text[p-1] ends at p and one starts there.
 // No pattern has look-behind, so what follows p is matched the same in the chunk and in the whole.
 bool isCut(std::string_view text, std::size_t p)
 {
@@ -123,6 +127,9 @@ bool isCut(std::string_view text, std::size_t p)
         char32_t cp = 0;
         return codePointAt(text, p, cp) && !isWhiteSpace(cp) && cp != '/';
     }
+    const auto digit = [](unsigned char x) { return x >= '0' && x <= '9'; };
+    if ((digit(before) && isAsciiLetter(c)) || (isAsciiLetter(before) && digit(c)))
+        return true;
     return c == ' ' && p + 1 < text.size() && isAsciiLetter(before)
            && isAsciiLetter(static_cast<unsigned char>(text[p + 1]));
 }

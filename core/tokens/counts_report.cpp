@@ -92,9 +92,12 @@ bool cjkShare(std::string_view s)
 {
     std::size_t cjk = 0, all = 0;
     for (std::size_t i = 0; i < s.size();) {
-        const char32_t c = codePoint(s, i);
-        if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+        if (static_cast<unsigned char>(s[i]) < 0x80) { // ASCII: never CJK
+            const char c = s[i++];
+            all += !(c == ' ' || c == '\n' || c == '\t' || c == '\r');
             continue;
+        }
+        const char32_t c = codePoint(s, i);
         ++all;
         cjk += isCjk(c);
     }
@@ -134,9 +137,15 @@ bool isCode(std::string_view s)
     }
     if (lines && code * 10 >= lines * 3)
         return true;
+    static const auto symbol = [] {
+        std::array<bool, 256> t{};
+        for (const char c : std::string_view("{}()[];=<>"))
+            t[static_cast<unsigned char>(c)] = true;
+        return t;
+    }();
     std::size_t symbols = 0;
     for (const char c : s)
-        symbols += std::string_view("{}()[];=<>").find(c) != std::string_view::npos;
+        symbols += symbol[static_cast<unsigned char>(c)];
     return !s.empty() && symbols * 100 >= s.size() * 6;
 }
 
@@ -281,6 +290,8 @@ std::optional<ErrorTable> estimatorErrorTable(const Transcript &t, const bpe::To
     });
     if (!walked)
         return std::nullopt;
+    constexpr std::size_t kOneThread = 8; // so few samples are counted before a second thread starts
+    const bool alone = missing.size() <= kOneThread || util::defaultThreads() < 2;
     std::atomic<std::size_t> next{0};
     std::atomic_bool stopped{false};
     const auto count = [&](std::size_t) {
@@ -292,13 +303,14 @@ std::optional<ErrorTable> estimatorErrorTable(const Transcript &t, const bpe::To
             Missing &m = missing[i];
             m.entry.bytes = m.text.size();
             m.entry.type = m.type ? *m.type : classify(m.text);
-            m.entry.exact = std::int64_t(o200k.count(m.text));
+            // A huge text among few: split at safe cuts over both threads (else one thread has it all).
+            m.entry.exact = std::int64_t(alone && m.text.size() > (std::size_t(1) << 20) ? o200k.countParallel(m.text, 2)
+                                                                                         : o200k.count(m.text));
             m.entry.estimator = tokens::estimateText(m.text);
             m.entry.charsDiv4 = charsDiv4(m.text);
         }
     };
-    constexpr std::size_t kOneThread = 8; // so few samples are counted before a second thread starts
-    if (missing.size() <= kOneThread || util::defaultThreads() < 2)
+    if (alone)
         count(0);
     else
         onTwoThreads(count);
