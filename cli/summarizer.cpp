@@ -2,10 +2,9 @@
 #include "cli/summarizer.h"
 
 #include "core/util/json.h"
+#include "core/util/regularfile.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace cl::cli {
 
@@ -117,18 +116,19 @@ std::unique_ptr<llm::ReportingSummarizer> summarizerFromArgs(const Args &a, std:
     s.cacheDir = a.value("--cache-dir").value_or("");
     s.pricesFile = a.value("--prices").value_or("");
     if (const auto path = a.value("--prompt-template")) {
-        std::ifstream in(*path, std::ios::binary);
-        std::ostringstream text;
-        text << in.rdbuf();
-        if (!in || text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
-            error = "--prompt-template: cannot read " + json::sanitizeUtf8(*path) + (in ? " (it is empty)" : "");
+        // A regular file of at most 1 MiB: a FIFO would block, /dev/zero would never end.
+        std::string text;
+        const util::ReadResult r = util::readRegularFile(*path, text, std::size_t(1) << 20);
+        if (!r.ok() || text.find_first_not_of(" \t\r\n") == std::string::npos) {
+            error = "--prompt-template: cannot read " + json::sanitizeUtf8(*path) + " ("
+                    + (r.ok() ? std::string("it is empty") : r.why) + ")";
             return nullptr;
         }
-        if (!json::isValidUtf8(text.str())) {
+        if (!json::isValidUtf8(text)) {
             error = "--prompt-template: " + json::sanitizeUtf8(*path) + " is not UTF-8 text (save it as UTF-8)";
             return nullptr;
         }
-        s.systemTemplate = text.str();
+        s.systemTemplate = std::move(text);
     }
     const std::string variable = a.value("--api-key-env").value_or(llm::defaultApiKeyVariable(*provider));
     if (const char *key = std::getenv(variable.c_str()))

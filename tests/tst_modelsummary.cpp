@@ -23,6 +23,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <thread>
 
 using namespace cl;
@@ -416,6 +418,21 @@ private Q_SLOTS:
                           out, err),
                  int(cli::Failure));
         QVERIFY2(err.find("--prompt-template: cannot read") != std::string::npos, err.c_str());
+        // A FIFO (or a device) is refused at once: reading it would block, or never end.
+        const std::string fifo = dir.filePath(QStringLiteral("template.fifo")).toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        for (const std::string &path : {fifo, std::string("/dev/zero")}) {
+            out.clear();
+            err.clear();
+            QElapsedTimer clock;
+            clock.start();
+            QCOMPARE(cli::run({"compact", file.toStdString(), "--strategy", "codex", "--summarizer", "anthropic", "--model",
+                               "m", "--prompt-template", path},
+                              out, err),
+                     int(cli::Failure));
+            QVERIFY2(err.find("not a regular file") != std::string::npos, err.c_str());
+            QVERIFY(clock.elapsed() < 5000);
+        }
         // Bad usage is said, not ignored.
         out.clear();
         err.clear();

@@ -167,24 +167,27 @@ std::string defaultHome(const char *envVar, const std::string &under)
     return (fs::path(home && *home ? home : ".") / under).string();
 }
 
+// An agent's home for a session file: the one given, else the one the path lies in
+// (".../<dotDir>/<sessionsDir>/..."), else $envVar or ~/<dotDir>.
+std::string agentHomeFor(const std::string &path, const std::string &given, const std::string &dotDir,
+                         const char *sessionsDir, const char *envVar)
+{
+    if (!given.empty())
+        return given;
+    const std::string marker = "/" + dotDir + "/" + sessionsDir + "/";
+    if (const std::size_t at = path.find(marker); at != std::string::npos)
+        return path.substr(0, at) + "/" + dotDir;
+    return defaultHome(envVar, dotDir);
+}
+
 std::string claudeHomeFor(const std::string &path, const Options &o)
 {
-    if (!o.claudeHome.empty())
-        return o.claudeHome;
-    const std::string marker = "/.claude/projects/";
-    if (const std::size_t at = path.find(marker); at != std::string::npos)
-        return path.substr(0, at) + "/.claude";
-    return defaultHome("CLAUDE_CONFIG_DIR", ".claude");
+    return agentHomeFor(path, o.claudeHome, ".claude", "projects", "CLAUDE_CONFIG_DIR");
 }
 
 std::string codexHomeFor(const std::string &path, const Options &o)
 {
-    if (!o.codexHome.empty())
-        return o.codexHome;
-    const std::string marker = "/.codex/sessions/";
-    if (const std::size_t at = path.find(marker); at != std::string::npos)
-        return path.substr(0, at) + "/.codex";
-    return defaultHome("CODEX_HOME", ".codex");
+    return agentHomeFor(path, o.codexHome, ".codex", "sessions", "CODEX_HOME");
 }
 
 // The uuid at the end of a Codex rollout's name ("rollout-<stamp>-<uuid>.jsonl").

@@ -2,26 +2,13 @@
 // neutraliseRemoteImages (markdownimages.h): a line scan that skips fenced code blocks and rewrites
 // the images of the rest.
 #include "core/report/markdownimages.h"
+#include "core/report/textformat.h"
 
 #include <cctype>
 
 namespace cl::report {
 
 namespace {
-
-// "```" / "~~~" (three or more, up to three spaces of indent): the fence's characters, else empty.
-std::string_view fenceOf(std::string_view line)
-{
-    std::size_t i = 0;
-    while (i < line.size() && i < 3 && line[i] == ' ')
-        ++i;
-    if (i >= line.size() || (line[i] != '`' && line[i] != '~'))
-        return {};
-    std::size_t n = i;
-    while (n < line.size() && line[n] == line[i])
-        ++n;
-    return n - i >= 3 ? line.substr(i, n - i) : std::string_view();
-}
 
 // Not a local file next to the Markdown: a scheme (http:, https:, ftp:, …; data: is inline and
 // loads nothing) or a protocol-relative "//host".

@@ -18,26 +18,6 @@ bool isContinuation(char c)
     return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
-// The fence a line opens or closes ("```", "~~~~", ...; up to three spaces before it), or "".
-std::string_view fenceOf(std::string_view line)
-{
-    std::size_t i = 0;
-    while (i < line.size() && i < 3 && line[i] == ' ')
-        ++i;
-    if (i >= line.size() || (line[i] != '`' && line[i] != '~'))
-        return {};
-    const char c = line[i];
-    std::size_t n = i;
-    while (n < line.size() && line[n] == c)
-        ++n;
-    if (n - i < 3)
-        return {};
-    // A backtick fence's info string may not contain a backtick.
-    if (c == '`' && line.find('`', n) != std::string_view::npos)
-        return {};
-    return line.substr(i, n - i);
-}
-
 bool closesFence(std::string_view line, std::string_view open)
 {
     const std::string_view f = fenceOf(line);
@@ -246,6 +226,25 @@ std::string shortTokens(std::int64_t n)
     if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0)
         s.resize(s.size() - 2);
     return s + (a >= 1000000 ? "M" : "k");
+}
+
+std::string_view fenceOf(std::string_view line)
+{
+    std::size_t i = 0;
+    while (i < line.size() && i < 3 && line[i] == ' ')
+        ++i;
+    if (i >= line.size() || (line[i] != '`' && line[i] != '~'))
+        return {};
+    const char c = line[i];
+    std::size_t n = i;
+    while (n < line.size() && line[n] == c)
+        ++n;
+    if (n - i < 3)
+        return {};
+    // A backtick fence's info string may not contain a backtick.
+    if (c == '`' && line.find('`', n) != std::string_view::npos)
+        return {};
+    return line.substr(i, n - i);
 }
 
 } // namespace cl::report

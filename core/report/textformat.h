@@ -36,6 +36,8 @@ std::string markdownText(std::string_view s);
 // One line of plain text inside Markdown (a heading, a list item, a table cell): newlines become
 // spaces and the characters Markdown would interpret are backslash-escaped.
 std::string markdownInline(std::string_view s);
+// The code fence a line opens or closes ("```", "~~~~", ...; up to three spaces before it), or "".
+std::string_view fenceOf(std::string_view line);
 // A fenced code block holding s verbatim: the fence is longer than any run of backticks in s.
 std::string markdownFence(std::string_view s, std::string_view info = {});
 
