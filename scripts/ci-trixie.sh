@@ -13,6 +13,9 @@ command -v debootstrap >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=nonin
 mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 root=$(mktemp -d /tmp/contextlens-trixie.XXXXXX)
+# mktemp makes it 0700: as the chroot's "/", it would stop every user but root (tst_robustscan runs
+# the CLI as nobody, whose loader then could not open libmimalloc).
+chmod 755 "$root"
 cleanup() {
   umount "$root/proc" 2>/dev/null || true
   rm -rf --one-file-system "$root"
