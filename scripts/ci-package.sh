@@ -8,35 +8,67 @@
 # installed BPE vocabularies.
 # Needs root, debootstrap and network access to the Debian mirror. Nothing is kept afterwards but the
 # build directory.
+#
+#   scripts/ci-package.sh                  all of it
+#   scripts/ci-package.sh --prepare ROOT   only the tools and the fresh Debian 12 in the empty
+#                                          directory ROOT (debootstrap), to overlap with leg 1
+#   scripts/ci-package.sh --root ROOT      all of it, in a chroot --prepare made; removes it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 dir=build-package
 id=io.github.contextlens.ContextLens
 demo=/usr/share/contextlens/demo/demo-session.jsonl
+mode=all
+root=
+case ${1:-} in
+  --prepare) mode=prepare; root=${2:?--prepare needs a directory} ;;
+  --root) mode=run; root=${2:?--root needs a directory} ;;
+  "") ;;
+  *) echo "usage: $0 [--prepare ROOT | --root ROOT]" >&2; exit 2 ;;
+esac
 
-# Packaging and checking tools (not needed by the build itself, so not in deps-debian.txt).
-need=()
-command -v debootstrap >/dev/null || need+=(debootstrap)
-command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
-command -v appstreamcli >/dev/null || need+=(appstream)
-command -v desktop-file-validate >/dev/null || need+=(desktop-file-utils)
-command -v file >/dev/null || need+=(file)
-if ((${#need[@]})); then
-  echo "== installing: ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+prepare() {
+  # Packaging and checking tools (not needed by the build itself, so not in deps-debian.txt).
+  local need=() mirror
+  command -v debootstrap >/dev/null || need+=(debootstrap)
+  command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
+  command -v appstreamcli >/dev/null || need+=(appstream)
+  command -v desktop-file-validate >/dev/null || need+=(desktop-file-utils)
+  command -v file >/dev/null || need+=(file)
+  if ((${#need[@]})); then
+    echo "== installing: ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends \
+      "${need[@]}" >/dev/null
+  fi
+  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+  chmod 755 "$root"
+  echo "== debootstrap bookworm from $mirror into $root"
+  debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 \
+    || { tail -50 "$root.debootstrap.log"; return 1; }
+  rm -f "$root.debootstrap.log"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  touch "$root/.contextlens-prepared"
+}
+
+if [ "$mode" = prepare ]; then
+  prepare
+  exit 0
 fi
-
-mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-root=$(mktemp -d /tmp/contextlens-bookworm.XXXXXX)
+[ "$mode" = run ] || root=$(mktemp -d /tmp/contextlens-bookworm.XXXXXX)
 tmp=$(mktemp -d /tmp/contextlens-package.XXXXXX)
 cleanup() {
   umount "$root/proc" 2>/dev/null || true
   rm -rf --one-file-system "$root" "$tmp"
 }
 trap cleanup EXIT
+if [ "$mode" = all ]; then
+  prepare
+else
+  [ -f "$root/.contextlens-prepared" ] || { echo "$root: not a chroot made by --prepare"; exit 1; }
+fi
 
 # --- (a) the package ------------------------------------------------------------------------------
 # From leg 1's release build when it is there (the same sources and flags; tests and benchmarks have no
@@ -82,10 +114,7 @@ desktop-file-validate "$tmp/x/usr/share/applications/$id.desktop"
 echo "desktop file valid"
 
 # --- (c) a fresh Debian 12 installs it and runs it ------------------------------------------------
-echo "== debootstrap bookworm from $mirror into $root"
-debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 || { tail -50 "$root.debootstrap.log"; exit 1; }
-rm -f "$root.debootstrap.log"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+echo "== the fresh Debian 12 in $root"
 mount -t proc proc "$root/proc"
 mkdir -p "$root/pkg"
 cp "$deb" "$root/pkg/"
