@@ -102,7 +102,7 @@ ojson report(const Transcript &t, const Analysis &a)
         {"oldTrigger", z.oldTrigger}, {"newTrigger", z.newTrigger}};
     // clang-format on
     j["needsCompaction"] = ojson{{"needed", a.needs.needed}, {"reasons", reasonsJson(a.needs.reasons)}};
-    j["usage"] = ojson{{"tokens", a.usage.tokens}, {"fixedTokens", a.usage.fixedTokens}, {"window", a.usage.window}, {"windowSource", a.usage.windowSource}, {"ratio", round3(a.usage.ratio)}, {"band", a.usage.band}};
+    j["usage"] = ojson{{"tokens", a.usage.tokens}, {"fixedTokens", a.usage.fixedTokens}, {"basis", a.usage.basis}, {"how", a.usage.how}, {"window", a.usage.window}, {"windowSource", a.usage.windowSource}, {"ratio", round3(a.usage.ratio)}, {"band", a.usage.band}};
     const Facts &fa = a.facts;
     ojson req = ojson::array(), cmds = ojson::array(), errs = ojson::array();
     for (const auto &[i, s] : fa.userRequests)
@@ -172,8 +172,8 @@ std::string text(const ojson &j)
     row("needs compaction", j["needsCompaction"]["needed"].get<bool>() ? "yes" : "no");
     const ojson &u = j["usage"];
     row("usage", u["tokens"].dump() + " of " + u["window"].dump() + " (" + u["windowSource"].get<std::string>() + ") = "
-                     + u["ratio"].dump() + " -> " + u["band"].get<std::string>() + " (live conversation + fixed part "
-                     + u["fixedTokens"].dump() + ")");
+                     + u["ratio"].dump() + " -> " + u["band"].get<std::string>() + " (" + u["basis"].get<std::string>()
+                     + ", fixed part " + u["fixedTokens"].dump() + " included)");
     const ojson &f = j["facts"];
     row("user requests", f["userRequests"].size() ? std::to_string(f["userRequests"].size()) : "0");
     row("files read", std::to_string(f["filesRead"].size()));
@@ -218,6 +218,7 @@ int analyze(const std::vector<std::string> &args, std::string &out, std::string 
     if (a.positional.size() != 1)
         return o.fail("analyze: expected one FILE (usage: contextlens-cli analyze FILE [--as FORMAT] [--window N] [--threshold N] [--json])");
     AnalysisOptions opts;
+    opts.estimator = commandEstimator();
     if (const auto w = a.value("--window"); w && !parseInt(*w, opts.contextWindow))
         return o.fail("analyze: --window needs a positive integer, got \"" + *w + "\"");
     if (const auto th = a.value("--threshold"); th && !parseInt(*th, opts.threshold))

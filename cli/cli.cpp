@@ -95,8 +95,14 @@ std::optional<Format> parseFormat(const std::string &name, std::string &error)
 }
 
 namespace {
-bool g_wholeHistory = false; // --whole-history, for every command of this run
+bool g_wholeHistory = false;                                   // --whole-history, for every command of this run
+tokens::Estimator g_estimator = tokens::Estimator::Calibrated; // --estimator, likewise
 } // namespace
+
+tokens::Estimator commandEstimator()
+{
+    return g_estimator;
+}
 
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
 {
@@ -240,7 +246,9 @@ std::string helpText()
                             "Every figure is about the live context, what the model sees: the conversation after the\n"
                             "last compaction plus the fixed part of each request (system prompt, tools); history before\n"
                             "a compaction is loaded and written back untouched. --whole-history (any command) counts\n"
-                            "every message instead.\n"
+                            "every message instead. Tokens are the agent's: the last measured usage still current plus\n"
+                            "the seed 001 estimate of what followed, times a factor learned from the session's usage;\n"
+                            "--estimator seed (the seed 001 estimator alone) or exact (BPE counts) count otherwise.\n"
                             "\n"
                             "Exit codes:\n"
                             "  0  success\n"
@@ -458,13 +466,24 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
     }
     const std::string &cmd = args.front();
     // --whole-history: every message counts, history before the last compaction included.
+    // --estimator seed|calibrated|exact: how the live context is counted.
     std::vector<std::string> rest;
     g_wholeHistory = false;
+    g_estimator = tokens::Estimator::Calibrated;
     for (auto it = args.begin() + 1; it != args.end(); ++it)
-        if (*it == "--whole-history")
+        if (*it == "--whole-history") {
             g_wholeHistory = true;
-        else
+        } else if (*it == "--estimator") {
+            const auto e = it + 1 != args.end() ? tokens::parseEstimator(*(it + 1)) : std::nullopt;
+            if (!e) {
+                err += "--estimator: expected seed, calibrated or exact\n";
+                return Exit::Failure;
+            }
+            g_estimator = *e;
+            ++it;
+        } else {
             rest.push_back(*it);
+        }
     bool json = false;
     for (const auto &a : rest)
         json = json || a == "--json";

@@ -7,6 +7,7 @@
 #include "core/io/loader.h"
 #include "core/io/validity.h"
 #include "core/io/writer.h"
+#include "core/tokens/contextfigure.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,8 @@ std::optional<Format> parseFormat(const std::string &name, std::string &error);
 
 // Loads a file for a command; on failure returns null with error naming the file.
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error);
+// How this run counts the live context (--estimator, any command; tokens/contextfigure.h).
+tokens::Estimator commandEstimator();
 
 std::size_t countIssues(const Transcript &t); // diagnostics of severity warning or error
 ojson diagnosticsJson(const Transcript &t);

@@ -38,6 +38,8 @@ ojson report(const Transcript &t, const cp::Composition &c, const std::vector<cp
     j["reservedHow"] = c.reservedHow;
     j["free"] = c.free;
     j["fixedSource"] = c.fixedSource;
+    j["basis"] = c.basis;
+    j["how"] = c.how;
     ojson cats = ojson::array();
     for (const auto &cat : c.categories)
         cats.push_back(ojson{{"key", cat.key},
@@ -76,7 +78,8 @@ std::string text(const ojson &j)
     std::string s = "context at message " + j["atMessage"].dump() + " (live from message " + j["liveFromMessage"].dump()
                     + "): " + grouped(j["total"].get<std::int64_t>()) + " of " + grouped(j["window"].get<std::int64_t>())
                     + " tokens (" + percent(j["total"].get<std::int64_t>(), j["window"].get<std::int64_t>())
-                    + "), fixed part " + j["fixedSource"].get<std::string>() + "\n";
+                    + "), fixed part " + j["fixedSource"].get<std::string>() + "\n  counted: " + j["basis"].get<std::string>() + ", "
+                    + j["how"].get<std::string>() + "\n";
     char line[256];
     std::snprintf(line, sizeof line, "  %-9s %-34s %10s %8s %6s\n", "group", "category", "tokens", "share", "items");
     s += line;
@@ -153,6 +156,7 @@ int context(const std::vector<std::string> &args, std::string &out, std::string 
     if (const auto name = a.value("--as"); name && !(as = parseFormat(*name, error)))
         return o.fail(error);
     cp::Options opts;
+    opts.estimator = commandEstimator();
     if (const auto w = a.value("--window")) {
         opts.contextWindow = std::atoll(w->c_str());
         if (opts.contextWindow <= 0)

@@ -77,6 +77,7 @@ ojson report(const Transcript &t)
     const tokens::FixedPart fixed = tokens::fixedPart(t);
     const auto error = tokens::estimatorError(t, fixed.tokens);
     const std::int64_t conversation = tokens::totalEstimate(t);
+    const tokens::ContextFigure figure = tokens::contextFigure(t, commandEstimator());
     ojson tok{{"estimated", conversation}};
     if (!points.empty()) {
         tok["measured"] = points.back().measured;
@@ -99,11 +100,20 @@ ojson report(const Transcript &t)
     ojson live{{"historyMessages", history},
                {"historyTokens", historyTokens},
                {"liveFromMessage", history ? ojson(liveStart(t) + 1) : ojson(nullptr)},
-               {"conversationTokens", conversation},
-               {"fixedTokens", fixed.tokens},
+               {"conversationTokens", figure.conversation},
+               {"fixedTokens", figure.fixed},
                {"fixedSource", std::string(tokens::fixedPartSourceName(fixed.source))},
-               {"fixedHow", fixed.how},
-               {"totalTokens", conversation + fixed.tokens},
+               {"fixedHow", figure.fixedHow},
+               {"totalTokens", figure.total},
+               {"basis", std::string(tokens::basisName(figure.basis))},
+               {"how", figure.how},
+               {"estimator", std::string(tokens::estimatorName(figure.estimator))},
+               {"measuredAt", figure.measuredAt >= 0 ? ojson(figure.measuredAt + 1) : ojson(nullptr)},
+               {"lastMeasuredAt", figure.lastMeasuredAt >= 0 ? ojson(figure.lastMeasuredAt + 1) : ojson(nullptr)},
+               {"lastMeasurementIsHistory", figure.lastMeasurementIsHistory},
+               {"calibrationFactor", std::round(figure.calibration.factor * 1000) / 1000},
+               {"calibrationPairs", figure.calibration.pairs},
+               {"seedConversationTokens", figure.seedConversation},
                {"contextWindow", window.window},
                {"contextWindowSource", window.source}};
     std::size_t errors = 0, warnings = 0;
@@ -183,12 +193,13 @@ std::string text(const ojson &j)
     const ojson &live = j["live"];
     row("live context", num(live["totalTokens"]) + " of " + num(live["contextWindow"]) + " (" + live["contextWindowSource"].get<std::string>()
                             + "): conversation " + num(live["conversationTokens"]) + " + fixed part " + num(live["fixedTokens"]));
-    row("  fixed part", live["fixedSource"].get<std::string>() + ": " + live["fixedHow"].get<std::string>());
+    row("  counted", live["basis"].get<std::string>() + ": " + live["how"].get<std::string>());
+    row("  fixed part", live["fixedHow"].get<std::string>());
     if (!live["liveFromMessage"].is_null())
         row("  history", num(live["historyMessages"]) + " messages (" + num(live["historyTokens"])
                              + " tokens) before the last compaction, no longer sent; live from message "
                              + num(live["liveFromMessage"]));
-    row("tokens estimated", num(tok["estimated"]));
+    row("tokens estimated", num(tok["estimated"]) + " (seed 001 estimator, conversation)");
     if (!tok["measured"].is_null())
         row("tokens measured", num(tok["measured"]) + " (last of " + num(tok["measuredPoints"]) + " responses; estimator error "
                                    + num(tok["estimatorErrorPercent"]) + " %, bias " + num(tok["estimatorBiasPercent"]) + " %)");

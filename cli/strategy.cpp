@@ -50,6 +50,7 @@ ojson statsJson(const Stats &s)
             fates[std::string(fateName(static_cast<Fate>(f)))] = s.fateCounts[f];
     // clang-format off
     return ojson{{"messagesBefore", s.messagesBefore}, {"messagesAfter", s.messagesAfter},
+        {"liveBefore", s.liveBefore}, {"liveAfter", s.liveAfter}, {"liveReduction", round4(s.liveReduction)},
         {"tokensBefore", s.tokensBefore}, {"tokensAfter", s.tokensAfter}, {"reduction", round4(s.reduction)},
         {"efficiency", round4(s.efficiency)}, {"factsTotal", s.factsTotal}, {"factsKept", s.factsKept},
         {"factRetention", round4(s.factRetention)}, {"cachePrefixTokens", s.cachePrefixTokens},
@@ -84,6 +85,7 @@ std::vector<std::string> splitList(const std::string &s)
 
 bool applyCommon(const Args &a, Input &in, std::string &error)
 {
+    in.options.estimator = commandEstimator();
     if (auto w = a.value("--window"))
         in.options.contextWindow = std::max<std::int64_t>(0, std::atoll(w->c_str()));
     return guardOptions(a, in.pinned, in.exemptTools, error);
@@ -343,9 +345,11 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
         // clang-format on
         const Stats &st = r.stats;
         text += r.strategy + ": " + r.note + "\n";
+        text += "  live context " + std::to_string(st.liveBefore) + " -> " + std::to_string(st.liveAfter) + " ("
+                + percent(st.liveReduction) + " less, fixed part included, in the agent's count)\n";
         text += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
-                + ", tokens " + std::to_string(st.tokensBefore) + " -> " + std::to_string(st.tokensAfter) + " ("
-                + percent(st.reduction) + " less)\n";
+                + ", conversation " + std::to_string(st.tokensBefore) + " -> " + std::to_string(st.tokensAfter) + " ("
+                + percent(st.reduction) + " less, seed 001 estimate)\n";
         char line[256];
         std::snprintf(line, sizeof line,
                       "  efficiency %.4f, facts kept %zu/%zu (%s), cache prefix %lld tokens (%s), %.2f ms\n",
@@ -492,8 +496,8 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
     if (!sortKey.empty()) {
         auto key = [&](const CompareRow &r) -> double {
             const Stats &s = r.result.stats;
-            if (sortKey == "tokens") return double(s.tokensAfter);
-            if (sortKey == "reduction") return -s.reduction;
+            if (sortKey == "tokens") return double(s.liveAfter);
+            if (sortKey == "reduction") return -s.liveReduction;
             if (sortKey == "efficiency") return -s.efficiency;
             if (sortKey == "facts") return -s.factRetention;
             if (sortKey == "cache") return -double(s.cachePrefixTokens);
@@ -529,16 +533,19 @@ int compare(const std::vector<std::string> &args, std::string &out, std::string 
         o.print(doc);
     } else {
         char line[512];
-        std::snprintf(line, sizeof line, "%-30s %9s %9s %8s %8s %8s %10s %6s %9s%s  %s\n", "strategy", "tokens", "after",
-                      "reduct.", "effic.", "facts", "cache", "valid", "ms", compareCostHeader(costColumns).c_str(), "note");
+        // Live context before and after (the agent's count, fixed part included), its reduction, then
+        // the conversation's reduction by the seed 001 estimator beside it.
+        std::snprintf(line, sizeof line, "%-30s %9s %9s %8s %8s %8s %8s %10s %6s %9s%s  %s\n", "strategy", "live", "after",
+                      "reduct.", "conv.", "effic.", "facts", "cache", "valid", "ms", compareCostHeader(costColumns).c_str(), "note");
         out += line;
-        out += compareBaselineLine(costColumns, rows.empty() ? in.totalTokens() : rows.front().result.stats.tokensBefore);
+        out += compareBaselineLine(costColumns, rows.empty() ? tokens::contextFigure(*t, commandEstimator()).total
+                                                             : rows.front().result.stats.liveBefore);
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const CompareRow &row = rows[i];
             const Stats &s = row.result.stats;
-            std::snprintf(line, sizeof line, "%-30s %9lld %9lld %7.1f%% %8.4f %7.1f%% %10lld %6s %9.2f%s  %s\n",
-                          row.strategy.c_str(), static_cast<long long>(s.tokensBefore),
-                          static_cast<long long>(s.tokensAfter), s.reduction * 100, s.efficiency, s.factRetention * 100,
+            std::snprintf(line, sizeof line, "%-30s %9lld %9lld %7.1f%% %7.1f%% %8.4f %7.1f%% %10lld %6s %9.2f%s  %s\n",
+                          row.strategy.c_str(), static_cast<long long>(s.liveBefore), static_cast<long long>(s.liveAfter),
+                          s.liveReduction * 100, s.reduction * 100, s.efficiency, s.factRetention * 100,
                           static_cast<long long>(s.cachePrefixTokens), row.result.violations.empty() ? "yes" : "NO",
                           s.millis, compareCostCells(costColumns, i).c_str(), (row.result.note + modelCostText(row.result)).c_str());
             out += line;

@@ -12,8 +12,7 @@
 #include "core/analysis/analysis.h"
 #include "core/io/livetail.h"
 #include "core/io/loader.h"
-#include "core/tokens/estimator.h"
-#include "core/tokens/fixedpart.h"
+#include "core/tokens/contextfigure.h"
 #include "core/util/numbertext.h"
 #include "core/workflow/forecast.h"
 #include "core/workflow/undonecompaction.h"
@@ -36,8 +35,7 @@ forecast::Compaction forecastFor(const Transcript &t, std::int64_t windowOption)
     analysis::AnalysisOptions o;
     o.contextWindow = windowOption;
     const std::int64_t window = analysis::contextWindowOf(t, o).window;
-    const std::int64_t estimated = tokens::totalEstimate(t) + tokens::fixedPart(t).tokens;
-    return forecast::compaction(t, window, estimated);
+    return forecast::compaction(t, window, tokens::contextFigure(t, commandEstimator()).total);
 }
 
 std::string lineText(const Transcript &t, const LiveTail::Update *u, const forecast::Compaction &f)

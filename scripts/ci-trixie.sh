@@ -75,9 +75,11 @@ git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$root/src/main"
 if [ -d "$src/build/vocab" ]; then
   mkdir -p "$root/src/main/build" && cp -r "$src/build/vocab" "$root/src/main/build/"
 fi
-if [ -d "$src/../shared/samples" ]; then
-  mkdir -p "$root/src/shared" && cp -r "$src/../shared/samples" "$root/src/shared/"
-fi
+for data in samples real-sessions; do
+  if [ -d "$src/../shared/$data" ]; then
+    mkdir -p "$root/src/shared" && cp -r "$src/../shared/$data" "$root/src/shared/"
+  fi
+done
 
 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CONTEXTLENS_CI="${CONTEXTLENS_CI:-}" CONTEXTLENS_WERROR=0 bash -euo pipefail -c '
   cd /src/main

@@ -2,6 +2,7 @@
 // Usage chart and context gauge: geometry maths by hand, the widgets fed a hand-built transcript,
 // click -> messageActivated, and real window screenshots of the demo and a compaction sample.
 #include "core/analysis/analysis.h"
+#include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
 #include "widgets/mainwindow/commandline.h"
 #include "widgets/transcript/contextgauge.h"
@@ -199,9 +200,20 @@ private Q_SLOTS:
         QCOMPARE(shortTokens(50000), QStringLiteral("50k"));
         QCOMPARE(shortTokens(125000), QStringLiteral("125k"));
         QCOMPARE(shortTokens(2500000), QStringLiteral("2.5M"));
-        QCOMPARE(gaugeLabel(62412, 39485, 200000), QStringLiteral("62,412 / 200,000 (31 %) measured \u00B7 39,485 estimated"));
-        // 39485 / 200000 = 19.7 % -> 20
-        QCOMPARE(gaugeLabel(-1, 39485, 200000), QStringLiteral("39,485 / 200,000 (20 %) estimated"));
+        UsageData d;
+        d.estimateNow = 62412;
+        d.lastMeasured = 62000;
+        d.measuredAt = 1233;
+        d.basis = QStringLiteral("measured");
+        QCOMPARE(gaugeLabel(d, 200000), QStringLiteral("62,412 / 200,000 (31 %) \u00B7 measured at message 1,234 + 412"));
+        // 39485 / 200000 = 19.7 % -> 20; a measurement before a compaction is named as history.
+        d = UsageData{};
+        d.estimateNow = 39485;
+        d.basis = QStringLiteral("calibrated");
+        d.historyMeasured = 76350;
+        d.historyMeasuredAt = 99;
+        QCOMPARE(gaugeLabel(d, 200000), QStringLiteral("39,485 / 200,000 (20 %) \u00B7 calibrated \u00B7 last measured 76,350 at "
+                                                       "message 100, before a compaction or edit"));
     }
 
     void usageSeries()
@@ -212,29 +224,36 @@ private Q_SLOTS:
         QCOMPARE(messagesOf(d.measured), (QList<int>{1, 5}));
         QCOMPARE(d.measured[0].tokens, 1000); // 100 + 200 + 700
         QCOMPARE(d.measured[1].tokens, 500);  // 50 + 50 + 400
+        // The figure starts from the last measurement, still current (after the compaction, nothing
+        // edited since).
         QCOMPARE(d.lastMeasured, 500);
+        QCOMPARE(d.measuredAt, 5);
+        QCOMPARE(d.historyMeasuredAt, -1);
+        QCOMPARE(d.basis, QStringLiteral("measured"));
         // Every conversation message (summary included), none of boundary / event / sidechain.
         QCOMPARE(messagesOf(d.estimated), (QList<int>{0, 1, 2, 4, 5}));
         const qint64 e0 = tokens::estimateMessage(t.messages[0]), e1 = tokens::estimateMessage(t.messages[1]);
+        const qint64 e2 = tokens::estimateMessage(t.messages[2]);
         const qint64 e4 = tokens::estimateMessage(t.messages[4]), e5 = tokens::estimateMessage(t.messages[5]);
         QVERIFY(e0 > 0 && e4 > 0);
-        // Every estimate has the fixed part of the request, here learned from the first measured
-        // usage: 1000 measured where the conversation before it is e0.
-        QCOMPARE(d.fixed, 1000 - e0);
+        // No model, no format: the "unknown" family, whose stated calibration is 1 (no usage deltas
+        // within one context to learn from).
+        QCOMPARE(tokens::contextFigure(t).calibration.factor, 1.0);
+        // The fixed part comes from the first measurement of the live context: 500 measured where the
+        // conversation before it is the summary, e4.
+        QCOMPARE(d.fixed, 500 - e4);
         QVERIFY(d.fixedHow.startsWith(QStringLiteral("measured: ")));
-        QCOMPARE(d.estimated[0].tokens, d.fixed);
-        QCOMPARE(d.estimated[1].tokens, d.fixed + e0);
-        QCOMPARE(d.estimated[2].tokens, d.fixed + e0 + e1);
-        QCOMPARE(d.estimated[3].tokens, d.fixed); // restarts after the compaction
+        // Before the first measurement, the fixed part of that context + the estimate; from a
+        // measurement on, the measurement + the estimate of what followed it.
+        QCOMPARE(d.estimated[0].tokens, 1000);
+        QCOMPARE(d.estimated[1].tokens, 1000 + e1);
+        QCOMPARE(d.estimated[2].tokens, 1000 + e1 + e2);
+        QCOMPARE(d.estimated[3].tokens, 500); // restarts after the compaction
         QVERIFY(d.estimated[3].restart);
         QVERIFY(!d.estimated[2].restart && !d.estimated[4].restart);
-        QCOMPARE(d.estimated[4].tokens, d.fixed + e4);
-        QCOMPARE(d.estimateNow, d.fixed + e4 + e5);
-        // The dashed line passes through measuredContext's own estimates.
-        const auto points = tokens::measuredContext(t);
-        QCOMPARE(points.size(), std::size_t(2));
-        QCOMPARE(d.estimated[1].tokens, points[0].estimated + d.fixed);
-        QCOMPARE(d.estimated[4].tokens, points[1].estimated + d.fixed);
+        QCOMPARE(d.estimated[4].tokens, 500 + e5);
+        QCOMPARE(d.estimateNow, 500 + e5);
+        QCOMPARE(d.estimateNow, tokens::contextFigure(t).total);
         QCOMPARE(d.compactions.size(), 1);
         QCOMPARE(d.compactions[0].message, 3);
         QCOMPARE(d.compactions[0].preTokens, 120000);
@@ -337,13 +356,17 @@ private Q_SLOTS:
         gauge.setTranscript(&t);
         QCOMPARE(gauge.measured(), 500);
         QCOMPARE(gauge.estimated(), now);
-        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 200,000 (0 %) measured \u00B7 %1 estimated").arg(QLocale().toString(now)));
+        QCOMPARE(gauge.labelText(), QStringLiteral("%1 / 200,000 (0 %) \u00B7 measured at message 6 + %2")
+                                        .arg(QLocale().toString(now), QLocale().toString(now - 500)));
         QCOMPARE(gauge.fixedPart(), usageData(t).fixed);
 
         QSignalSpy spy(&gauge, &ContextGauge::contextWindowChanged);
         gauge.setContextWindow(1000);
         QCOMPARE(spy.count(), 1);
-        QCOMPARE(gauge.labelText(), QStringLiteral("500 / 1,000 (50 %) measured \u00B7 %1 estimated").arg(QLocale().toString(now)));
+        QCOMPARE(gauge.labelText(), QStringLiteral("%1 / 1,000 (%2 %) \u00B7 measured at message 6 + %3")
+                                        .arg(QLocale().toString(now))
+                                        .arg(std::lround(double(now) / 10))
+                                        .arg(QLocale().toString(now - 500)));
         QVERIFY(!QSettings().contains(QStringLiteral("view/contextWindow"))); // a choice for this file only
 
         // Each transcript brings its window, the one the CLI reports for it (analysis::contextWindowOf):
@@ -362,7 +385,7 @@ private Q_SLOTS:
         QVERIFY(gauge.contextWindow() > 200000);
         gauge.setTranscript(nullptr);
         QCOMPARE(gauge.contextWindow(), 200000);
-        QCOMPARE(gauge.labelText(), QStringLiteral("0 / 200,000 (0 %) estimated"));
+        QCOMPARE(gauge.labelText(), QStringLiteral("0 / 200,000 (0 %) \u00B7 estimated"));
     }
 
     void mainWindowJump()
@@ -377,7 +400,13 @@ private Q_SLOTS:
         QCOMPARE(w.usageChart()->data().compactions.size(), 1);
         QCOMPARE(w.usageChart()->data().measured.size(), 2);
         QCOMPARE(w.contextGauge()->measured(), 1200);
-        QVERIFY(w.contextGauge()->labelText().startsWith(QStringLiteral("1,200 / 200,000 (1 %) measured")));
+        const qint64 now = tokens::contextFigure(*w.transcript()).total;
+        QVERIFY(now >= 1200);
+        QCOMPARE(w.contextGauge()->estimated(), now);
+        QVERIFY2(w.contextGauge()->labelText().startsWith(QStringLiteral("%1 / 200,000 (%2 %) \u00B7 measured at message ")
+                                                              .arg(QLocale().toString(now))
+                                                              .arg(std::lround(100.0 * double(now) / 200000))),
+                 qPrintable(w.contextGauge()->labelText()));
         QCOMPARE(w.usageChart()->contextWindow(), w.contextGauge()->contextWindow());
         w.contextGauge()->setContextWindow(150000);
         QCOMPARE(w.usageChart()->contextWindow(), 150000); // the chart's window line follows the gauge

@@ -7,6 +7,7 @@
 #include "core/generator/generator.h"
 #include "core/io/loader.h"
 #include "core/strategy/strategy.h"
+#include "core/tokens/contextfigure.h"
 #include "core/workflow/composition.h"
 #include "widgets/analysis/compositionchart.h"
 #include "widgets/analysis/compositiongrid.h"
@@ -252,6 +253,9 @@ private Q_SLOTS:
         // A click on a category shows only its messages in the transcript; the chip undoes it.
         w.selectMessage(int(t.messages.size()) - 1);
         QVERIFY(QTest::qWaitFor([&] { return !panel->isBusy() && panel->composition()->at == t.messages.size() - 1; }, 10000));
+        // At the end of the session the panel, the gauge and the status bar show one figure.
+        QCOMPARE(panel->composition()->total, tokens::contextFigure(t).total);
+        QCOMPARE(qint64(panel->composition()->total), w.contextGauge()->estimated());
         int row = -1;
         for (int r = 0; r < panel->model()->rowCount(); ++r)
             if (panel->model()->category(r)->key == "tool_calls")

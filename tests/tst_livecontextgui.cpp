@@ -2,8 +2,8 @@
 // The live context in the main window: history before the last compaction greyed and italic,
 // hidden on request, left out of the status bar's figures; View › Whole History reloads with every
 // message live. On the Codex fixture with a compaction (tests/data/codex/live-compacted.jsonl).
+#include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
-#include "core/tokens/fixedpart.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/statuspanel.h"
@@ -61,12 +61,17 @@ private Q_SLOTS:
         }
         QCOMPARE(std::size_t(history), liveStart(t));
 
-        // The status bar speaks of the live context: conversation after the compaction + fixed part.
+        // The status bar and the gauge show one figure for the live context: the conversation after the
+        // compaction + the fixed part, in the agent's count (tokens/contextfigure.h).
         const QString status = w.statusPanel()->summaryText();
-        const qint64 live = tokens::totalEstimate(t), fixed = tokens::fixedPart(t).tokens;
-        QVERIFY2(status.contains(QStringLiteral("live context ~%1").arg(QLocale().toString(live + fixed))), qPrintable(status));
+        const tokens::ContextFigure figure = tokens::contextFigure(t);
+        QVERIFY(figure.total > figure.fixed && figure.fixed > 0);
+        QVERIFY2(status.contains(QStringLiteral("live context %1 (conversation %2 + fixed part %3")
+                                     .arg(QLocale().toString(qlonglong(figure.total)), QLocale().toString(qlonglong(figure.conversation)),
+                                          QLocale().toString(qlonglong(figure.fixed)))),
+                 qPrintable(status));
         QVERIFY2(status.contains(QStringLiteral("messages of history")), qPrintable(status));
-        QCOMPARE(w.findChild<ContextGauge *>()->estimated(), live + fixed);
+        QCOMPARE(w.findChild<ContextGauge *>()->estimated(), qint64(figure.total));
 
         // "Hide history" is offered and hides exactly those rows.
         QCheckBox *hideHistory = nullptr;

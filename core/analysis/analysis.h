@@ -56,6 +56,7 @@
 //   prefix, '*' at the end is optional).
 
 #include "core/model/transcript.h"
+#include "core/tokens/contextfigure.h"
 
 #include "core/util/smallvec.h"
 #include "core/util/parallel.h"
@@ -157,6 +158,8 @@ struct AnalysisOptions {
     std::size_t minMessages = 10;
     int recentMessages = 3;         // seed 002 K
     std::int64_t contextWindow = 0; // 0: from the window table by model, else 200000
+    // How the live context is counted (tokens/contextfigure.h): the usage, its band and the trigger.
+    tokens::Estimator estimator = tokens::Estimator::Calibrated;
     std::vector<double> bands{0.40, 0.60, 0.80, 0.95};
     // Strategy (seed 000).
     std::int64_t targetTokens = 0; // 0: contextWindow x targetWindowShare
@@ -304,8 +307,10 @@ struct Zones {
     bool newTrigger = false; // compressible >= threshold
 };
 struct UsageInfo {
-    std::int64_t tokens = 0, window = 0; // tokens: live conversation + fixed part
-    std::int64_t fixedTokens = 0;        // the fixed part of every request (tokens/fixedpart.h)
+    std::int64_t tokens = 0, window = 0; // tokens: the live context (tokens/contextfigure.h), fixed part included
+    std::int64_t fixedTokens = 0;        // the fixed part of every request, in the same count
+    std::string basis;                   // tokens::basisName: measured, calibrated, exact, seed
+    std::string how;                     // how the figure was obtained
     std::string windowSource;            // "option", "recorded in the file", "table: <pattern>", "default"
     double ratio = 0;
     std::string band; // none, snip, microcompact, auto_compact, hard_truncate

@@ -4,7 +4,6 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/internal.h"
 #include "core/tokens/estimator.h"
-#include "core/tokens/fixedpart.h"
 
 #include <algorithm>
 #include <atomic>
@@ -390,9 +389,12 @@ Analysis analyze(const Transcript &t, const AnalysisOptions &o)
     a.features = features(t, a.view, target);
     a.recommendation = recommend(a.features, model, t.format, o);
     a.zones = zones(t, a.view, o.threshold, o.recentMessages);
-    // What the model sees: the live conversation and the fixed part of every request.
-    a.usage.fixedTokens = tokens::fixedPart(t).tokens;
-    a.usage.tokens = a.features.totalTokens + a.usage.fixedTokens;
+    // What the model sees: the live context in the agent's count, fixed part included.
+    const tokens::ContextFigure figure = tokens::contextFigure(t, o.estimator);
+    a.usage.fixedTokens = figure.fixed;
+    a.usage.tokens = figure.total;
+    a.usage.basis = std::string(tokens::basisName(figure.basis));
+    a.usage.how = figure.how;
     a.needs = needsCompaction(a.usage.tokens, a.view.size(), o);
     a.usage.ratio = double(a.usage.tokens) / double(a.usage.window);
     a.usage.band = usageBand(a.usage.ratio, o.bands);

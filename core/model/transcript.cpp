@@ -153,6 +153,7 @@ Transcript sameFileWithoutMessages(const Transcript &t)
     out.header = t.header;
     out.subagents = t.subagents;
     out.offBranchMessages = t.offBranchMessages;
+    out.tokenCalibration = t.tokenCalibration;
     return out;
 }
 

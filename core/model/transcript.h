@@ -169,6 +169,16 @@ struct Transcript {
     nlohmann::json header;                                    // session-level metadata (session_meta, model, system, ...)
     std::vector<std::shared_ptr<const Transcript>> subagents; // Claude Code subagent files
     std::size_t offBranchMessages = 0;                        // Claude Code: messages dropped by rewinds (still in records)
+    // How this file's token estimates convert to its agent's count (tokens/contextfigure.h), learned
+    // from the file as read and carried by a strategy's result, so that an edited transcript is counted
+    // like the file it came from. factor 0: not carried (learned from the messages).
+    struct TokenCalibration {
+        double factor = 0;
+        std::size_t pairs = 0;
+        std::int64_t fixed = -1; // the fixed part in the agent's count; -1: from the messages
+        std::string how, fixedHow;
+    };
+    TokenCalibration tokenCalibration;
 
     std::string_view recordBytes(const Record &r) const { return std::string_view(*buffer).substr(r.offset, r.length); }
     void addDiagnostic(std::uint32_t line, std::string message, Diagnostic::Severity s = Diagnostic::Severity::Warning);

@@ -16,6 +16,7 @@
 #include "core/analysis/analysis.h"
 #include "core/model/messagecopy.h"
 #include "core/strategy/factmatch.h"
+#include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
 
 #include <algorithm>
@@ -133,6 +134,7 @@ Transcript Result::materialize(const Transcript &original) const
 {
     Transcript t = sameFileWithoutMessages(original);
     t.diagnostics = original.diagnostics;
+    t.tokenCalibration = tokens::carriedCalibration(original); // counted like the original
     t.messages.reserve(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
         t.messages.push_back(message(original, k));
@@ -233,6 +235,24 @@ void computeStats(const Input &in, Result &r, bool metrics)
     s.fateCounts[static_cast<std::size_t>(Fate::Inserted)] = s.inserted;
     if (s.tokensBefore > 0)
         s.reduction = 1.0 - double(s.tokensAfter) / double(s.tokensBefore);
+    // The live figures: the input's, and the result's counted like it (its calibration carried).
+    {
+        const Transcript::TokenCalibration carried = tokens::carriedCalibration(t);
+        std::vector<const Message *> messages;
+        std::vector<char> intact;
+        messages.reserve(r.slots.size());
+        intact.reserve(r.slots.size());
+        std::int32_t expected = 0;
+        for (std::size_t k = 0; k < r.slots.size(); ++k) {
+            messages.push_back(&r.message(t, k));
+            intact.push_back(char(!r.slots[k].message && r.slots[k].origin == expected));
+            expected = r.slots[k].origin >= 0 ? r.slots[k].origin + 1 : expected;
+        }
+        s.liveBefore = tokens::contextFigure(t, in.options.estimator).total;
+        s.liveAfter = tokens::contextFigureOf(t, std::move(messages), std::move(intact), carried, in.options.estimator).total;
+        if (s.liveBefore > 0)
+            s.liveReduction = 1.0 - double(s.liveAfter) / double(s.liveBefore);
+    }
     if (s.messagesBefore > 0)
         s.efficiency = 0.6 * s.reduction + 0.4 * double(s.originalKept) / double(s.messagesBefore);
 

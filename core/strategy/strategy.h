@@ -148,9 +148,13 @@ struct Stats {
     std::size_t messagesBefore = 0, messagesAfter = 0; // conversation messages
     std::size_t originalKept = 0;                      // original conversation messages still present (edited or not)
     std::size_t inserted = 0;
-    std::int64_t tokensBefore = 0, tokensAfter = 0;
-    double reduction = 0;  // 1 - after / before
-    double efficiency = 0; // seed 000: 0.6 (1 - after/before) + 0.4 kept/before
+    std::int64_t tokensBefore = 0, tokensAfter = 0; // the conversation, seed 001 estimate
+    double reduction = 0;                           // 1 - after / before
+    // The live context before and after, as the agent counts it with its fixed part
+    // (tokens/contextfigure.h): what the gauge shows for the input and for the applied result.
+    std::int64_t liveBefore = 0, liveAfter = 0;
+    double liveReduction = 0; // 1 - liveAfter / liveBefore
+    double efficiency = 0;    // seed 000: 0.6 (1 - after/before) + 0.4 kept/before
     std::size_t factsTotal = 0, factsKept = 0;
     double factRetention = 1;                         // factsKept / factsTotal (1 when there are none)
     std::int64_t cachePrefixTokens = 0;               // tokens of the leading messages left byte-identical

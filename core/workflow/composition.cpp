@@ -13,10 +13,59 @@
 #include <cstdio>
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 namespace cl::composition {
 
 namespace {
+
+// Scales `values` so that they add up to `target`: each in proportion, the rounding remainder given
+// to the largest values first. All zero: the target goes to the first value.
+void scaleTo(std::vector<std::int64_t *> values, std::int64_t target)
+{
+    if (values.empty())
+        return;
+    std::int64_t sum = 0;
+    for (const std::int64_t *v : values)
+        sum += *v;
+    if (sum == target)
+        return;
+    if (sum <= 0) {
+        *values.front() += target - sum;
+        return;
+    }
+    const double ratio = double(target) / double(sum);
+    std::int64_t assigned = 0;
+    for (std::int64_t *v : values) {
+        *v = std::int64_t(std::floor(double(*v) * ratio));
+        assigned += *v;
+    }
+    std::stable_sort(values.begin(), values.end(), [](const std::int64_t *a, const std::int64_t *z) { return *a > *z; });
+    for (std::size_t k = 0; assigned < target; k = (k + 1) % values.size(), ++assigned)
+        ++*values[k];
+}
+
+// The ratio a group was scaled by (for its items, which are shown, not added up).
+double ratioOf(std::int64_t estimated, std::int64_t figure)
+{
+    return estimated > 0 ? double(figure) / double(estimated) : 1.0;
+}
+
+// The fixed part's values scaled to the figure's fixed part, the messages' to the rest of its total
+// (a group without values hands its share to the other). Returns the two targets.
+std::pair<std::int64_t, std::int64_t> scaleToFigure(std::vector<std::int64_t *> fixedValues,
+                                                    std::vector<std::int64_t *> messageValues, std::int64_t fixed,
+                                                    std::int64_t total)
+{
+    std::int64_t fixedTarget = fixed, messageTarget = total - fixed;
+    if (fixedValues.empty())
+        messageTarget += std::exchange(fixedTarget, 0);
+    if (messageValues.empty())
+        fixedTarget += std::exchange(messageTarget, 0);
+    scaleTo(std::move(fixedValues), fixedTarget);
+    scaleTo(std::move(messageValues), messageTarget);
+    return {fixedTarget, messageTarget};
+}
 
 bool sent(const Message &m)
 {
@@ -316,6 +365,26 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
             && (lastResponse == SIZE_MAX || t.messages[std::size_t(it.message)].apiMessageId.empty()
                 || t.messages[std::size_t(it.message)].apiMessageId != t.messages[lastResponse].apiMessageId))
             c.earlierThinking += it.tokens;
+    // In the figure's count: the fixed part's categories scaled to its fixed part, the messages' to
+    // its conversation (a group without categories hands its share to the other).
+    const tokens::ContextFigure figure = tokens::contextFigure(t, o.estimator, at);
+    c.basis = std::string(tokens::basisName(figure.basis));
+    c.how = figure.how;
+    std::vector<std::int64_t *> fixedValues, messageValues;
+    std::int64_t fixedEstimate = 0, messageEstimate = 0;
+    for (auto &c2 : b.cats) {
+        (c2.group == Group::Fixed ? fixedValues : messageValues).push_back(&c2.tokens);
+        (c2.group == Group::Fixed ? fixedEstimate : messageEstimate) += c2.tokens;
+    }
+    const auto [fixedTarget, messageTarget] = scaleToFigure(fixedValues, messageValues, figure.fixed, figure.total);
+    const double fixedRatio = ratioOf(fixedEstimate, fixedTarget), messageRatio = ratioOf(messageEstimate, messageTarget);
+    for (Item &it : items)
+        it.tokens = std::llround(double(it.tokens) * (it.message < 0 ? fixedRatio : messageRatio));
+    for (auto &[path, r] : reads) {
+        r.tokens = std::llround(double(r.tokens) * messageRatio);
+        r.onceTokens = std::llround(double(r.onceTokens) * messageRatio);
+    }
+    c.earlierThinking = std::llround(double(c.earlierThinking) * messageRatio);
     for (const auto &c2 : b.cats)
         c.total += c2.tokens;
     // Fixed first (as recorded), then the messages' categories largest first.
@@ -363,7 +432,6 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
 
 Series overTime(const Transcript &t, const Options &o)
 {
-    (void)o;
     Series s;
     const tokens::FixedPart fp = tokens::fixedPart(t);
     // One walk: the categories of the running context, reset at every compaction.
@@ -412,6 +480,19 @@ Series overTime(const Transcript &t, const Options &o)
         s.labels.push_back(labelFor(k));
     for (auto &r : rows)
         r.resize(order.size(), 0);
+    // Each row in the figure's count, as compose() does it.
+    const std::vector<tokens::FigureParts> figures = tokens::contextSeries(t, s.messages, o.estimator);
+    const std::size_t fixedColumns = fixed.cats.size();
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        std::vector<std::int64_t *> fixedValues, messageValues;
+        for (std::size_t col = 0; col < rows[k].size(); ++col)
+            if (col < fixedColumns)
+                fixedValues.push_back(&rows[k][col]);
+            else if (rows[k][col] > 0)
+                messageValues.push_back(&rows[k][col]);
+        scaleToFigure(std::move(fixedValues), std::move(messageValues), figures[k].fixed, figures[k].total);
+        s.totals[k] = figures[k].total;
+    }
     s.values = std::move(rows);
     return s;
 }

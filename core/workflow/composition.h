@@ -6,12 +6,17 @@
 // or the fixed part as one figure when the file does not record it), the messages (user text,
 // assistant text, thinking, tool calls, tool results per tool, images and documents, compaction
 // summaries, system messages, per-message framing), then the free space and the agent's reserved
-// buffer. The categories add up exactly to the live context total at that message:
+// buffer. The categories add up exactly to the live context figure at that message
+// (tokens/contextfigure.h: in the agent's count, the fixed part included): each category is first
+// estimated (seed 001), then the fixed part's categories are scaled to the figure's fixed part and the
+// messages' categories to its conversation, remainders given to the largest. With
+// tokens::Estimator::Seed that is the plain sum:
 //   total(at) = fixed part + Σ estimateMessage(m) over the conversation messages sent with `at`
 // (after the last compaction before it, history included at its own time).
 // Suggestions name a strategy and the tokens it frees on the live context, found by running it.
 
 #include "core/model/transcript.h"
+#include "core/tokens/contextfigure.h"
 
 #include <cstdint>
 #include <string>
@@ -63,6 +68,8 @@ struct Composition {
     std::string reservedHow;
     std::int64_t free = 0;            // window - total - reserved (never below 0)
     std::string fixedSource;          // tokens::fixedPartSourceName
+    std::string basis;                // tokens::basisName: how the total was obtained
+    std::string how;                  // the figure's one line (tokens::ContextFigure::how)
     std::vector<Category> categories; // Fixed, then Messages (largest first), then Space
     std::vector<Item> biggest;        // largest items, largest first
     std::vector<RepeatedRead> repeatedReads;
@@ -74,6 +81,7 @@ struct Composition {
 
 struct Options {
     std::int64_t contextWindow = 0; // 0: the file's (analysis::contextWindowOf)
+    tokens::Estimator estimator = tokens::Estimator::Calibrated;
     std::size_t biggest = 10;
     std::size_t topPerCategory = 5;
 };

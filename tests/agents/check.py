@@ -308,7 +308,9 @@ def request_fixed_texts(api: str, body: dict, session: Path):
 
 def check_fixed_part(cli: Cli, rep: Report, agent: str, recording: dict, base: Path, work: Path):
     session = Path(recording["session"])
-    rc, ctx, err = cli.json("context", session)
+    # Like with like: both sides by the seed 001 estimator (the session's fixed part as derived from
+    # the fake server's usage, the request's texts as sent), without the calibrated count's factor.
+    rc, ctx, err = cli.json("context", session, "--estimator", "seed")
     if rc != 0 or not ctx:
         return rep.add("e-fixed-part", agent, False, f"context exit {rc}: {err.strip()[-300:]}")
     fixed = sum(c["tokens"] for c in ctx["categories"] if c["group"] == "fixed")
@@ -319,19 +321,24 @@ def check_fixed_part(cli: Cli, rep: Report, agent: str, recording: dict, base: P
            "messages": [{"role": "user", "content": [{"type": "text", "text": r} for r in reminders] or "."}]}
     path = work / f"fixed-{agent}.json"
     path.write_text(json.dumps(doc))
-    rc, req, err = cli.json("context", path)
+    rc, req, err = cli.json("context", path, "--estimator", "seed")
     if rc != 0 or not req:
         return rep.add("e-fixed-part", agent, False, f"context of the request exit {rc}: {err.strip()[-300:]}")
     sent = sum(c["tokens"] for c in req["categories"]
                if c["key"] in ("system_messages", "tools") or c["key"].startswith("mcp:") or (c["key"] == "user" and reminders))
-    # Three computations of the live context agree: the categories at the end, the last row of the
-    # series over time, and info's live total (the status bar's figure).
+    # Four computations of the live context, in the agent's count, agree: the categories at the end,
+    # the last row of the series over time, info's live total (the status bar's figure) and analyze's
+    # usage (the triggers').
+    _, live, _ = cli.json("context", session)
     rc, series, _ = cli.json("context", session, "--over-time")
     rows = (series or {}).get("rows", [])
     _, info, _ = cli.json("info", session)
-    parts = sum(c["tokens"] for c in ctx["categories"] if c["group"] != "space")
-    figures = {"categories": parts, "total": ctx["total"], "last row": rows[-1]["total"] if rows else None,
-               "info live": ((info or {}).get("live") or {}).get("totalTokens")}
+    _, analysis, _ = cli.json("analyze", session)
+    live = live or {"categories": [], "total": None}
+    parts = sum(c["tokens"] for c in live["categories"] if c["group"] != "space")
+    figures = {"categories": parts, "total": live["total"], "last row": rows[-1]["total"] if rows else None,
+               "info live": ((info or {}).get("live") or {}).get("totalTokens"),
+               "analyze usage": ((analysis or {}).get("usage") or {}).get("tokens")}
     rep.add("e-adds-up", agent, rc == 0 and len(set(figures.values())) == 1,
             "" if len(set(figures.values())) == 1 else ", ".join(f"{k} {v}" for k, v in figures.items()))
     source = ctx["fixedSource"]

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/mainwindow/statuspanel.h"
 
-#include "core/tokens/estimator.h"
-#include "core/tokens/fixedpart.h"
+#include "core/tokens/contextfigure.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -45,20 +44,24 @@ void StatusPanel::showSummary(const Transcript *t)
         return (n == 1 ? one : many).arg(loc.toString(qulonglong(n)));
     };
     QStringList parts;
-    const qint64 conversation = tokens::totalEstimate(*t), fixed = tokens::fixedPart(*t).tokens;
+    // The live context figure (tokens/contextfigure.h), as the gauge shows it.
+    const tokens::ContextFigure figure = tokens::contextFigure(*t);
     parts << QString::fromUtf8(formatName(t->format).data(), qsizetype(formatName(t->format).size()))
           << count(t->messages.size(), tr("%1 message"), tr("%1 messages"))
           << count(toolCalls, tr("%1 tool call"), tr("%1 tool calls"))
-          << tr("live context ~%1 (conversation %2 + fixed part %3)")
-                 .arg(loc.toString(conversation + fixed), loc.toString(conversation), loc.toString(fixed));
+          << tr("live context %1 (conversation %2 + fixed part %3, %4)")
+                 .arg(loc.toString(qlonglong(figure.total)), loc.toString(qlonglong(figure.conversation)),
+                      loc.toString(qlonglong(figure.fixed)),
+                      figure.measuredAt >= 0 ? tr("measured at message %1").arg(loc.toString(figure.measuredAt + 1))
+                                             : QString::fromUtf8(tokens::basisName(figure.basis).data()));
     std::size_t history = 0;
     for (const Message &m : t->messages)
         history += m.history && !m.sidechain && m.isTurn();
     if (history)
         parts << count(history, tr("%1 message of history"), tr("%1 messages of history"));
-    const auto measured = tokens::measuredContext(*t);
-    if (!measured.empty())
-        parts << tr("measured context %1").arg(loc.toString(qlonglong(measured.back().measured)));
+    if (figure.lastMeasurementIsHistory)
+        parts << tr("last measured %1 at message %2, before a compaction or edit")
+                     .arg(loc.toString(qlonglong(figure.lastMeasured)), loc.toString(figure.lastMeasuredAt + 1));
     parts << count(t->diagnostics.size(), tr("%1 diagnostic"), tr("%1 diagnostics"));
     m_summary->setText(parts.join(QStringLiteral("  ·  ")));
 }

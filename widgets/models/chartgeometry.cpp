@@ -2,7 +2,7 @@
 #include "widgets/models/chartgeometry.h"
 
 #include "core/tokens/estimator.h"
-#include "core/tokens/fixedpart.h"
+#include "core/tokens/contextfigure.h"
 
 #include <QLocale>
 
@@ -25,17 +25,25 @@ UsageData usageData(const Transcript &t)
 {
     UsageData d;
     d.messageCount = int(t.messages.size());
-    const tokens::FixedPart fixed = tokens::fixedPart(t);
-    d.fixed = fixed.tokens;
-    d.fixedHow = QString::fromStdString(std::string(tokens::fixedPartSourceName(fixed.source)) + ": " + fixed.how);
-    for (const tokens::MeasuredPoint &p : tokens::measuredContext(t)) {
-        d.measured.push_back({int(p.message), p.measured, false});
-        d.lastMeasured = p.measured;
+    const tokens::ContextFigure now = tokens::contextFigure(t);
+    d.estimateNow = now.total;
+    d.basis = QString::fromUtf8(tokens::basisName(now.basis).data(), qsizetype(tokens::basisName(now.basis).size()));
+    d.how = QString::fromStdString(now.how);
+    d.fixed = now.fixed;
+    d.fixedHow = QString::fromStdString(now.fixedHow);
+    if (now.measuredAt >= 0) {
+        d.lastMeasured = now.measured;
+        d.measuredAt = now.measuredAt;
+    } else if (now.lastMeasurementIsHistory) {
+        d.historyMeasured = now.lastMeasured;
+        d.historyMeasuredAt = now.lastMeasuredAt;
     }
-    // Same walk as measuredContext, but one point per conversation message so the estimate line
-    // exists for sources without usage data; it restarts at every compaction like the model's context.
-    // History before a compaction was the context at its time; every estimate has the fixed part.
-    qint64 cumulative = 0;
+    for (const tokens::MeasuredPoint &p : tokens::measuredContext(t))
+        d.measured.push_back({int(p.message), p.measured, false});
+    // One point per conversation message: the figure with it the last sent, restarting at every
+    // compaction like the model's context (history before a compaction was the context at its time).
+    std::vector<std::uint32_t> at;
+    std::vector<char> restarts;
     bool restart = false;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
@@ -47,17 +55,18 @@ UsageData usageData(const Transcript &t)
                 if (auto it = m.meta.find("preTokens"); it != m.meta.end() && it->is_number() && it->get<double>() > 0)
                     marker.preTokens = qint64(it->get<double>());
             d.compactions.push_back(marker);
-            cumulative = 0;
             restart = true;
             continue;
         }
         if (!m.isTurn())
             continue;
-        d.estimated.push_back({int(i), cumulative + d.fixed, restart});
+        at.push_back(std::uint32_t(i));
+        restarts.push_back(char(restart));
         restart = false;
-        cumulative += tokens::estimateMessage(m);
     }
-    d.estimateNow = cumulative + d.fixed;
+    const std::vector<tokens::FigureParts> series = tokens::contextSeries(t, at);
+    for (std::size_t k = 0; k < at.size(); ++k)
+        d.estimated.push_back({int(at[k]), series[k].total, restarts[k] != 0});
     return d;
 }
 
@@ -254,15 +263,23 @@ QRectF GaugeGeometry::bandRect(Band b) const
     return QRectF(l, bar.top(), xForRatio(bandEnd(b)) - l, bar.height());
 }
 
-QString gaugeLabel(qint64 measured, qint64 estimated, qint64 window)
+QString gaugeLabel(const UsageData &d, qint64 window)
 {
     const QLocale loc;
-    const qint64 used = measured >= 0 ? measured : estimated;
-    const int percent = window > 0 ? int(std::lround(100.0 * double(used) / double(window))) : 0;
-    const QString head = QStringLiteral("%1 / %2 (%3 %)").arg(loc.toString(used), loc.toString(window)).arg(percent);
-    if (measured < 0)
-        return head + QStringLiteral(" estimated");
-    return head + QStringLiteral(" measured \u00B7 ") + loc.toString(estimated) + QStringLiteral(" estimated");
+    const int percent = window > 0 ? int(std::lround(100.0 * double(d.estimateNow) / double(window))) : 0;
+    QString label = QStringLiteral("%1 / %2 (%3 %)").arg(loc.toString(d.estimateNow), loc.toString(window)).arg(percent);
+    if (d.measuredAt >= 0) {
+        label += QStringLiteral(" \u00B7 measured at message %1").arg(loc.toString(d.measuredAt + 1));
+        if (d.estimateNow != d.lastMeasured)
+            label += QStringLiteral(" %1 %2").arg(d.estimateNow >= d.lastMeasured ? QStringLiteral("+") : QStringLiteral("\u2212"),
+                                                  loc.toString(std::abs(d.estimateNow - d.lastMeasured)));
+    } else {
+        label += QStringLiteral(" \u00B7 ") + (d.basis.isEmpty() ? QStringLiteral("estimated") : d.basis);
+    }
+    if (d.historyMeasuredAt >= 0)
+        label += QStringLiteral(" \u00B7 last measured %1 at message %2, before a compaction or edit")
+                     .arg(loc.toString(d.historyMeasured), loc.toString(d.historyMeasuredAt + 1));
+    return label;
 }
 
 } // namespace cl::gui

@@ -30,13 +30,21 @@ struct CompactMarker {
 // Everything the chart and gauge show, derived once per transcript.
 struct UsageData {
     QList<UsagePoint> measured;  // one per assistant response with usage (tokens::measuredContext)
-    QList<UsagePoint> estimated; // one per conversation message: the estimate of the context before it
+    QList<UsagePoint> estimated; // one per conversation message: the live context figure with it the last sent
     QList<CompactMarker> compactions;
     int messageCount = 0;
-    qint64 lastMeasured = -1; // last measured point, -1 when the source has no usage data
-    qint64 estimateNow = 0;   // estimate of the live context: conversation after the last compaction + fixed part
-    qint64 fixed = 0;         // fixed part of every request (tokens/fixedpart.h), in every estimate
-    QString fixedHow;         // "<source>: where the figure comes from"
+    // The live context now (tokens::contextFigure): what the next request sends, in the agent's count.
+    qint64 estimateNow = 0;
+    QString basis;            // "measured", "calibrated", "exact", "seed"
+    QString how;              // how it was obtained
+    qint64 lastMeasured = -1; // the measurement it starts from, -1 when none is current
+    int measuredAt = -1;      // its message index
+    // The file's last measurement when it is history (taken before a compaction or an edit): shown as
+    // such, never as the context now. -1 otherwise.
+    qint64 historyMeasured = -1;
+    int historyMeasuredAt = -1;
+    qint64 fixed = 0; // fixed part of every request, in the same count
+    QString fixedHow; // where that figure comes from
 
     qint64 maxTokens() const; // largest value of either series (0 when empty)
 };
@@ -110,8 +118,9 @@ struct GaugeGeometry {
     QRectF bandRect(Band b) const;
 };
 
-// "62,412 / 200,000 (31 %) measured · 39,485 estimated"; without a measurement the estimate leads.
 // Numbers use the default QLocale's group separator.
-QString gaugeLabel(qint64 measured, qint64 estimated, qint64 window);
+// "102,593 / 200,000 (51 %) · measured at message 2,189 + 425": the live context figure, how it was
+// obtained, and a measurement that is history as such.
+QString gaugeLabel(const UsageData &d, qint64 window);
 
 } // namespace cl::gui

@@ -41,9 +41,9 @@ CompareBar compareBar(const strategy::CompareRow &r)
     b.failed = !r.error.empty();
     if (!b.failed) {
         const strategy::Stats &s = r.result.stats;
-        b.tokensBefore = s.tokensBefore;
-        b.tokensAfter = s.tokensAfter;
-        b.reduction = std::max(0.0, s.reduction);
+        b.tokensBefore = s.liveBefore; // the live context, as the gauge counts it
+        b.tokensAfter = s.liveAfter;
+        b.reduction = std::max(0.0, s.liveReduction);
         b.factRetention = s.factRetention;
         b.cacheShare = s.cachePrefixShare;
         b.cachePrefixTokens = s.cachePrefixTokens;

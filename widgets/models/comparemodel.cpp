@@ -231,13 +231,13 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Source"),
-                                                    QT_TR_NOOP("Changed"), QT_TR_NOOP("Tokens before \u2192 after"), QT_TR_NOOP("Reduction"),
+                                                    QT_TR_NOOP("Changed"), QT_TR_NOOP("Live context before \u2192 after"), QT_TR_NOOP("Reduction"),
                                                     QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Model cost"), QT_TR_NOOP("Next turn $"), QT_TR_NOOP("Next N turns $"), QT_TR_NOOP("Cache prefix"),
                                                     QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
     static const char *const tips[ColumnCount] = {QT_TR_NOOP("Strategy title (registry name); tick to include it in a run"),
                                                   QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
-                                                  QT_TR_NOOP("Conversation tokens (seed 001 estimate) before and after"),
-                                                  QT_TR_NOOP("1 \u2212 after / before"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
+                                                  QT_TR_NOOP("The live context before and after, in the agent's count with the fixed part (what the gauge shows once applied)"),
+                                                  QT_TR_NOOP("1 \u2212 after / before, of the live context"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
                                                   QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
                                                   QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
                                                   QT_TR_NOOP("What the model's summaries cost (rows \"+ model\": the strategy rerun with the model writing its summaries)"),
@@ -273,9 +273,9 @@ QVariant CompareModel::display(const Entry &e, int column) const
     case ChangedColumn:
         return r.result.changed ? tr("yes") : tr("no");
     case TokensColumn:
-        return QStringLiteral("%1 \u2192 %2").arg(loc.toString(s.tokensBefore), loc.toString(s.tokensAfter));
+        return QStringLiteral("%1 \u2192 %2").arg(loc.toString(s.liveBefore), loc.toString(s.liveAfter));
     case ReductionColumn:
-        return percent(s.reduction);
+        return percent(s.liveReduction);
     case MessagesColumn:
         return loc.toString(qulonglong(s.messagesAfter));
     case EfficiencyColumn:
@@ -323,9 +323,9 @@ QVariant CompareModel::sortValue(const Entry &e, int column) const
     case ChangedColumn:
         return r.changed ? 1.0 : 0.0;
     case TokensColumn:
-        return double(s.tokensAfter);
+        return double(s.liveAfter);
     case ReductionColumn:
-        return s.reduction;
+        return s.liveReduction;
     case MessagesColumn:
         return double(s.messagesAfter);
     case EfficiencyColumn:
@@ -374,7 +374,8 @@ QVariant CompareModel::tooltip(const Entry &e, int column) const
     const strategy::Stats &s = r.result.stats;
     switch (column) {
     case TokensColumn:
-        return tr("%1 tokens saved").arg(loc.toString(s.tokensBefore - s.tokensAfter));
+        return tr("%1 tokens saved from the live context (the agent's count, fixed part included); the conversation alone, by the seed 001 estimator: %2 \u2192 %3 (%4 less)")
+            .arg(loc.toString(s.liveBefore - s.liveAfter), loc.toString(s.tokensBefore), loc.toString(s.tokensAfter), percent(s.reduction));
     case MessagesColumn:
         return tr("%1 \u2192 %2 messages (%3 original kept, %4 inserted)")
             .arg(loc.toString(qulonglong(s.messagesBefore)), loc.toString(qulonglong(s.messagesAfter)),

@@ -292,7 +292,8 @@ void PreviewView::updateHeader()
                        .arg(fateAccent(Fate::Removed, dark).name(), tr("%n violation(s)", nullptr, static_cast<int>(r.violations.size())));
 
     QStringList parts;
-    parts << tr("tokens <b>%L1 → %L2</b> (−%3)").arg(s.tokensBefore).arg(s.tokensAfter).arg(percent(s.reduction));
+    parts << tr("live context <b>%L1 → %L2</b> (−%3)").arg(s.liveBefore).arg(s.liveAfter).arg(percent(s.liveReduction));
+    parts << tr("conversation %L1 → %L2 (−%3, seed 001)").arg(s.tokensBefore).arg(s.tokensAfter).arg(percent(s.reduction));
     parts << tr("messages %L1 → %L2").arg(s.messagesBefore).arg(s.messagesAfter);
     parts << tr("efficiency %1").arg(s.efficiency, 0, 'f', 3);
     parts << (s.factsTotal ? tr("facts %L1/%L2 (%3)").arg(s.factsKept).arg(s.factsTotal).arg(percent(s.factRetention))

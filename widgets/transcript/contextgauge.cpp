@@ -69,10 +69,11 @@ protected:
             p.setPen(QPen(colour, solid ? 3 : 2, solid ? Qt::SolidLine : Qt::DashLine));
             p.drawLine(QPointF(x, g.bar.top()), QPointF(x, g.bar.bottom()));
         };
-        const QColor text = palette().color(QPalette::WindowText);
-        marker(estimated, text, false);
-        if (measured >= 0)
-            marker(measured, palette().color(QPalette::Highlight).darker(dark ? 80 : 130), true);
+        // The live context figure fills the bar; the measurement it starts from, when there is one and
+        // it differs, is a thin tick.
+        marker(estimated, palette().color(QPalette::Highlight).darker(dark ? 80 : 130), true);
+        if (measured >= 0 && measured != estimated)
+            marker(measured, palette().color(QPalette::WindowText), false);
     }
 };
 
@@ -103,11 +104,7 @@ ContextGauge::ContextGauge(QWidget *parent)
 
 void ContextGauge::setTranscript(const Transcript *transcript)
 {
-    const UsageData d = transcript ? usageData(*transcript) : UsageData{};
-    m_measured = d.lastMeasured;
-    m_estimated = d.estimateNow;
-    m_fixed = d.fixed;
-    m_fixedHow = d.fixedHow;
+    m_data = transcript ? usageData(*transcript) : UsageData{};
     const qint64 window = transcript ? analysis::contextWindowOf(*transcript, {}).window : kDefaultWindow;
     m_spin->setValue(int(std::clamp<qint64>(window, m_spin->minimum(), m_spin->maximum())));
     onSpinChanged(m_spin->value());
@@ -131,21 +128,22 @@ void ContextGauge::onSpinChanged(int value)
 
 void ContextGauge::refresh()
 {
-    m_bar->measured = m_measured;
-    m_bar->estimated = m_estimated;
+    m_bar->measured = m_data.lastMeasured;
+    m_bar->estimated = m_data.estimateNow;
     m_bar->window = m_spin->value();
     m_label->setText(labelText());
-    const double ratio = double(m_measured >= 0 ? m_measured : m_estimated) / double(m_spin->value());
+    const double ratio = double(m_data.estimateNow) / double(m_spin->value());
     m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100)) + QStringLiteral(" %"), bandName(bandForRatio(ratio)))
                       + QStringLiteral("\n")
-                      + tr("Live context: the conversation after the last compaction + the fixed part of each request (%1 tokens; %2)")
-                            .arg(QLocale().toString(m_fixed), m_fixedHow));
+                      + tr("Live context: what the next request sends, the conversation after the last compaction + the fixed part of each request, in the agent's count.")
+                      + QStringLiteral("\n") + tr("Counted: %1").arg(m_data.how) + QStringLiteral("\n")
+                      + tr("Fixed part: %1 tokens (%2)").arg(QLocale().toString(m_data.fixed), m_data.fixedHow));
     m_bar->update();
 }
 
 QString ContextGauge::labelText() const
 {
-    return gaugeLabel(m_measured, m_estimated, m_spin->value());
+    return gaugeLabel(m_data, m_spin->value());
 }
 
 QRect ContextGauge::barGeometry() const

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/model/transcript.h"
+#include "widgets/models/chartgeometry.h"
 
 #include <QWidget>
 
@@ -27,9 +28,10 @@ public:
     // Sets the window as if the user typed it, for this transcript (the next one brings its own).
     void setContextWindow(qint64 window);
 
-    qint64 measured() const { return m_measured; }   // -1 without usage data
-    qint64 estimated() const { return m_estimated; } // live conversation + fixed part
-    qint64 fixedPart() const { return m_fixed; }
+    qint64 measured() const { return m_data.lastMeasured; } // the current measurement the figure starts from, -1 if none
+    qint64 estimated() const { return m_data.estimateNow; } // the live context figure (tokens::contextFigure)
+    qint64 fixedPart() const { return m_data.fixed; }
+    const UsageData &usage() const { return m_data; }
     QString labelText() const;
     QSpinBox *windowSpin() const { return m_spin; }
     QRect barGeometry() const; // the bar's rectangle in this widget's coordinates
@@ -46,10 +48,7 @@ private:
     GaugeBar *m_bar;
     QLabel *m_label;
     QSpinBox *m_spin;
-    qint64 m_measured = -1;
-    qint64 m_estimated = 0;
-    qint64 m_fixed = 0;
-    QString m_fixedHow;
+    UsageData m_data;
 };
 
 } // namespace cl::gui

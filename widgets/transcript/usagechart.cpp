@@ -136,7 +136,7 @@ QString UsageChart::tooltipFor(int message) const
     if (const UsagePoint *m = pointAt(m_data.measured, message))
         text += u'\n' + tr("measured context: %1 tokens").arg(loc.toString(m->tokens));
     if (const UsagePoint *e = pointAt(m_data.estimated, message))
-        text += u'\n' + tr("estimated context before it: %1 tokens").arg(loc.toString(e->tokens));
+        text += u'\n' + tr("live context with it sent: %1 tokens").arg(loc.toString(e->tokens));
     if (m_window > 0)
         if (const UsagePoint *m = pointAt(m_data.measured, message))
             text += u'\n' + tr("%1 % of the window").arg(std::lround(100.0 * double(m->tokens) / double(m_window)));
@@ -296,7 +296,7 @@ void UsageChart::paintLegend(QPainter &p) const
         x += fm.horizontalAdvance(label) + 16;
     };
     entry(c.measured, Qt::SolidLine, m_data.measured.isEmpty() ? tr("measured context (none recorded)") : tr("measured context"));
-    entry(c.estimated, Qt::DashLine, tr("estimated context"));
+    entry(c.estimated, Qt::DashLine, tr("live context (last measurement + estimate)"));
     entry(c.window, Qt::DashDotLine, tr("context window"));
     if (!m_data.compactions.isEmpty())
         entry(c.compact, Qt::DashLine, tr("compaction"));

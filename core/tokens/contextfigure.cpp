@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: MIT
+#include "core/tokens/contextfigure.h"
+
+#include "core/tokens/counts.h"
+#include "core/tokens/fixedpart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace cl::tokens {
+
+std::string_view estimatorName(Estimator e)
+{
+    switch (e) {
+    case Estimator::Calibrated: return "calibrated";
+    case Estimator::Seed: return "seed";
+    case Estimator::Exact: return "exact";
+    }
+    return "calibrated";
+}
+
+std::optional<Estimator> parseEstimator(std::string_view name)
+{
+    for (Estimator e : {Estimator::Calibrated, Estimator::Seed, Estimator::Exact})
+        if (name == estimatorName(e))
+            return e;
+    return std::nullopt;
+}
+
+std::string_view basisName(ContextFigure::Basis b)
+{
+    switch (b) {
+    case ContextFigure::Basis::Measured: return "measured";
+    case ContextFigure::Basis::Calibrated: return "calibrated";
+    case ContextFigure::Basis::Exact: return "exact";
+    case ContextFigure::Basis::Seed: return "seed";
+    }
+    return "calibrated";
+}
+
+double defaultCalibration(std::string_view family)
+{
+    // Claude: the median of the factors learned on the Claude files with usage here (the real
+    // Claude Code session 1.72, the shared samples 1.25 and 1.52; scripts/bench-calibration.sh).
+    // OpenAI and Gemini: no unredacted session with usage to learn from yet, so the seed estimate
+    // as it is.
+    if (family == "claude")
+        return 1.5;
+    return 1.0;
+}
+
+namespace {
+
+std::string factorText(double factor)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", factor);
+    return buf;
+}
+
+std::int64_t scaled(double factor, std::int64_t tokens)
+{
+    return std::llround(factor * double(tokens));
+}
+
+// The messages a figure is computed over: a transcript's own, or a strategy's result before it is
+// materialized (original messages and new ones in slot order). intact[i]: the message is as the file
+// was read, and nothing the file had was removed just before it.
+struct Sequence {
+    std::vector<const Message *> messages;
+    std::vector<char> intact;
+};
+
+Sequence sequenceOf(const Transcript &t)
+{
+    Sequence q;
+    const std::size_t n = t.messages.size();
+    q.messages.reserve(n);
+    q.intact.assign(n, 1);
+    // Records decoded into a message that no message holds any more: removed by an edit.
+    std::vector<char> owned(t.records.size(), 0);
+    for (const Message &m : t.messages)
+        for (const std::uint32_t r : m.records)
+            if (r < owned.size())
+                owned[r] = 1;
+    std::size_t nextRecord = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Message &m = t.messages[i];
+        q.messages.push_back(&m);
+        if (m.edited)
+            q.intact[i] = 0;
+        if (!m.records.empty()) {
+            const std::size_t first = m.records.front();
+            for (; nextRecord < first && nextRecord < t.records.size(); ++nextRecord)
+                if (t.records[nextRecord].message >= 0 && !owned[nextRecord])
+                    q.intact[i] = 0;
+            nextRecord = std::max<std::size_t>(nextRecord, m.records.back() + 1);
+        }
+    }
+    return q;
+}
+
+// Per message: the seed estimate of the conversation before it within its context, the context
+// (compaction boundaries before it), hidden tokens before it.
+struct Walk {
+    std::vector<char> intact;
+    std::vector<std::int64_t> before;
+    std::vector<std::int32_t> context;
+    std::vector<std::int64_t> hidden;
+};
+
+// What the agent sends again that its file does not show, measured: OpenAI-family agents (Codex)
+// pass each response's reasoning back as encrypted items, which the rollout records without text;
+// their size is the response's reasoning tokens.
+bool resendsHiddenReasoning(const Transcript &t)
+{
+    return tokencount::detectFamily(t) == tokencount::Family::OpenAI;
+}
+
+Walk walk(const Sequence &q, bool hiddenReasoning)
+{
+    Walk w;
+    const std::size_t n = q.messages.size();
+    w.intact = q.intact;
+    w.before.assign(n, 0);
+    w.context.assign(n, 0);
+    w.hidden.assign(n, 0);
+    std::int64_t cumulative = 0, hidden = 0;
+    std::int32_t context = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Message &m = *q.messages[i];
+        if (!m.sidechain && m.kind == MessageKind::CompactBoundary) {
+            cumulative = 0;
+            hidden = 0;
+            ++context;
+        }
+        w.before[i] = cumulative;
+        w.context[i] = context;
+        w.hidden[i] = hidden;
+        if (m.sidechain)
+            continue;
+        if (m.isTurn())
+            cumulative += estimateMessage(m);
+        if (hiddenReasoning && m.usage && m.usage->reasoningTokens > 0)
+            hidden += m.usage->reasoningTokens;
+    }
+    return w;
+}
+
+// A usage point with the estimate of what its response was sent with: the lines of one response
+// that come before its usage line (Claude Code writes a line per block) are not part of it.
+struct Point {
+    std::size_t message = 0;
+    std::size_t responseStart = 0; // first message of the response
+    std::int64_t measured = 0;
+    std::int64_t estimated = 0; // conversation estimate before the response
+    std::int32_t context = 0;
+    std::int64_t hidden = 0; // hidden tokens before the response (resendsHiddenReasoning)
+    std::int64_t visible() const { return measured - hidden; }
+};
+
+// One point per main-chain response with usage, as measuredContext() finds them.
+std::vector<Point> points(const Sequence &q, const Walk &w)
+{
+    std::vector<Point> out;
+    for (std::size_t i = 0; i < q.messages.size(); ++i) {
+        const Message &m = *q.messages[i];
+        if (m.sidechain || m.kind == MessageKind::CompactBoundary || !m.usage || m.usage->contextTokens() <= 0)
+            continue;
+        std::size_t start = i;
+        const std::string &id = m.apiMessageId;
+        while (!id.empty() && start > 0 && q.messages[start - 1]->apiMessageId == id && !q.messages[start - 1]->sidechain)
+            --start;
+        out.push_back({i, start, m.usage->contextTokens(), w.before[start], w.context[i], w.hidden[start]});
+    }
+    return out;
+}
+
+bool spanIntact(const Walk &w, std::size_t from, std::size_t to)
+{
+    for (std::size_t i = from; i <= to && i < w.intact.size(); ++i)
+        if (!w.intact[i])
+            return false;
+    return true;
+}
+
+Calibration calibrateFrom(const std::string &family, const Walk &w, const std::vector<Point> &pts, std::size_t begin,
+                          std::size_t end)
+{
+    Calibration c;
+    c.family = family;
+    double grown = 0, estimated = 0;
+    for (std::size_t k = begin + 1; k < end && k < pts.size(); ++k) {
+        const Point &a = pts[k - 1], &b = pts[k];
+        if (a.context != b.context || b.visible() <= a.visible() || b.estimated <= a.estimated)
+            continue;
+        if (!spanIntact(w, a.responseStart, b.message))
+            continue; // an edit between them: the estimate no longer describes what was measured
+        grown += double(b.visible() - a.visible());
+        estimated += double(b.estimated - a.estimated);
+        ++c.pairs;
+    }
+    if (c.pairs == 0 || estimated <= 0) {
+        c.pairs = 0;
+        c.factor = defaultCalibration(c.family);
+        c.how = "seed estimate x " + factorText(c.factor) + ", the stated default for the " + c.family
+                + " family (no usage deltas in the file)";
+        return c;
+    }
+    c.factor = std::clamp(grown / estimated, kMinCalibration, kMaxCalibration);
+    c.how = "seed estimate x " + factorText(c.factor) + ", learned from " + std::to_string(c.pairs) + " usage deltas";
+    return c;
+}
+
+std::string familyOf(const Transcript &t)
+{
+    return std::string(tokencount::familyName(tokencount::detectFamily(t)));
+}
+
+std::string withCommas(std::int64_t v)
+{
+    std::string s = std::to_string(v < 0 ? -v : v);
+    for (int i = int(s.size()) - 3; i > 0; i -= 3)
+        s.insert(std::size_t(i), " ");
+    return v < 0 ? "-" + s : s;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t mid = v.size() / 2;
+    return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+} // namespace
+
+namespace {
+
+// Everything the figure at any message needs, computed once per sequence.
+class Model
+{
+public:
+    // `file`: the transcript the messages are (an edited version of), for its family and fixed part;
+    // `carried`: its calibration when known (a strategy's result is counted like its original).
+    Model(const Transcript &file, Sequence seq, Estimator e, const Transcript::TokenCalibration *carried)
+        : m_seq(std::move(seq))
+        , m_estimator(e)
+        , m_hiddenReasoning(resendsHiddenReasoning(file))
+        , m_walk(walk(m_seq, m_hiddenReasoning))
+        , m_points(points(m_seq, m_walk))
+        , m_fp(fixedPart(file))
+    {
+        if (carried && carried->factor > 0) {
+            m_calibration = {carried->factor, carried->pairs, familyOf(file), carried->how};
+            m_carriedFixed = carried->fixed;
+            m_carriedFixedHow = carried->fixedHow;
+        } else {
+            m_calibration = calibrateFrom(familyOf(file), m_walk, m_points, 0, m_points.size());
+        }
+        if (e == Estimator::Seed)
+            m_calibration.factor = 1.0;
+        m_firstEdit = m_walk.intact.size();
+        for (std::size_t i = 0; i < m_walk.intact.size(); ++i)
+            if (!m_walk.intact[i]) {
+                m_firstEdit = i;
+                break;
+            }
+        m_fixedByContext = fixedByContext();
+    }
+
+    // The figure with message `at` the last one sent (clamped to the sequence).
+    ContextFigure at(std::size_t at, bool describe = true) const
+    {
+        ContextFigure f;
+        f.estimator = m_estimator;
+        f.calibration = m_calibration;
+        const std::size_t n = m_seq.messages.size();
+        if (n == 0) {
+            f.fixed = f.total = m_estimator == Estimator::Seed ? m_fp.tokens : fixedFor(0);
+            f.how = "no messages: the fixed part alone";
+            return f;
+        }
+        at = std::min(at, n - 1);
+        const std::int32_t context = m_walk.context[at];
+        const std::int64_t conversation = through(at);
+        f.seedConversation = conversation;
+        // The last measurement up to `at`, and whether it still describes its context.
+        const Point *last = lastPointUpTo(at);
+        const Point *current = nullptr;
+        if (last) {
+            f.lastMeasuredAt = std::int32_t(last->message);
+            f.lastMeasured = last->measured;
+            const bool isCurrent = last->context == context && last->message < m_firstEdit;
+            f.lastMeasurementIsHistory = !isCurrent;
+            if (isCurrent)
+                current = last;
+        }
+        if (m_estimator == Estimator::Seed) {
+            f.basis = ContextFigure::Basis::Seed;
+            f.fixed = m_fp.tokens;
+            f.conversation = conversation;
+            f.total = f.fixed + f.conversation;
+            if (describe) {
+                f.how = "seed 001 estimate of the conversation + the fixed part (" + std::string(fixedPartSourceName(m_fp.source)) + ")";
+                f.fixedHow = std::string(fixedPartSourceName(m_fp.source)) + ": " + m_fp.how;
+            }
+            return f;
+        }
+        const double factor = m_calibration.factor;
+        f.fixed = fixedFor(context);
+        if (describe)
+            f.fixedHow = fixedHow(context);
+        const std::int64_t hidden = hiddenThrough(at);
+        if (current) {
+            f.basis = ContextFigure::Basis::Measured;
+            f.measuredAt = std::int32_t(current->message);
+            f.measured = current->measured;
+            f.afterMeasured = scaled(factor, std::max<std::int64_t>(0, conversation - current->estimated))
+                              + std::max<std::int64_t>(0, hidden - current->hidden);
+            f.total = f.measured + f.afterMeasured;
+            f.fixed = std::min(f.fixed, f.total);
+            if (describe)
+                f.how = "measured at message " + std::to_string(current->message + 1) + " (" + withCommas(current->measured)
+                        + ") + " + withCommas(f.afterMeasured) + " estimated after it (" + m_calibration.how + ")";
+        } else {
+            f.basis = ContextFigure::Basis::Calibrated;
+            f.total = f.fixed + scaled(factor, conversation) + hidden;
+            if (describe)
+                f.how = "fixed part " + withCommas(f.fixed) + " + conversation: " + m_calibration.how;
+            if (describe && f.lastMeasurementIsHistory)
+                f.how += "; the last measurement (message " + std::to_string(f.lastMeasuredAt + 1)
+                         + ") was taken before a compaction or an edit";
+        }
+        f.conversation = f.total - f.fixed;
+        return f;
+    }
+
+private:
+    // Conversation estimate with `at` the last message sent, within its context.
+    std::int64_t through(std::size_t at) const
+    {
+        const Message &m = *m_seq.messages[at];
+        return m_walk.before[at] + (!m.sidechain && m.isTurn() ? estimateMessage(m) : 0);
+    }
+    std::int64_t hiddenThrough(std::size_t at) const
+    {
+        const Message &m = *m_seq.messages[at];
+        const bool counts = m_hiddenReasoning && !m.sidechain && m.usage && m.usage->reasoningTokens > 0;
+        return m_walk.hidden[at] + (counts ? m.usage->reasoningTokens : 0);
+    }
+    const Point *lastPointUpTo(std::size_t at) const
+    {
+        auto it = std::upper_bound(m_points.begin(), m_points.end(), at,
+                                   [](std::size_t i, const Point &p) { return i < p.message; });
+        return it == m_points.begin() ? nullptr : &*std::prev(it);
+    }
+    // The fixed part in the calibrated count. A measured one is re-derived with the factor from the
+    // first measurement of the context (what the agent sends besides the conversation can change at a
+    // compaction: Claude Code attaches the files it had read), else of the file: that measurement
+    // minus the scaled conversation before it. A recorded one is text the seed estimator counted, so
+    // it is scaled; a stated default is already in the agent's tokens. Carried: the original's.
+    std::vector<std::int64_t> fixedByContext() const
+    {
+        std::vector<std::int64_t> out;
+        if (m_fp.source != FixedPart::Source::Measured)
+            return out;
+        for (const Point &p : m_points) {
+            const std::size_t c = std::size_t(p.context);
+            if (c >= out.size())
+                out.resize(c + 1, -1);
+            const std::int64_t rest = p.visible() - scaled(m_calibration.factor, p.estimated);
+            if (out[c] < 0 && p.message < m_firstEdit && rest > 0)
+                out[c] = rest;
+        }
+        return out;
+    }
+    std::int32_t fixedContext(std::int32_t context) const
+    {
+        if (std::size_t(context) < m_fixedByContext.size() && m_fixedByContext[std::size_t(context)] >= 0)
+            return context;
+        for (std::size_t c = m_fixedByContext.size(); c-- > 0;)
+            if (m_fixedByContext[c] >= 0)
+                return std::int32_t(c);
+        return -1;
+    }
+    std::int64_t fixedFor(std::int32_t context) const
+    {
+        if (m_carriedFixed >= 0)
+            return m_carriedFixed;
+        if (m_fp.source == FixedPart::Source::Recorded)
+            return scaled(m_calibration.factor, m_fp.tokens);
+        const std::int32_t from = m_fp.source == FixedPart::Source::Measured ? fixedContext(context) : -1;
+        return from >= 0 ? m_fixedByContext[std::size_t(from)] : m_fp.tokens;
+    }
+    std::string fixedHow(std::int32_t context) const
+    {
+        if (m_carriedFixed >= 0)
+            return m_carriedFixedHow;
+        const std::string source = std::string(fixedPartSourceName(m_fp.source)) + ": ";
+        if (m_fp.source == FixedPart::Source::Recorded)
+            return source + m_fp.how + ", x " + factorText(m_calibration.factor);
+        const std::int32_t from = m_fp.source == FixedPart::Source::Measured ? fixedContext(context) : -1;
+        if (from < 0)
+            return source + m_fp.how;
+        for (const Point &p : m_points)
+            if (p.context == from && p.message < m_firstEdit && p.visible() > scaled(m_calibration.factor, p.estimated))
+                return source + "the first measured usage " + (from == context ? "of this context" : "of an earlier context")
+                       + " (message " + std::to_string(p.message + 1) + ": " + withCommas(p.measured)
+                       + ") minus the calibrated conversation before it";
+        return source + m_fp.how;
+    }
+
+    Sequence m_seq;
+    Estimator m_estimator;
+    bool m_hiddenReasoning = false;
+    Walk m_walk;
+    std::vector<Point> m_points;
+    FixedPart m_fp;
+    Calibration m_calibration;
+    std::int64_t m_carriedFixed = -1;
+    std::string m_carriedFixedHow;
+    std::size_t m_firstEdit = 0;
+    std::vector<std::int64_t> m_fixedByContext;
+};
+
+const Transcript::TokenCalibration *carriedOf(const Transcript &t)
+{
+    return t.tokenCalibration.factor > 0 ? &t.tokenCalibration : nullptr;
+}
+
+} // namespace
+
+Calibration calibrate(const Transcript &t)
+{
+    const Sequence q = sequenceOf(t);
+    const Walk w = walk(q, resendsHiddenReasoning(t));
+    const std::vector<Point> pts = points(q, w);
+    return calibrateFrom(familyOf(t), w, pts, 0, pts.size());
+}
+
+bool measurementIsCurrent(const Transcript &t, std::size_t index)
+{
+    if (index >= t.messages.size() || t.messages[index].history || t.messages[index].sidechain)
+        return false;
+    const Sequence q = sequenceOf(t);
+    for (std::size_t i = 0; i <= index; ++i)
+        if (!q.intact[i])
+            return false;
+    return true;
+}
+
+Transcript::TokenCalibration carriedCalibration(const Transcript &t)
+{
+    if (t.tokenCalibration.factor > 0)
+        return t.tokenCalibration;
+    const ContextFigure f = Model(t, sequenceOf(t), Estimator::Calibrated, nullptr).at(SIZE_MAX);
+    return {f.calibration.factor, f.calibration.pairs, f.fixed, f.calibration.how, f.fixedHow};
+}
+
+ContextFigure contextFigure(const Transcript &t, Estimator e, std::size_t at)
+{
+    if (e == Estimator::Exact && at >= t.messages.size()) {
+        const ContextFigure calibrated = Model(t, sequenceOf(t), Estimator::Calibrated, carriedOf(t)).at(at);
+        const tokencount::TranscriptCount c = tokencount::countTranscript(t);
+        const bool usable = !c.encoding.empty()
+                            && (c.lastUsageMessage < 0 || measurementIsCurrent(t, std::size_t(c.lastUsageMessage)));
+        ContextFigure f = calibrated;
+        f.estimator = e;
+        if (!usable) {
+            f.how = (c.encoding.empty() ? "no vocabulary for exact counts: " : "exact counts need a current measurement here: ")
+                    + f.how;
+            return f;
+        }
+        f.basis = ContextFigure::Basis::Exact;
+        f.total = c.total.tokens;
+        if (c.lastUsageMessage >= 0) {
+            f.fixed = std::min(c.overhead, f.total);
+            f.measuredAt = c.lastUsageMessage;
+            f.fixedHow = "measured: the first usage's context that no message accounts for (exact counts)";
+        } else {
+            // OpenAI-family counts are the conversation alone: the calibrated fixed part is added.
+            f.total += f.fixed;
+        }
+        f.conversation = f.total - f.fixed;
+        f.how = c.total.how + (c.lastUsageMessage >= 0 ? "" : " + fixed part " + withCommas(f.fixed));
+        return f;
+    }
+    return Model(t, sequenceOf(t), e == Estimator::Exact ? Estimator::Calibrated : e, carriedOf(t)).at(at);
+}
+
+ContextFigure contextFigureOf(const Transcript &original, std::vector<const Message *> messages, std::vector<char> intact,
+                              const Transcript::TokenCalibration &carried, Estimator e)
+{
+    Sequence q{std::move(messages), std::move(intact)};
+    q.intact.resize(q.messages.size(), 0);
+    return Model(original, std::move(q), e == Estimator::Exact ? Estimator::Calibrated : e, &carried).at(SIZE_MAX);
+}
+
+std::vector<FigureParts> contextSeries(const Transcript &t, const std::vector<std::uint32_t> &messages, Estimator e)
+{
+    const Model model(t, sequenceOf(t), e == Estimator::Exact ? Estimator::Calibrated : e, carriedOf(t));
+    std::vector<FigureParts> out;
+    out.reserve(messages.size());
+    for (const std::uint32_t i : messages) {
+        const ContextFigure f = model.at(i, false);
+        out.push_back({f.total, f.fixed});
+    }
+    return out;
+}
+
+std::optional<CalibrationCheck> checkCalibration(const Transcript &t)
+{
+    const Sequence q = sequenceOf(t);
+    const Walk w = walk(q, resendsHiddenReasoning(t));
+    const std::vector<Point> pts = points(q, w);
+    // Only points whose estimate describes what was measured (nothing before them edited).
+    std::vector<Point> usable;
+    for (const Point &p : pts)
+        if (spanIntact(w, 0, p.message))
+            usable.push_back(p);
+    if (usable.size() < 4)
+        return std::nullopt;
+    const std::size_t half = usable.size() / 2;
+    const Calibration c = calibrateFrom(familyOf(t), w, usable, 0, half);
+    const FixedPart fp = fixedPart(t);
+    // The fixed part of each context as its first measurement shows it (the live figure's own rule,
+    // fixedFor); that point is learned from, not predicted.
+    std::vector<double> offset;
+    std::vector<char> first(usable.size(), 0);
+    for (std::size_t k = 0; k < usable.size(); ++k) {
+        const std::size_t ctx = std::size_t(usable[k].context);
+        if (ctx >= offset.size())
+            offset.resize(ctx + 1, -1.0);
+        if (offset[ctx] < 0) {
+            offset[ctx] = std::max(0.0, double(usable[k].visible()) - c.factor * double(usable[k].estimated));
+            first[k] = 1;
+        }
+    }
+    CalibrationCheck out;
+    out.learnedFrom = half;
+    out.factor = c.factor;
+    std::vector<double> live, estimate, seed;
+    double liveSigned = 0, estimateSigned = 0;
+    for (std::size_t k = half; k < usable.size(); ++k) {
+        const Point &p = usable[k], &prev = usable[k - 1];
+        if (p.measured <= 0 || first[k])
+            continue;
+        const double measuredValue = double(p.measured);
+        const double alone = offset[std::size_t(p.context)] + c.factor * double(p.estimated) + double(p.hidden);
+        const bool anchored = prev.context == p.context && p.estimated >= prev.estimated
+                              && spanIntact(w, prev.responseStart, p.message);
+        const double fromPrevious = anchored ? double(prev.measured) + c.factor * double(p.estimated - prev.estimated)
+                                                   + double(p.hidden - prev.hidden)
+                                             : alone;
+        const double liveError = (fromPrevious - measuredValue) / measuredValue * 100.0;
+        const double aloneError = (alone - measuredValue) / measuredValue * 100.0;
+        live.push_back(std::abs(liveError));
+        liveSigned += liveError;
+        estimate.push_back(std::abs(aloneError));
+        estimateSigned += aloneError;
+        seed.push_back(std::abs(double(fp.tokens + p.estimated) - measuredValue) / measuredValue * 100.0);
+    }
+    out.predicted = live.size();
+    if (live.empty())
+        return std::nullopt;
+    out.liveMedianErrorPercent = median(live);
+    out.liveMeanSignedPercent = liveSigned / double(live.size());
+    out.estimateMedianErrorPercent = median(estimate);
+    out.estimateMeanSignedPercent = estimateSigned / double(live.size());
+    out.seedMedianErrorPercent = median(seed);
+    return out;
+}
+
+} // namespace cl::tokens
