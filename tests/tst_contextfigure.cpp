@@ -154,10 +154,13 @@ private Q_SLOTS:
                          qPrintable(QStringLiteral("%1: predicted %2, shown %3").arg(QString::fromStdString(name)).arg(r.stats.liveAfter).arg(after.total)));
                 // Independently of how the figure decides: is the result's prefix up to its last
                 // measurement the original's prefix, message for message, unedited?
+                // And no compaction after it (then it measured the context before that compaction).
                 const std::int32_t last = lastUsage(m);
                 bool prefixIntact = last >= 0;
                 for (std::int32_t k = 0; prefixIntact && k <= last; ++k)
                     prefixIntact = r.slots[std::size_t(k)].origin == k && !m.messages[std::size_t(k)].edited;
+                for (std::size_t k = std::size_t(last + 1); prefixIntact && k < m.messages.size(); ++k)
+                    prefixIntact = m.messages[k].sidechain || m.messages[k].kind != MessageKind::CompactBoundary;
                 if (after.measuredAt >= 0) {
                     QVERIFY2(prefixIntact, name.c_str());
                     QCOMPARE(after.measuredAt, last);

@@ -2,6 +2,7 @@
 // The real main window, offscreen: background loading, tree, detail pane, diagnostics, theme, and
 // the --screenshot path.
 #include "widgets/transcript/builtinhighlighter.h"
+#include "widgets/transcript/contextgauge.h"
 #include "widgets/mainwindow/commandline.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
@@ -103,7 +104,9 @@ private Q_SLOTS:
         QCOMPARE(int(w.transcript()->messages.size()), 4);
         QVERIFY(w.statusPanel()->summaryText().contains(QStringLiteral("claude-code")));
         QVERIFY(w.statusPanel()->summaryText().contains(QStringLiteral("4 messages")));
-        QVERIFY(w.statusPanel()->summaryText().contains(QStringLiteral("measured context 1,155"))); // 5 + 50 + 1100, the last response
+        // The live context starts from the last response's measured usage, 5 + 50 + 1100.
+        QVERIFY2(w.statusPanel()->summaryText().contains(QStringLiteral("measured at message ")), qPrintable(w.statusPanel()->summaryText()));
+        QCOMPARE(w.contextGauge()->measured(), 1155);
         QVERIFY(w.statusPanel()->summaryText().contains(QStringLiteral("1 tool call ")));
 
         // Selecting the tool_result fills the detail pane with its text, named after the Read path.

@@ -149,7 +149,9 @@ private Q_SLOTS:
         // The text report says the same numbers.
         const Run t = runCli({"compact", m_session, "-s", "trim-tools", "-p", "keepLastToolRounds=0"});
         QCOMPARE(t.code, 0);
-        QVERIFY(t.out.find("tokens " + std::to_string(want.stats.tokensBefore) + " -> " + std::to_string(want.stats.tokensAfter))
+        QVERIFY(t.out.find("conversation " + std::to_string(want.stats.tokensBefore) + " -> " + std::to_string(want.stats.tokensAfter))
+                != std::string::npos);
+        QVERIFY(t.out.find("live context " + std::to_string(want.stats.liveBefore) + " -> " + std::to_string(want.stats.liveAfter))
                 != std::string::npos);
         QVERIFY(t.out.find("  valid\n") != std::string::npos);
     }
@@ -305,7 +307,7 @@ private Q_SLOTS:
         double previous = 2;
         bool anyReduction = false;
         for (const auto &row : j["rows"]) {
-            const double red = row["stats"]["reduction"].get<double>();
+            const double red = row["stats"]["liveReduction"].get<double>(); // of the live context
             QVERIFY2(red <= previous, row["strategy"].get<std::string>().c_str());
             previous = red;
             anyReduction = anyReduction || red > 0;
@@ -314,7 +316,7 @@ private Q_SLOTS:
         r = runCli({"compare", m_session, "--sort", "tokens", "--json"});
         j = json::parse(r.out);
         for (std::size_t i = 1; i < j["rows"].size(); ++i)
-            QVERIFY(j["rows"][i - 1]["stats"]["tokensAfter"].get<std::int64_t>() <= j["rows"][i]["stats"]["tokensAfter"].get<std::int64_t>());
+            QVERIFY(j["rows"][i - 1]["stats"]["liveAfter"].get<std::int64_t>() <= j["rows"][i]["stats"]["liveAfter"].get<std::int64_t>());
 
         // Text: the header, then one line per strategy, starting with its name.
         r = runCli({"compare", m_session});
@@ -326,7 +328,7 @@ private Q_SLOTS:
                 lines.push_back(l);
         QCOMPARE(lines.size(), all().size() + 1);
         QVERIFY(lines[0].rfind("strategy", 0) == 0);
-        for (const char *h : {"tokens", "after", "reduct.", "effic.", "facts", "cache", "valid", "note"})
+        for (const char *h : {"live", "after", "reduct.", "conv.", "effic.", "facts", "cache", "valid", "note"})
             QVERIFY2(lines[0].find(h) != std::string::npos, h);
         for (std::size_t i = 0; i < all().size(); ++i)
             QVERIFY2(lines[i + 1].rfind(std::string(all()[i]->name()) + " ", 0) == 0, lines[i + 1].c_str());

@@ -384,6 +384,7 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     linkToolPairs(*t);
     if (!opts.wholeHistory)
         markLiveContext(*t);
+    t->wholeHistory = opts.wholeHistory;
     tokens::estimateAll(*t, opts.threads);
     // The analysis' per-message text scans, while the text is warm (analysis::indexText).
     analysis::indexText(*t, analysis::AnalysisOptions{}, opts.threads);

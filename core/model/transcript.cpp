@@ -154,6 +154,7 @@ Transcript sameFileWithoutMessages(const Transcript &t)
     out.subagents = t.subagents;
     out.offBranchMessages = t.offBranchMessages;
     out.tokenCalibration = t.tokenCalibration;
+    out.wholeHistory = t.wholeHistory;
     return out;
 }
 

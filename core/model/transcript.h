@@ -179,6 +179,7 @@ struct Transcript {
         std::string how, fixedHow;
     };
     TokenCalibration tokenCalibration;
+    bool wholeHistory = false; // loaded with LoadOptions::wholeHistory: every message counts, as one context
 
     std::string_view recordBytes(const Record &r) const { return std::string_view(*buffer).substr(r.offset, r.length); }
     void addDiagnostic(std::uint32_t line, std::string message, Diagnostic::Severity s = Diagnostic::Severity::Warning);

@@ -118,7 +118,8 @@ bool resendsHiddenReasoning(const Transcript &t)
     return tokencount::detectFamily(t) == tokencount::Family::OpenAI;
 }
 
-Walk walk(const Sequence &q, bool hiddenReasoning)
+// wholeHistory: the conversation runs on across compaction boundaries (every message counts).
+Walk walk(const Sequence &q, bool hiddenReasoning, bool wholeHistory = false)
 {
     Walk w;
     const std::size_t n = q.messages.size();
@@ -131,8 +132,10 @@ Walk walk(const Sequence &q, bool hiddenReasoning)
     for (std::size_t i = 0; i < n; ++i) {
         const Message &m = *q.messages[i];
         if (!m.sidechain && m.kind == MessageKind::CompactBoundary) {
-            cumulative = 0;
-            hidden = 0;
+            if (!wholeHistory) {
+                cumulative = 0;
+                hidden = 0;
+            }
             ++context;
         }
         w.before[i] = cumulative;
@@ -249,7 +252,8 @@ public:
         : m_seq(std::move(seq))
         , m_estimator(e)
         , m_hiddenReasoning(resendsHiddenReasoning(file))
-        , m_walk(walk(m_seq, m_hiddenReasoning))
+        , m_wholeHistory(file.wholeHistory)
+        , m_walk(walk(m_seq, m_hiddenReasoning, m_wholeHistory))
         , m_points(points(m_seq, m_walk))
         , m_fp(fixedPart(file))
     {
@@ -293,7 +297,8 @@ public:
         if (last) {
             f.lastMeasuredAt = std::int32_t(last->message);
             f.lastMeasured = last->measured;
-            const bool isCurrent = last->context == context && last->message < m_firstEdit;
+            const bool isCurrent = last->context == context && last->message < m_firstEdit
+                                   && !(m_wholeHistory && context > 0);
             f.lastMeasurementIsHistory = !isCurrent;
             if (isCurrent)
                 current = last;
@@ -416,6 +421,7 @@ private:
     Sequence m_seq;
     Estimator m_estimator;
     bool m_hiddenReasoning = false;
+    bool m_wholeHistory = false; // no measurement saw the whole history: never current
     Walk m_walk;
     std::vector<Point> m_points;
     FixedPart m_fp;

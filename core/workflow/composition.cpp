@@ -19,30 +19,36 @@ namespace cl::composition {
 
 namespace {
 
+// A category's tokens, by its key (ties between equal values go by key, so that compose() and
+// overTime() scale the same values the same way).
+using Keyed = std::pair<std::string_view, std::int64_t *>;
+
 // Scales `values` so that they add up to `target`: each in proportion, the rounding remainder given
 // to the largest values first. All zero: the target goes to the first value.
-void scaleTo(std::vector<std::int64_t *> values, std::int64_t target)
+void scaleTo(std::vector<Keyed> values, std::int64_t target)
 {
     if (values.empty())
         return;
     std::int64_t sum = 0;
-    for (const std::int64_t *v : values)
-        sum += *v;
+    for (const Keyed &v : values)
+        sum += *v.second;
     if (sum == target)
         return;
+    std::stable_sort(values.begin(), values.end(), [](const Keyed &a, const Keyed &z) {
+        return *a.second != *z.second ? *a.second > *z.second : a.first < z.first;
+    });
     if (sum <= 0) {
-        *values.front() += target - sum;
+        *values.front().second += target - sum;
         return;
     }
     const double ratio = double(target) / double(sum);
     std::int64_t assigned = 0;
-    for (std::int64_t *v : values) {
-        *v = std::int64_t(std::floor(double(*v) * ratio));
-        assigned += *v;
+    for (Keyed &v : values) {
+        *v.second = std::int64_t(std::floor(double(*v.second) * ratio));
+        assigned += *v.second;
     }
-    std::stable_sort(values.begin(), values.end(), [](const std::int64_t *a, const std::int64_t *z) { return *a > *z; });
     for (std::size_t k = 0; assigned < target; k = (k + 1) % values.size(), ++assigned)
-        ++*values[k];
+        ++*values[k].second;
 }
 
 // The ratio a group was scaled by (for its items, which are shown, not added up).
@@ -53,9 +59,8 @@ double ratioOf(std::int64_t estimated, std::int64_t figure)
 
 // The fixed part's values scaled to the figure's fixed part, the messages' to the rest of its total
 // (a group without values hands its share to the other). Returns the two targets.
-std::pair<std::int64_t, std::int64_t> scaleToFigure(std::vector<std::int64_t *> fixedValues,
-                                                    std::vector<std::int64_t *> messageValues, std::int64_t fixed,
-                                                    std::int64_t total)
+std::pair<std::int64_t, std::int64_t> scaleToFigure(std::vector<Keyed> fixedValues, std::vector<Keyed> messageValues,
+                                                    std::int64_t fixed, std::int64_t total)
 {
     std::int64_t fixedTarget = fixed, messageTarget = total - fixed;
     if (fixedValues.empty())
@@ -370,10 +375,10 @@ Composition compose(const Transcript &t, std::size_t at, const Options &o)
     const tokens::ContextFigure figure = tokens::contextFigure(t, o.estimator, at);
     c.basis = std::string(tokens::basisName(figure.basis));
     c.how = figure.how;
-    std::vector<std::int64_t *> fixedValues, messageValues;
+    std::vector<Keyed> fixedValues, messageValues;
     std::int64_t fixedEstimate = 0, messageEstimate = 0;
     for (auto &c2 : b.cats) {
-        (c2.group == Group::Fixed ? fixedValues : messageValues).push_back(&c2.tokens);
+        (c2.group == Group::Fixed ? fixedValues : messageValues).push_back({c2.key, &c2.tokens});
         (c2.group == Group::Fixed ? fixedEstimate : messageEstimate) += c2.tokens;
     }
     const auto [fixedTarget, messageTarget] = scaleToFigure(fixedValues, messageValues, figure.fixed, figure.total);
@@ -484,12 +489,12 @@ Series overTime(const Transcript &t, const Options &o)
     const std::vector<tokens::FigureParts> figures = tokens::contextSeries(t, s.messages, o.estimator);
     const std::size_t fixedColumns = fixed.cats.size();
     for (std::size_t k = 0; k < rows.size(); ++k) {
-        std::vector<std::int64_t *> fixedValues, messageValues;
+        std::vector<Keyed> fixedValues, messageValues;
         for (std::size_t col = 0; col < rows[k].size(); ++col)
             if (col < fixedColumns)
-                fixedValues.push_back(&rows[k][col]);
+                fixedValues.push_back({order[col], &rows[k][col]});
             else if (rows[k][col] > 0)
-                messageValues.push_back(&rows[k][col]);
+                messageValues.push_back({order[col], &rows[k][col]});
         scaleToFigure(std::move(fixedValues), std::move(messageValues), figures[k].fixed, figures[k].total);
         s.totals[k] = figures[k].total;
     }
@@ -514,7 +519,8 @@ std::vector<Suggestion> suggest(const Transcript &t, const Composition &c)
             ro.validate = false;
             ro.metrics = false;
             const strategy::Result r = strategy::run(*st, in, s.params, ro);
-            s.frees = r.changed ? std::max<std::int64_t>(0, r.stats.tokensBefore - r.stats.tokensAfter) : 0;
+            // In the composition's count: the live context before and after (fixed part included).
+            s.frees = r.changed ? std::max<std::int64_t>(0, r.stats.liveBefore - r.stats.liveAfter) : 0;
             s.note = r.note;
         }
         out.push_back(std::move(s));
