@@ -97,6 +97,11 @@ std::int64_t total(const Transcript &t)
     return s;
 }
 
+bool plainMessage(Builder &b, Role r, std::int64_t tokens, std::uint32_t seed)
+{
+    return fit(b.add(r, "x"), 0, tokens, seed);
+}
+
 Result runNamed(const char *name, const Input &in, const nlohmann::json &params = nlohmann::json::object())
 {
     const Strategy *s = find(name);
@@ -268,6 +273,49 @@ private Q_SLOTS:
     // 30 messages: 10 exchanges [u, A(call), R]. Exchange 0 writes a file (Write, critical); exchange
     // 3 runs "npm test", which fails (position 11, critical error_context); others read.
     // Scores: u at 3k: 100 + 50 (after a tool result); A: 100; R: 100 + 30 - 100 (tool sequence).
+    // An agent's session: one request, then twelve tool rounds (a call and its result), then the
+    // answer. No exchange is removable; the rounds are, in each mode's order, every call staying with
+    // its result, the request, the first round (keepFirst 1) and the answer kept.
+    void agenticSessionShrinksByToolRounds()
+    {
+        Builder b;
+        std::uint32_t seed = 40;
+        QVERIFY(plainMessage(b, Role::System, 300, ++seed));
+        QVERIFY(plainMessage(b, Role::User, 100, ++seed));
+        for (int k = 0; k < 12; ++k) {
+            const std::string id = "r" + std::to_string(k);
+            QVERIFY(fit(b.use("x", id, "Read", {{"file_path", "/f/" + id}}), 0, 100, ++seed));
+            QVERIFY(fit(b.result(id, "x"), 0, 500, ++seed));
+        }
+        QVERIFY(plainMessage(b, Role::Assistant, 200, ++seed));
+        const Transcript &t = b.done();
+        const std::int64_t all = total(t);
+        QCOMPARE(all, std::int64_t(300 + 100 + 12 * 600 + 200));
+        analysis::AnalysisOptions o;
+        o.targetTokens = 3000;
+        Input in(t, o);
+        const std::size_t last = t.messages.size() - 1;
+        for (const char *name : {"middle", "oldest", "hybrid", "auto-select"}) {
+            const Result whole = runNamed(name, in, {{"rounds", false}});
+            QVERIFY2(!whole.changed && whole.note.find("not reached") != std::string::npos, name);
+            const Result r = runNamed(name, in);
+            QVERIFY2(r.changed, name);
+            QVERIFY2(r.violations.empty(), name);
+            // Removing whole rounds of 600 tokens from 7 800 down to 3 000 or less: 8 of them.
+            QVERIFY2(r.stats.tokensAfter == all - 8 * 600, (std::string(name) + ": " + r.note).c_str());
+            QVERIFY(r.note.find("8 tool round(s)") != std::string::npos);
+            for (const std::size_t keep : {std::size_t(0), std::size_t(1), last})
+                QCOMPARE(r.fates[keep].fate, Fate::Kept);
+            for (std::size_t i = 2; i + 1 < last; i += 2) // a call goes with its result
+                QCOMPARE(r.fates[i].fate == Fate::Kept, r.fates[i + 1].fate == Fate::Kept);
+            // The request's own first call is no round; keepLast 1: the round before the answer
+            // stays, and middle and hybrid also keep the first round (keepFirst 1).
+            QCOMPARE(r.fates[2].fate, Fate::Kept);
+            QCOMPARE(r.fates[last - 2].fate, Fate::Kept);
+            QCOMPARE(r.fates[4].fate == Fate::Kept, r.extra.value("mode", "") != "oldest");
+        }
+    }
+
     // Ratio 0.5 -> target 15, range [max(10, 10), min(25, 20)] = [10, 20]; u positions 12, 15, 18
     // score 150, but 12 has the error at 11 within 2 -> 120; the first best is 15.
     void microcompaction()

@@ -27,6 +27,19 @@ struct Exchanges {
     std::size_t size() const { return starts.size(); }
 };
 Exchanges exchanges(const Editor &e);
+
+// Tool rounds inside the exchanges (what an agentic session is made of: one request, then the
+// agent's calls and their results): round k = positions [starts[k], ends[k]), an assistant message
+// that follows a tool result with no tool pair spanning the cut, up to the next such message. Only
+// rounds followed by another round are listed: removing one leaves a tool result followed by an
+// assistant message, valid in every format, and the round holding an exchange's answer (or the
+// running last round) stays. Positions already removed are skipped.
+struct Rounds {
+    std::vector<std::size_t> starts, ends;
+    std::vector<std::int64_t> tokens;
+    std::size_t size() const { return starts.size(); }
+};
+Rounds rounds(const Editor &e);
 std::int64_t conversationTokens(const Editor &e);
 
 // Seed 000 §4.4: 0.6 x (1 - tokensAfter / tokensBefore) + 0.4 x (messagesKept / messagesBefore).
@@ -44,6 +57,7 @@ struct RemovalOutcome {
     std::int64_t tokensBefore = 0, tokensAfter = 0, target = 0;
     std::size_t messagesBefore = 0, messagesKept = 0;
     std::size_t exchangesRemoved = 0, exchanges = 0;
+    std::size_t roundsRemoved = 0, rounds = 0; // with `rounds`: tool rounds removed, removable
     bool reached = false;
     double efficiency = 0;
 };
@@ -52,8 +66,11 @@ struct RemovalOutcome {
 // region outward (nearer the centre first, the older one on ties). oldest: every exchange but the
 // last keepLast, oldest first. hybrid: the middle region oldest first, then the first keepFirst
 // exchanges (oldest first) when the target is still not met. An exchange holding a protected
-// (pinned / exempt-tool) message is skipped whole.
-RemovalOutcome removeExchanges(Editor &e, Removal mode, std::int64_t target, std::size_t keepFirst, std::size_t keepLast);
+// (pinned / exempt-tool) message is skipped whole. withRounds: when whole exchanges are not enough,
+// the tool rounds left (rounds()) are removed in the same order, keepFirst / keepLast counted in
+// rounds, so that a session of one request and many tool calls can still shrink.
+RemovalOutcome removeExchanges(Editor &e, Removal mode, std::int64_t target, std::size_t keepFirst, std::size_t keepLast,
+                               bool withRounds = false);
 
 // Target of the removal strategies: the parameter, else the analysis' (targetTokens option or
 // context window x targetWindowShare). With force and a conversation already within it, half the

@@ -19,6 +19,7 @@ std::vector<ParamSpec> removalParams()
         {"targetTokens", ParamSpec::Type::Int, 0, 1e12, 0, {}, "Conversation size to reach; 0: the analysis target (targetTokens option, else context window x 0.5)."},
         {"keepFirst", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Exchanges kept at the start by middle and hybrid removal (after the system prompt)."},
         {"keepLast", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Exchanges always kept at the end (the current request)."},
+        {"rounds", ParamSpec::Type::Bool, 0, 0, true, {}, "When whole exchanges are not enough, also remove tool rounds (a call and its result) inside the exchanges left, keeping each exchange's answer; keepFirst and keepLast then count rounds."},
         {"force", ParamSpec::Type::Bool, 0, 0, false, {}, "Run even when the conversation is within the target (then aims at half its tokens)."},
     };
 }
@@ -26,10 +27,11 @@ std::vector<ParamSpec> removalParams()
 std::string outcomeNote(Removal mode, const exchanges::RemovalOutcome &o)
 {
     std::string s = std::string(exchanges::removalName(mode)) + " removal: removed " + std::to_string(o.exchangesRemoved)
-                    + " exchange(s) (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), "
+                    + " exchange(s)" + (o.roundsRemoved ? " and " + std::to_string(o.roundsRemoved) + " tool round(s)" : std::string())
+                    + " (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), "
                     + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens";
     s += o.reached ? " (target " + std::to_string(o.target) + ")"
-                   : "; target " + std::to_string(o.target) + " not reached: no removable exchange left";
+                   : "; target " + std::to_string(o.target) + " not reached: no removable exchange or tool round left";
     return s;
 }
 
@@ -42,6 +44,8 @@ void fillExtra(Editor &e, const exchanges::RemovalOutcome &o, Removal mode)
     e.extra()["messagesKept"] = o.messagesKept;
     e.extra()["exchanges"] = o.exchanges;
     e.extra()["exchangesRemoved"] = o.exchangesRemoved;
+    e.extra()["rounds"] = o.rounds;
+    e.extra()["roundsRemoved"] = o.roundsRemoved;
     e.extra()["reached"] = o.reached;
     e.extra()["efficiency"] = o.efficiency;
 }
@@ -66,7 +70,8 @@ public:
         case Removal::Middle:
             return "Removes whole exchanges (a user request and everything up to the next one) from the middle of the "
                    "conversation outward until it fits the target; keeps the system prompt, the first keepFirst and "
-                   "the last keepLast exchanges.";
+                   "the last keepLast exchanges. When that is not enough (an agent's session is often one request "
+                   "and many tool calls), tool rounds go the same way.";
         case Removal::Oldest:
             return "Removes whole exchanges from the oldest on until the conversation fits the target; keeps the "
                    "system prompt and the last keepLast exchanges.";
@@ -89,7 +94,7 @@ public:
             return e.finish();
         }
         const auto o = exchanges::removeExchanges(e, m_mode, target, std::size_t(p.integer("keepFirst")),
-                                                  std::size_t(p.integer("keepLast")));
+                                                  std::size_t(p.integer("keepLast")), p.flag("rounds"));
         fillExtra(e, o, m_mode);
         e.setNote(outcomeNote(m_mode, o));
         return e.finish();
@@ -116,6 +121,7 @@ public:
     {
         const auto &rec = in.analysis().recommendation;
         const std::size_t keepFirst = std::size_t(p.integer("keepFirst")), keepLast = std::size_t(p.integer("keepLast"));
+        const bool rounds = p.flag("rounds");
         Editor e(in);
         const std::int64_t total = exchanges::conversationTokens(e);
         std::string why;
@@ -138,7 +144,7 @@ public:
                                                             : Removal::Hybrid;
             for (auto &l : head)
                 e.log(std::move(l));
-            const auto o = exchanges::removeExchanges(e, mode, target, keepFirst, keepLast);
+            const auto o = exchanges::removeExchanges(e, mode, target, keepFirst, keepLast, rounds);
             fillExtra(e, o, mode);
             e.extra()["rule"] = rec.rule;
             e.extra()["confidence"] = rec.confidence;
@@ -148,8 +154,8 @@ public:
         }
         // Adaptive: run both, keep the higher efficiency (middle on ties, as the seed's >=).
         Editor middle(in), oldest(in);
-        const auto om = exchanges::removeExchanges(middle, Removal::Middle, target, keepFirst, keepLast);
-        const auto oo = exchanges::removeExchanges(oldest, Removal::Oldest, target, keepFirst, keepLast);
+        const auto om = exchanges::removeExchanges(middle, Removal::Middle, target, keepFirst, keepLast, rounds);
+        const auto oo = exchanges::removeExchanges(oldest, Removal::Oldest, target, keepFirst, keepLast, rounds);
         const bool pickMiddle = om.efficiency >= oo.efficiency;
         Editor &chosen = pickMiddle ? middle : oldest;
         const auto &o = pickMiddle ? om : oo;
