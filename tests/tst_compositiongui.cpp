@@ -336,7 +336,7 @@ private Q_SLOTS:
         const auto result = w.strategyPanel()->preview();
         QVERIFY(result);
         // The preview frees what the suggestion said.
-        QCOMPARE(result->stats.tokensBefore - result->stats.tokensAfter, s.frees);
+        QCOMPARE(result->stats.liveBefore - result->stats.liveAfter, s.frees);
         // Enter on the current suggestion does the same.
         QVERIFY(w.strategyPanel()->setCurrentStrategy(QStringLiteral("snip")));
         list->setCurrentItem(list->topLevelItem(pick));

@@ -148,6 +148,9 @@ private Q_SLOTS:
                 const Transcript m = r.materialize(*t);
                 const tokens::ContextFigure after = tokens::contextFigure(m);
                 const std::string name(s->name());
+                // Removal works on agentic sessions (one request, then tool rounds) too.
+                if (name == "middle" || name == "oldest" || name == "hybrid" || name == "auto-select")
+                    QVERIFY2(r.changed && r.stats.liveAfter < r.stats.liveBefore, (name + ": " + r.note).c_str());
                 // What compare and compact predict is what the applied result shows.
                 QCOMPARE(r.stats.liveBefore, before.total);
                 QVERIFY2(r.stats.liveAfter == after.total,

@@ -177,6 +177,15 @@ struct Transcript {
         std::size_t pairs = 0;
         std::int64_t fixed = -1; // the fixed part in the agent's count; -1: from the messages
         std::string how, fixedHow;
+        // The original's last measurement, kept through edits: an edited transcript is its
+        // calibrated estimate plus `offset` (that measured figure minus the original's calibrated
+        // estimate at the same point), also after compactions the edit inserted. measuredAt < 0: none.
+        std::int32_t measuredAt = -1;
+        std::int32_t measuredContext = 0; // compaction boundaries before it
+        std::int64_t measured = 0, offset = 0;
+        // A strategy's result: messages [0, unchangedPrefix) are the file's as read, in order, nothing
+        // removed between them. -1: as read (decided from the records).
+        std::int64_t unchangedPrefix = -1;
     };
     TokenCalibration tokenCalibration;
     bool wholeHistory = false; // loaded with LoadOptions::wholeHistory: every message counts, as one context

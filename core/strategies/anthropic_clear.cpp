@@ -67,7 +67,7 @@ public:
                 if (m.blocks[b].type == BlockType::ToolUse)
                     uses.push_back({i, b, m.blocks[b].pairMessage, m.blocks[b].pairBlock, &m.blocks[b].toolName});
         }
-        const std::int64_t total = in.totalTokens();
+        const std::int64_t total = in.liveTokens(); // the whole request, as the agent counts it
         const std::int64_t byUses = p.integer("triggerToolUses");
         if (!p.flag("force")) {
             if (byUses > 0 && std::int64_t(uses.size()) <= byUses)

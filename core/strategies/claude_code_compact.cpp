@@ -55,7 +55,7 @@ public:
 
     Result apply(const Input &in, const Params &p) const override
     {
-        const std::int64_t total = in.totalTokens();
+        const std::int64_t total = in.liveTokens(); // the whole request, as the agent counts it
         const std::int64_t window = in.contextWindow();
         const bool buffer = p.string("trigger") == "buffer";
         const std::int64_t limit = buffer ? window - p.integer("bufferTokens")
@@ -114,7 +114,7 @@ public:
         e.extra()["rereadFiles"] = reread;
         e.extra()["summary"] = std::move(s.sections);
         e.log("trigger " + std::string(buffer ? "window - buffer" : "ratio") + ": limit " + std::to_string(limit)
-              + ", conversation " + std::to_string(total) + " tokens");
+              + ", live context " + std::to_string(total) + " tokens");
         e.setNote("compacted " + std::to_string(summarized) + " messages into a 9-section summary, re-read "
                   + std::to_string(files.size()) + " file(s): " + std::to_string(total) + " -> " + std::to_string(post)
                   + " tokens");

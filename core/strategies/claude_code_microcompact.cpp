@@ -73,7 +73,7 @@ public:
         std::int64_t saving = 0;
         for (std::size_t k = 0; k < clear; ++k)
             saving += std::max<std::int64_t>(0, hits[k].saved);
-        const std::int64_t total = in.totalTokens();
+        const std::int64_t total = in.liveTokens(); // the whole request, as the agent counts it
         const bool forced = p.flag("force");
         if (!forced && total <= p.integer("triggerTokens"))
             return agents::unchangedResult(in, "below trigger: " + std::to_string(total) + " <= "

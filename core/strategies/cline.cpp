@@ -52,7 +52,7 @@ public:
 
     Result apply(const Input &in, const Params &p) const override
     {
-        const std::int64_t total = in.totalTokens();
+        const std::int64_t total = in.liveTokens(); // the whole request, as the agent counts it
         const std::int64_t window = in.contextWindow();
         const std::int64_t allowed = clineMaxAllowed(window, p.integer("bufferTokens"));
         if (!p.flag("force") && total <= allowed)
@@ -107,7 +107,7 @@ public:
             removed += e.remove(e.at(first + k), why) ? 1 : 0;
         e.extra()["deletedRange"] = {start, end};
         e.extra()["maxAllowedSize"] = allowed;
-        e.log("limit " + std::to_string(allowed) + " tokens, conversation " + std::to_string(total) + "; removing "
+        e.log("limit " + std::to_string(allowed) + " tokens, live context " + std::to_string(total) + "; removing "
               + std::to_string(end - start + 1) + " of " + std::to_string(rest) + " messages after the first pair ("
               + (half ? "half" : "keep a quarter") + ")");
         if (extended)

@@ -59,7 +59,7 @@ public:
 
     Result apply(const Input &in, const Params &p) const override
     {
-        const std::int64_t total = in.totalTokens();
+        const std::int64_t total = in.liveTokens(); // the whole request, as the agent counts it
         const std::int64_t window = in.contextWindow();
         const double ratio = double(total) / double(std::max<std::int64_t>(1, window));
         if (!p.flag("force") && ratio <= p.number("autoCompactRatio"))

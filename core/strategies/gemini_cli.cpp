@@ -41,7 +41,7 @@ public:
 
     Result apply(const Input &in, const Params &p) const override
     {
-        const std::int64_t total = in.totalTokens();
+        const std::int64_t total = in.liveTokens(); // the whole request, as the agent counts it
         const std::int64_t limit = in.contextWindow();
         const double threshold = p.number("threshold");
         const double ratio = limit > 0 ? double(total) / double(limit) : 0.0;

@@ -26,6 +26,20 @@ namespace cl::strategy {
 
 namespace {
 
+// Which slots are the original's messages as read, in order (tokens::intactOf).
+std::vector<char> intactOfSlots(const Transcript &original, const std::vector<Slot> &slots)
+{
+    std::vector<std::int32_t> origins;
+    std::vector<char> edited;
+    origins.reserve(slots.size());
+    edited.reserve(slots.size());
+    for (const Slot &s : slots) {
+        origins.push_back(s.origin);
+        edited.push_back(char(s.message != nullptr));
+    }
+    return tokens::intactOf(original, origins, edited);
+}
+
 bool inContext(const Message &m)
 {
     return m.isConversation() && !m.sidechain;
@@ -135,6 +149,11 @@ Transcript Result::materialize(const Transcript &original) const
     Transcript t = sameFileWithoutMessages(original);
     t.diagnostics = original.diagnostics;
     t.tokenCalibration = tokens::carriedCalibration(original); // counted like the original
+    {
+        const std::vector<char> intact = intactOfSlots(original, slots);
+        const auto firstChange = std::find(intact.begin(), intact.end(), char(0));
+        t.tokenCalibration.unchangedPrefix = firstChange - intact.begin();
+    }
     t.messages.reserve(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
         t.messages.push_back(message(original, k));
@@ -239,15 +258,10 @@ void computeStats(const Input &in, Result &r, bool metrics)
     {
         const Transcript::TokenCalibration carried = tokens::carriedCalibration(t);
         std::vector<const Message *> messages;
-        std::vector<char> intact;
         messages.reserve(r.slots.size());
-        intact.reserve(r.slots.size());
-        std::int32_t expected = 0;
-        for (std::size_t k = 0; k < r.slots.size(); ++k) {
+        for (std::size_t k = 0; k < r.slots.size(); ++k)
             messages.push_back(&r.message(t, k));
-            intact.push_back(char(!r.slots[k].message && r.slots[k].origin == expected));
-            expected = r.slots[k].origin >= 0 ? r.slots[k].origin + 1 : expected;
-        }
+        std::vector<char> intact = intactOfSlots(t, r.slots);
         s.liveBefore = tokens::contextFigure(t, in.options.estimator).total;
         s.liveAfter = tokens::contextFigureOf(t, std::move(messages), std::move(intact), carried, in.options.estimator).total;
         if (s.liveBefore > 0)

@@ -286,6 +286,21 @@ std::int64_t Input::totalTokens() const
     return tokens::totalEstimate(transcript);
 }
 
+std::int64_t Input::liveTokens() const
+{
+    return analysis().usage.tokens;
+}
+
+std::int64_t Input::seedTokensFor(std::int64_t live) const
+{
+    const analysis::UsageInfo &u = analysis().usage;
+    const std::int64_t seed = totalTokens();
+    const std::int64_t conversation = u.tokens - u.fixedTokens;
+    if (seed <= 0 || conversation <= 0)
+        return live;
+    return std::int64_t(std::ceil(double(live) * double(seed) / double(conversation)));
+}
+
 bool Input::isPinned(std::size_t index) const
 {
     if (pinned.empty())

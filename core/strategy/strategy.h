@@ -102,7 +102,12 @@ public:
     const Summarizer &summary() const;
     // Window the usage triggers compare against: options.contextWindow, else by model table.
     std::int64_t contextWindow() const;
-    std::int64_t totalTokens() const; // conversation estimate
+    std::int64_t totalTokens() const; // conversation estimate (seed 001)
+    // The live context in the agent's count, fixed part included (tokens/contextfigure.h, with
+    // options.estimator): what the agents' triggers and the removal targets compare against.
+    std::int64_t liveTokens() const;
+    // Seed-estimate tokens of conversation that free `live` tokens of the live figure.
+    std::int64_t seedTokensFor(std::int64_t live) const;
     bool isPinned(std::size_t index) const;
     bool isExemptTool(std::string_view toolName) const;
 

@@ -32,6 +32,7 @@ std::string_view basisName(ContextFigure::Basis b)
 {
     switch (b) {
     case ContextFigure::Basis::Measured: return "measured";
+    case ContextFigure::Basis::Predicted: return "predicted";
     case ContextFigure::Basis::Calibrated: return "calibrated";
     case ContextFigure::Basis::Exact: return "exact";
     case ContextFigure::Basis::Seed: return "seed";
@@ -98,6 +99,9 @@ Sequence sequenceOf(const Transcript &t)
             nextRecord = std::max<std::size_t>(nextRecord, m.records.back() + 1);
         }
     }
+    if (const std::int64_t p = t.tokenCalibration.unchangedPrefix; p >= 0)
+        for (std::size_t i = std::size_t(p); i < n; ++i)
+            q.intact[i] = 0;
     return q;
 }
 
@@ -261,6 +265,8 @@ public:
             m_calibration = {carried->factor, carried->pairs, familyOf(file), carried->how};
             m_carriedFixed = carried->fixed;
             m_carriedFixedHow = carried->fixedHow;
+            if (carried->measuredAt >= 0)
+                m_anchor = carried;
         } else {
             m_calibration = calibrateFrom(familyOf(file), m_walk, m_points, 0, m_points.size());
         }
@@ -330,6 +336,16 @@ public:
             if (describe)
                 f.how = "measured at message " + std::to_string(current->message + 1) + " (" + withCommas(current->measured)
                         + ") + " + withCommas(f.afterMeasured) + " estimated after it (" + m_calibration.how + ")";
+        } else if (m_anchor && context >= m_anchor->measuredContext) {
+            // An edit of a measured transcript (compactions it inserted included): its measurement,
+            // moved by the calibrated estimate of what the edit changed.
+            f.basis = ContextFigure::Basis::Predicted;
+            f.total = std::max(f.fixed, f.fixed + scaled(factor, conversation) + hidden + m_anchor->offset);
+            if (describe)
+                f.how = "measured " + withCommas(m_anchor->measured) + " at message " + std::to_string(m_anchor->measuredAt + 1)
+                        + " before the edit, " + withCommas(m_anchor->offset)
+                        + " above the calibrated estimate there; now fixed part " + withCommas(f.fixed)
+                        + " + conversation (" + m_calibration.how + ") + that difference";
         } else {
             f.basis = ContextFigure::Basis::Calibrated;
             f.total = f.fixed + scaled(factor, conversation) + hidden;
@@ -341,6 +357,21 @@ public:
         }
         f.conversation = f.total - f.fixed;
         return f;
+    }
+
+    // What a strategy's result carries: the calibration, the fixed part, the measurement it edits.
+    Transcript::TokenCalibration carried() const
+    {
+        const ContextFigure f = at(SIZE_MAX);
+        Transcript::TokenCalibration c{f.calibration.factor, f.calibration.pairs, f.fixed, f.calibration.how, f.fixedHow};
+        if (f.basis == ContextFigure::Basis::Measured) {
+            const std::size_t end = m_seq.messages.size() - 1;
+            c.measuredAt = f.measuredAt;
+            c.measuredContext = m_walk.context[end];
+            c.measured = f.measured;
+            c.offset = f.total - (f.fixed + scaled(f.calibration.factor, through(end)) + hiddenThrough(end));
+        }
+        return c;
     }
 
 private:
@@ -430,6 +461,7 @@ private:
     std::string m_carriedFixedHow;
     std::size_t m_firstEdit = 0;
     std::vector<std::int64_t> m_fixedByContext;
+    const Transcript::TokenCalibration *m_anchor = nullptr; // carried, with a measurement
 };
 
 const Transcript::TokenCalibration *carriedOf(const Transcript &t)
@@ -462,8 +494,22 @@ Transcript::TokenCalibration carriedCalibration(const Transcript &t)
 {
     if (t.tokenCalibration.factor > 0)
         return t.tokenCalibration;
-    const ContextFigure f = Model(t, sequenceOf(t), Estimator::Calibrated, nullptr).at(SIZE_MAX);
-    return {f.calibration.factor, f.calibration.pairs, f.fixed, f.calibration.how, f.fixedHow};
+    return Model(t, sequenceOf(t), Estimator::Calibrated, nullptr).carried();
+}
+
+std::vector<char> intactOf(const Transcript &original, const std::vector<std::int32_t> &origins, const std::vector<char> &edited)
+{
+    const Sequence q = sequenceOf(original);
+    std::vector<char> out(origins.size(), 0);
+    std::int32_t expected = 0;
+    for (std::size_t k = 0; k < origins.size(); ++k) {
+        const std::int32_t o = origins[k];
+        out[k] = char(o >= 0 && o == expected && !(k < edited.size() && edited[k]) && std::size_t(o) < q.intact.size()
+                      && q.intact[std::size_t(o)]);
+        if (o >= 0)
+            expected = o + 1;
+    }
+    return out;
 }
 
 ContextFigure contextFigure(const Transcript &t, Estimator e, std::size_t at)

@@ -10,6 +10,10 @@
 //   measured    the last usage the agent recorded is still current (after the last compaction, no
 //               message at or before it changed): that measurement plus the calibrated estimate of
 //               what came after it;
+//   predicted   an edited transcript (a strategy's result) of a measured one, compactions it inserted included:
+//               the calibrated estimate plus the original's difference between its measurement and
+//               its calibrated estimate, so that what an edit frees is the calibrated estimate of
+//               what it removed;
 //   calibrated  no current measurement: fixed part + the conversation's seed 001 estimate times the
 //               session's factor (learned from its own usage, else the family's stated default);
 //   exact       (Estimator::Exact, vocabulary present) BPE counts as tokens/counts.h makes them;
@@ -61,6 +65,7 @@ Transcript::TokenCalibration carriedCalibration(const Transcript &t);
 struct ContextFigure {
     enum class Basis : std::uint8_t {
         Measured,
+        Predicted,
         Calibrated,
         Exact,
         Seed
@@ -84,7 +89,7 @@ struct ContextFigure {
     Calibration calibration;
     std::string how; // one line: how the total was obtained
 };
-std::string_view basisName(ContextFigure::Basis b); // "measured", "calibrated", "exact", "seed"
+std::string_view basisName(ContextFigure::Basis b); // "measured", "predicted", "calibrated", "exact", "seed"
 
 // The figure with message `at` the last one sent (default: the end of the transcript). Exact counts
 // exist for the end only; elsewhere Estimator::Exact gives the calibrated figure.
@@ -103,6 +108,10 @@ std::vector<FigureParts> contextSeries(const Transcript &t, const std::vector<st
 // removed just before it. Equal to contextFigure() of the materialized result.
 ContextFigure contextFigureOf(const Transcript &original, std::vector<const Message *> messages, std::vector<char> intact,
                               const Transcript::TokenCalibration &carried, Estimator e = Estimator::Calibrated);
+// Which messages of an edited sequence count as intact for contextFigureOf: origins[k] the original
+// index of message k (-1: new), edited[k] its content changed.
+std::vector<char> intactOf(const Transcript &original, const std::vector<std::int32_t> &origins,
+                           const std::vector<char> &edited);
 // Whether the usage at message `index` still describes the context before it: not history, and no
 // message up to it edited, inserted or removed since the file was read.
 bool measurementIsCurrent(const Transcript &t, std::size_t index);
