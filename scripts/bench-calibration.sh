@@ -27,8 +27,9 @@ out="$root/bench/results-calibration.md"
     echo
     echo "- live figure: what ContextLens shows between two measurements, the previous measurement plus the"
     echo "  factor times the estimate of what was added since;"
-    echo "- estimate alone: fixed part plus the factor times the conversation's estimate, which is how a"
-    echo "  strategy's result is counted once the measurement no longer describes it;"
+    echo "- estimate alone: fixed part plus the factor times the conversation's estimate, which is how the"
+    echo "  context is counted after a compaction (a strategy's result keeps its original's measurement"
+    echo "  and moves it by the estimate of what changed, so this error does not enter what it frees);"
     echo "- seed 001 + fixed part: the seed estimator as specified (\`--estimator seed\`)."
     echo
     "$build/bench/bench_calibration" "${files[@]}"

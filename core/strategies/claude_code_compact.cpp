@@ -13,6 +13,7 @@
 #include "core/strategy/summary/summary.h"
 #include "core/tokens/estimator.h"
 
+#include <cmath>
 #include <unordered_set>
 
 namespace cl::strategy {
@@ -110,14 +111,20 @@ public:
             e.log("re-read " + f.path + " (" + std::to_string(f.tokens) + " tokens, latest Read result at message "
                   + std::to_string(f.message) + ")");
         }
-        e.extra()["compactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total}, {"postTokens", post}};
+        // Both in the agent's count, as Claude Code records them: the live figure before, and after it
+        // less what the compaction removed, converted at the figure's own ratio.
+        const analysis::UsageInfo &usage = in.analysis().usage;
+        const std::int64_t seed = in.totalTokens();
+        const double ratio = seed > 0 && usage.tokens > usage.fixedTokens ? double(usage.tokens - usage.fixedTokens) / double(seed) : 1.0;
+        const std::int64_t postLive = std::max<std::int64_t>(0, total - std::llround(ratio * double(seed - post)));
+        e.extra()["compactMetadata"] = {{"trigger", forced ? "manual" : "auto"}, {"preTokens", total}, {"postTokens", postLive}};
         e.extra()["rereadFiles"] = reread;
         e.extra()["summary"] = std::move(s.sections);
         e.log("trigger " + std::string(buffer ? "window - buffer" : "ratio") + ": limit " + std::to_string(limit)
               + ", live context " + std::to_string(total) + " tokens");
         e.setNote("compacted " + std::to_string(summarized) + " messages into a 9-section summary, re-read "
-                  + std::to_string(files.size()) + " file(s): " + std::to_string(total) + " -> " + std::to_string(post)
-                  + " tokens");
+                  + std::to_string(files.size()) + " file(s): " + std::to_string(total) + " -> " + std::to_string(postLive)
+                  + " tokens (live context)");
         agents::closeRemovals(e);
         return e.finish();
     }
