@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/strategies/exchanges.h"
 
+#include "core/strategies/agent_common.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -43,9 +45,9 @@ Rounds rounds(const Editor &e)
             continue;
         const Message &m = t.messages[i];
         bool start = false;
-        if (m.role == Role::Assistant && previous < n && p - 1 < scores.size() && previous == p - 1) {
+        if (m.role == Role::Assistant && previous == p - 1 && p - 1 < scores.size()) {
             const Message &prev = t.messages[e.at(previous)];
-            const bool afterResult = prev.role == Role::Tool || prev.hasToolResult();
+            const bool afterResult = agents::isObservation(prev);
             const bool sameResponse = lastAssistantId && !m.apiMessageId.empty() && *lastAssistantId == m.apiMessageId;
             start = afterResult && !scores[p - 1].inToolSequence && !sameResponse;
         }

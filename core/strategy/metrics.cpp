@@ -262,7 +262,7 @@ void computeStats(const Input &in, Result &r, bool metrics)
         for (std::size_t k = 0; k < r.slots.size(); ++k)
             messages.push_back(&r.message(t, k));
         std::vector<char> intact = intactOfSlots(t, r.slots);
-        s.liveBefore = tokens::contextFigure(t, in.options.estimator).total;
+        s.liveBefore = in.liveTokens(); // the analysis' figure: counted once per input, not per run
         s.liveAfter = tokens::contextFigureOf(t, std::move(messages), std::move(intact), carried, in.options.estimator).total;
         if (s.liveBefore > 0)
             s.liveReduction = 1.0 - double(s.liveAfter) / double(s.liveBefore);
