@@ -43,7 +43,15 @@ std::pair<std::size_t, std::size_t> messageIdSpan(std::string_view line, const s
 
 using Renames = std::vector<std::pair<std::string, std::string>>; // quoted old value -> quoted new value
 
-// The line with its parentUuid, uuid, message.id (when given) and tool ids replaced, written in
+// The usage a line of the new context carries: none. A copied response's recorded usage measured
+// the context it was sent with, the one this compaction replaces; left in place it would read as
+// the new context's size, to ContextLens reopening the export and to Claude Code resuming it (which
+// counts its context from the last response's usage and would compact again at once). Zero is what
+// both take for "not measured"; the original line before the boundary keeps its usage.
+constexpr std::string_view kUnmeasured =
+    R"({"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0})";
+
+// The line with its parentUuid, uuid, message.id (when given), message.usage and tool ids replaced, written in
 // pieces: no JSON tree and no copy of a line that may hold a 50 MB tool result; every other byte
 // stays as it was.
 void writeRelinked(std::string_view line, const std::string &parent, const std::string &uuid, const std::string &oldId,
@@ -60,6 +68,9 @@ void writeRelinked(std::string_view line, const std::string &parent, const std::
     if (const auto [b, e] = messageIdSpan(line, oldId); e > 0 && !newId.empty())
         splices.push_back({b, e, cl::json::dump(nlohmann::json(newId))});
     const auto msg = cl::json::topLevelValue(line, "message");
+    if (msg.end > 0)
+        if (const auto usage = cl::json::topLevelValue(line.substr(msg.begin, msg.end - msg.begin), "usage"); usage.end > 0)
+            splices.push_back({msg.begin + usage.begin, msg.begin + usage.end, std::string(kUnmeasured)});
     for (const auto &[from, to] : toolIds)
         for (std::size_t at = line.find(from, msg.begin); msg.end > 0 && at != std::string_view::npos && at + from.size() <= msg.end;
              at = line.find(from, at + from.size()))
@@ -221,6 +232,8 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
                 continue;
             if (!newId.empty() && line.contains("message") && line["message"].contains("id"))
                 line["message"]["id"] = newId;
+            if (line.contains("message") && line["message"].contains("usage"))
+                line["message"]["usage"] = ordered_json::parse(kUnmeasured);
             if (line.contains("message") && line["message"].contains("content") && line["message"]["content"].is_array())
                 for (auto &part : line["message"]["content"])
                     for (const char *key : {"id", "tool_use_id"})
