@@ -180,6 +180,56 @@ private Q_SLOTS:
         }
     }
 
+    // An export, opened again, never counts a measurement from before what the strategy changed as
+    // its current context (a Claude Code export carries the kept lines, usage included, on after a
+    // new compaction boundary), and shows about the figure compact predicted for it.
+    void exportNeverShowsAnOldMeasurementAsCurrent()
+    {
+        CL_REQUIRE_REAL();
+        QTemporaryDir dir;
+        const auto original = load(kClaude);
+        QVERIFY(original);
+        const std::int32_t lastOriginal = lastUsage(*original);
+        for (const char *strategy : {"trim-tools", "claude-code-compact", "middle"}) {
+            const std::string out = dir.filePath(QString::fromUtf8(strategy) + QStringLiteral(".jsonl")).toStdString();
+            std::vector<std::string> args{"compact", kClaude, "--strategy", strategy, "--force", "-o", out, "--json"};
+            if (std::string_view(strategy) == "claude-code-compact") // the agent's compaction, below its trigger too
+                args.insert(args.end(), {"--param", "force=true"});
+            const njson r = cliJson(args);
+            QVERIFY2(r.is_object() && r.value("changed", false), strategy);
+            const auto exported = load(out);
+            QVERIFY(exported);
+            const tokens::ContextFigure f = tokens::contextFigure(*exported);
+            QVERIFY2(f.measuredAt < 0, qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(strategy), QString::fromStdString(f.how))));
+            for (const tokens::MeasuredPoint &p : tokens::measuredContext(*exported))
+                QVERIFY(p.message <= std::size_t(lastOriginal)); // the original's lines, at their place
+            // The reopened file has no measurement of its context, so it is the calibrated estimate;
+            // compact's prediction also corrects by the original's measurement, where the calibrated
+            // estimate is 7.5 % above it (110 330 against 102 593).
+            const double predicted = double(r["stats"]["liveAfter"].get<std::int64_t>());
+            QVERIFY2(std::abs(double(f.total) - predicted) <= 0.08 * predicted,
+                     qPrintable(QStringLiteral("%1: predicted %2, reopened %3").arg(QString::fromUtf8(strategy)).arg(predicted).arg(f.total)));
+        }
+    }
+
+    // The removal strategies' target is a live context size like the agents' triggers: the real
+    // session's live context (about 102 600, fixed part 35 449) is above the default target (half
+    // the 200 000 window) while its conversation alone is far below; middle and oldest bring the
+    // live figure under the target.
+    void removalTargetIsTheLiveContext()
+    {
+        CL_REQUIRE_REAL();
+        for (const char *strategy : {"middle", "oldest"}) {
+            const njson r = cliJson({"compact", kClaude, "--strategy", strategy, "--json"});
+            QVERIFY(r.is_object());
+            const njson &s = r["stats"];
+            QVERIFY2(s["liveBefore"].get<std::int64_t>() > 100000, strategy);
+            QVERIFY2(r.value("changed", false), strategy);
+            QVERIFY2(s["liveAfter"].get<std::int64_t>() <= 100000,
+                     qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(strategy)).arg(s["liveAfter"].get<std::int64_t>())));
+        }
+    }
+
     // info, analyze, context and context --over-time print the same live total for the same file,
     // for each estimator; --estimator seed is the seed 001 figure; an unknown estimator is a usage
     // error.

@@ -338,14 +338,20 @@ public:
                         + ") + " + withCommas(f.afterMeasured) + " estimated after it (" + m_calibration.how + ")";
         } else if (m_anchor && context >= m_anchor->measuredContext) {
             // An edit of a measured transcript (compactions it inserted included): its measurement,
-            // moved by the calibrated estimate of what the edit changed.
+            // moved by what the edit changed in the agent's count. The calibration's error at the
+            // measurement (offset) belongs to the conversation measured there, so it shrinks with
+            // it: what an edit removes is counted at the measured conversation's own ratio, and a
+            // strategy that keeps a tenth of the conversation keeps a tenth of that error, not all
+            // of it (the whole offset on a small remainder under-counted exports by up to 17 %).
             f.basis = ContextFigure::Basis::Predicted;
-            f.total = std::max(f.fixed, f.fixed + scaled(factor, conversation) + hidden + m_anchor->offset);
+            const std::int64_t base = m_anchor->measured - f.fixed - m_anchor->offset; // calibrated, at the measurement
+            const double ratio = base > 0 ? double(base + m_anchor->offset) / double(base) : 1.0;
+            const std::int64_t now = scaled(factor, conversation) + hidden;
+            f.total = std::max(f.fixed, f.fixed + std::int64_t(std::llround(double(now) * ratio)));
             if (describe)
                 f.how = "measured " + withCommas(m_anchor->measured) + " at message " + std::to_string(m_anchor->measuredAt + 1)
-                        + " before the edit, " + withCommas(m_anchor->offset)
-                        + " above the calibrated estimate there; now fixed part " + withCommas(f.fixed)
-                        + " + conversation (" + m_calibration.how + ") + that difference";
+                        + " before the edit; now fixed part " + withCommas(f.fixed) + " + conversation (" + m_calibration.how
+                        + ") x " + factorText(ratio) + ", the measured conversation's ratio to its estimate there";
         } else {
             f.basis = ContextFigure::Basis::Calibrated;
             f.total = f.fixed + scaled(factor, conversation) + hidden;
