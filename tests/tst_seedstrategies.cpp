@@ -5,6 +5,7 @@
 #include "core/strategies/exchanges.h"
 #include "core/strategy/strategy.h"
 #include "core/strategy/editor.h"
+#include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
 #include "core/strategies/registry.h"
 
@@ -220,8 +221,12 @@ private Q_SLOTS:
         QCOMPARE(t.messages.size(), std::size_t(15));
         QCOMPARE(total(t), std::int64_t(9000));
 
+        // Targets are live context sizes: the seed's conversation figures plus the fixed part sent
+        // with every request, counted by the seed estimator, as the seed counts.
         analysis::AnalysisOptions o;
-        o.targetTokens = 6000;
+        o.estimator = tokens::Estimator::Seed;
+        const std::int64_t fixed = tokens::contextFigure(t, o.estimator).fixed;
+        o.targetTokens = fixed + 6000;
         o.minConfidence = 0.95;
         Input in(t, o);
         const nlohmann::json params = {{"keepFirst", 3}, {"keepLast", 2}};
@@ -262,10 +267,10 @@ private Q_SLOTS:
         QCOMPARE(hyb.fates[1].fate, Fate::Kept);
         QCOMPARE(hyb.fates[0].fate, Fate::Kept); // system prompt
         // Below target: unchanged with a note; force previews against half the tokens.
-        const Result none = runNamed("oldest", in, {{"targetTokens", 9000}});
+        const Result none = runNamed("oldest", in, {{"targetTokens", fixed + 9000}});
         QVERIFY(!none.changed);
         QVERIFY(none.note.find("below target") != std::string::npos);
-        const Result forced = runNamed("oldest", in, {{"targetTokens", 9000}, {"force", true}});
+        const Result forced = runNamed("oldest", in, {{"targetTokens", fixed + 9000}, {"force", true}});
         QVERIFY(forced.changed);
         QVERIFY(forced.stats.tokensAfter <= 4500);
     }
@@ -292,7 +297,8 @@ private Q_SLOTS:
         const std::int64_t all = total(t);
         QCOMPARE(all, std::int64_t(300 + 100 + 12 * 600 + 200));
         analysis::AnalysisOptions o;
-        o.targetTokens = 3000;
+        o.estimator = tokens::Estimator::Seed;
+        o.targetTokens = tokens::contextFigure(t, o.estimator).fixed + 3000; // a live context size
         Input in(t, o);
         const std::size_t last = t.messages.size() - 1;
         for (const char *name : {"middle", "oldest", "hybrid", "auto-select"}) {

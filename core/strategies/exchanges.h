@@ -73,8 +73,9 @@ RemovalOutcome removeExchanges(Editor &e, Removal mode, std::int64_t target, std
                                bool withRounds = false);
 
 // Target of the removal strategies: the parameter, else the analysis' (targetTokens option or
-// context window x targetWindowShare). With force and a conversation already within it, half the
-// current tokens, so that a preview still shows what the strategy would remove.
+// context window x targetWindowShare), in the unit of `total` (the strategies pass the live context).
+// With force and a total already within it, half the total, so that a preview still shows what the
+// strategy would remove.
 std::int64_t removalTarget(const Editor &e, std::int64_t param, bool force, std::int64_t total, std::string &why);
 
 std::string percent(double share); // "41 %"

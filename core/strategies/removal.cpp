@@ -16,22 +16,51 @@ using exchanges::Removal;
 std::vector<ParamSpec> removalParams()
 {
     return {
-        {"targetTokens", ParamSpec::Type::Int, 0, 1e12, 0, {}, "Conversation size to reach; 0: the analysis target (targetTokens option, else context window x 0.5)."},
+        {"targetTokens", ParamSpec::Type::Int, 0, 1e12, 0, {}, "Live context to reach (fixed part included, in the agent's count); 0: the analysis target (targetTokens option, else context window x 0.5)."},
         {"keepFirst", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Exchanges kept at the start by middle and hybrid removal (after the system prompt)."},
         {"keepLast", ParamSpec::Type::Int, 0, 1000000, 1, {}, "Exchanges always kept at the end (the current request)."},
         {"rounds", ParamSpec::Type::Bool, 0, 0, true, {}, "When whole exchanges are not enough, also remove tool rounds (a call and its result) inside the exchanges left, keeping each exchange's answer; keepFirst and keepLast then count rounds."},
-        {"force", ParamSpec::Type::Bool, 0, 0, false, {}, "Run even when the conversation is within the target (then aims at half its tokens)."},
+        {"force", ParamSpec::Type::Bool, 0, 0, false, {}, "Run even when the live context is within the target (then aims at half of it)."},
     };
+}
+
+// The removal target, a live context size like the agents' triggers (fixed part included, in the
+// agent's count), and the same target as a conversation size in seed-estimate tokens, the unit the
+// exchanges are removed in: the seed tokens whose removal frees live - target.
+struct Target {
+    std::int64_t live = 0, target = 0, seed = 0;
+    std::string why;
+};
+
+Target targetOf(const Input &in, Editor &e, const Params &p)
+{
+    Target t;
+    t.live = in.liveTokens();
+    t.target = exchanges::removalTarget(e, p.integer("targetTokens"), p.flag("force"), t.live, t.why);
+    const std::int64_t conversation = exchanges::conversationTokens(e);
+    t.seed = std::max<std::int64_t>(0, conversation - in.seedTokensFor(t.live - t.target));
+    return t;
+}
+
+std::string targetLine(const Target &t)
+{
+    return "target " + std::to_string(t.target) + " tokens of live context (" + t.why + "), now "
+           + std::to_string(t.live) + "; conversation target " + std::to_string(t.seed) + " (seed estimate)";
+}
+
+std::string belowTarget(const Target &t)
+{
+    return "below target: " + std::to_string(t.live) + " <= " + std::to_string(t.target) + " tokens of live context";
 }
 
 std::string outcomeNote(Removal mode, const exchanges::RemovalOutcome &o)
 {
     std::string s = std::string(exchanges::removalName(mode)) + " removal: removed " + std::to_string(o.exchangesRemoved)
                     + " exchange(s)" + (o.roundsRemoved ? " and " + std::to_string(o.roundsRemoved) + " tool round(s)" : std::string())
-                    + " (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), "
-                    + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens";
-    s += o.reached ? " (target " + std::to_string(o.target) + ")"
-                   : "; target " + std::to_string(o.target) + " not reached: no removable exchange or tool round left";
+                    + " (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), conversation "
+                    + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens (seed estimate)";
+    s += o.reached ? " (conversation target " + std::to_string(o.target) + ")"
+                   : "; conversation target " + std::to_string(o.target) + " not reached: no removable exchange or tool round left";
     return s;
 }
 
@@ -85,15 +114,13 @@ public:
     Result apply(const Input &in, const Params &p) const override
     {
         Editor e(in);
-        const std::int64_t total = exchanges::conversationTokens(e);
-        std::string why;
-        const std::int64_t target = exchanges::removalTarget(e, p.integer("targetTokens"), p.flag("force"), total, why);
-        e.log("target " + std::to_string(target) + " tokens (" + why + ")");
-        if (total <= target) {
-            e.setNote("below target: " + std::to_string(total) + " <= " + std::to_string(target) + " tokens");
+        const Target target = targetOf(in, e, p);
+        e.log(targetLine(target));
+        if (target.live <= target.target) {
+            e.setNote(belowTarget(target));
             return e.finish();
         }
-        const auto o = exchanges::removeExchanges(e, m_mode, target, std::size_t(p.integer("keepFirst")),
+        const auto o = exchanges::removeExchanges(e, m_mode, target.seed, std::size_t(p.integer("keepFirst")),
                                                   std::size_t(p.integer("keepLast")), p.flag("rounds"));
         fillExtra(e, o, m_mode);
         e.setNote(outcomeNote(m_mode, o));
@@ -123,19 +150,17 @@ public:
         const std::size_t keepFirst = std::size_t(p.integer("keepFirst")), keepLast = std::size_t(p.integer("keepLast"));
         const bool rounds = p.flag("rounds");
         Editor e(in);
-        const std::int64_t total = exchanges::conversationTokens(e);
-        std::string why;
-        const std::int64_t target = exchanges::removalTarget(e, p.integer("targetTokens"), p.flag("force"), total, why);
+        const Target target = targetOf(in, e, p);
         std::vector<std::string> head;
         head.push_back("recommendation: " + rec.strategy + " by rule " + rec.rule + " (confidence "
                        + exchanges::fixed(rec.confidence, 2) + (rec.model.empty() ? "" : ", model " + rec.model) + ")");
         for (const auto &r : rec.reasons)
             head.push_back("  " + std::string(r.rule) + ": " + r.describe());
-        head.push_back("target " + std::to_string(target) + " tokens (" + why + ")");
-        if (total <= target) {
+        head.push_back(targetLine(target));
+        if (target.live <= target.target) {
             for (auto &l : head)
                 e.log(std::move(l));
-            e.setNote("below target: " + std::to_string(total) + " <= " + std::to_string(target) + " tokens");
+            e.setNote(belowTarget(target));
             return e.finish();
         }
         if (rec.strategy == "middle" || rec.strategy == "oldest" || rec.strategy == "hybrid") {
@@ -144,7 +169,7 @@ public:
                                                             : Removal::Hybrid;
             for (auto &l : head)
                 e.log(std::move(l));
-            const auto o = exchanges::removeExchanges(e, mode, target, keepFirst, keepLast, rounds);
+            const auto o = exchanges::removeExchanges(e, mode, target.seed, keepFirst, keepLast, rounds);
             fillExtra(e, o, mode);
             e.extra()["rule"] = rec.rule;
             e.extra()["confidence"] = rec.confidence;
@@ -154,8 +179,8 @@ public:
         }
         // Adaptive: run both, keep the higher efficiency (middle on ties, as the seed's >=).
         Editor middle(in), oldest(in);
-        const auto om = exchanges::removeExchanges(middle, Removal::Middle, target, keepFirst, keepLast, rounds);
-        const auto oo = exchanges::removeExchanges(oldest, Removal::Oldest, target, keepFirst, keepLast, rounds);
+        const auto om = exchanges::removeExchanges(middle, Removal::Middle, target.seed, keepFirst, keepLast, rounds);
+        const auto oo = exchanges::removeExchanges(oldest, Removal::Oldest, target.seed, keepFirst, keepLast, rounds);
         const bool pickMiddle = om.efficiency >= oo.efficiency;
         Editor &chosen = pickMiddle ? middle : oldest;
         const auto &o = pickMiddle ? om : oo;
