@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `simulate`: seed 003's turn-by-turn replay (core/strategy/simulation.h) from the command line: the context
-// per turn with and without a strategy, and the turn where the session outgrows its window.
+// `simulate`: the step-by-step replay (core/strategy/simulation.h) from the command line: the live
+// context per request (or per user turn, --by turn) with and without a strategy, and the step where
+// the session outgrows its window.
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/cost.h"
@@ -33,6 +34,7 @@ ojson turnJson(const sim::TurnPoint &p)
 {
     // clang-format off
     return ojson{{"turn", p.turn}, {"firstIndex", p.firstIndex}, {"lastIndex", p.lastIndex}, {"messages", p.messages},
+        {"liveWithout", p.liveWithout}, {"liveWith", p.liveWith},
         {"without", p.without}, {"beforeStrategy", p.beforeStrategy}, {"with", p.with},
         {"managedMessages", p.managedMessages}, {"changed", p.changed}, {"note", p.note}};
     // clang-format on
@@ -43,9 +45,9 @@ ojson turnOrNull(std::int32_t turn)
     return turn > 0 ? ojson(turn) : ojson(nullptr);
 }
 
-std::string turnText(std::int32_t turn)
+std::string stepText(sim::Step step, std::int32_t k)
 {
-    return turn > 0 ? "turn " + std::to_string(turn) : "never";
+    return k > 0 ? std::string(sim::stepName(step)) + " " + std::to_string(k) : "never";
 }
 
 std::string percentOf(std::int64_t v, std::int64_t window)
@@ -126,7 +128,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     std::vector<std::string> rest;
     std::string perr;
     const bool paramsOk = collectParams(args, params, rest, perr);
-    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true}, {"--max-turns", "", true}, {"--stride", "", true}, {"--pin", "", true}, {"--exempt", "", true}, {"--cost", "", false}, {"--model", "", true}, {"--prices", "", true}});
+    Args a = parseArgs(rest, {{"--as", "", true}, {"--strategy", "-s", true}, {"--window", "", true}, {"--max-turns", "", true}, {"--stride", "", true}, {"--by", "", true}, {"--pin", "", true}, {"--exempt", "", true}, {"--cost", "", false}, {"--model", "", true}, {"--prices", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("simulate");
@@ -148,6 +150,9 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
     const bool autoStride = a.value("--stride") == std::optional<std::string>("auto");
     if (!autoStride && !parseCount(a, "--stride", stride, error))
         return o.fail(error + " (or auto)");
+    const std::string by = a.value("--by").value_or("request");
+    if (by != "request" && by != "turn")
+        return o.fail("--by: expected request or turn, got '" + by + "'");
     // Resolve before loading: a bad parameter should not wait for a large file.
     strategy::Params resolved;
     if (!strategy::resolveParams(s->params(), params, resolved, error))
@@ -170,9 +175,11 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
 
     sim::SimulationOptions so;
     so.analysis.contextWindow = static_cast<std::int64_t>(window);
+    so.analysis.estimator = commandEstimator();
     so.maxTurns = maxTurns;
+    so.step = by == "turn" ? sim::Step::Turn : sim::Step::Request;
     if (autoStride) {
-        const std::size_t turns = sim::countTurns(*t);
+        const std::size_t turns = sim::countTurns(*t, so.step);
         stride = sim::suggestedStride(maxTurns ? std::min(maxTurns, turns) : turns);
     }
     so.stride = stride;
@@ -194,9 +201,12 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         }
         // clang-format off
         ojson j{{"path", path}, {"format", std::string(formatName(t->format))}, {"strategy", r.strategy},
-            {"params", ojson::parse(resolved.values.dump())}, {"window", r.window}, {"stride", r.stride},
+            {"params", ojson::parse(resolved.values.dump())}, {"window", r.window}, {"by", std::string(sim::stepName(r.step))},
+            {"estimator", std::string(tokens::estimatorName(so.analysis.estimator))}, {"stride", r.stride},
             {"totalTurns", r.totalTurns}, {"simulatedTurns", r.turns.size()}, {"exceedsWithout", turnOrNull(r.exceedsWithout)},
             {"exceedsWith", turnOrNull(r.exceedsWith)}, {"compactions", r.compactions}, {"kept", r.kept},
+            {"finalLiveWithout", r.turns.empty() ? 0 : r.turns.back().liveWithout},
+            {"finalLiveWith", r.turns.empty() ? 0 : r.turns.back().liveWith},
             {"finalWithout", r.turns.empty() ? 0 : r.turns.back().without},
             {"finalWith", r.turns.empty() ? 0 : r.turns.back().with}, {"turns", turns}};
         // clang-format on
@@ -206,14 +216,16 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
         return Exit::Success;
     }
     out += "simulate " + r.strategy + " on " + path + " (" + std::string(formatName(t->format)) + "): "
-           + std::to_string(r.turns.size()) + " of " + std::to_string(r.totalTurns) + " turns";
-    out += r.stride > 1 ? ", strategy every " + std::to_string(r.stride) + " turns\n" : "\n";
+           + std::to_string(r.turns.size()) + " of " + std::to_string(r.totalTurns) + " " + std::string(sim::stepName(r.step)) + "s";
+    out += r.stride > 1 ? ", strategy every " + std::to_string(r.stride) + " " + std::string(sim::stepName(r.step)) + "s\n" : "\n";
+    out += "live context (fixed part included, " + std::string(tokens::estimatorName(so.analysis.estimator))
+           + ") without and with the strategy; conversation: seed 001 estimate with it\n";
     char line[512];
     char costCells[64] = "";
     if (c)
         std::snprintf(costCells, sizeof costCells, " %10s %10s", "with $", "without $");
-    std::snprintf(line, sizeof line, "%5s %5s %10s %10s %7s %8s%s  %s\n", "turn", "msgs", "without", "with", "with%",
-                  "managed", costCells, "changed / note");
+    std::snprintf(line, sizeof line, "%7s %5s %10s %10s %7s %12s %8s%s  %s\n", std::string(sim::stepName(r.step)).c_str(), "msgs",
+                  "without", "with", "with%", "conversation", "managed", costCells, "changed / note");
     out += line;
     for (std::size_t k = 0; k < r.turns.size(); ++k) {
         const sim::TurnPoint &p = r.turns[k];
@@ -222,16 +234,16 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
                           money(c->turns[k].without.dollars).c_str());
         else if (c)
             std::snprintf(costCells, sizeof costCells, " %10s %10s", "unknown", "unknown");
-        std::snprintf(line, sizeof line, "%5zu %5zu %10lld %10lld %7s %8zu%s  %s%s\n", p.turn, p.messages,
-                      static_cast<long long>(p.without), static_cast<long long>(p.with),
-                      percentOf(p.with, r.window).c_str(), p.managedMessages, costCells, p.changed ? "* " : "  ",
-                      p.note.c_str());
+        std::snprintf(line, sizeof line, "%7zu %5zu %10lld %10lld %7s %12lld %8zu%s  %s%s\n", p.turn, p.messages,
+                      static_cast<long long>(p.liveWithout), static_cast<long long>(p.liveWith),
+                      percentOf(p.liveWith, r.window).c_str(), static_cast<long long>(p.with), p.managedMessages, costCells,
+                      p.changed ? "* " : "  ", p.note.c_str());
         out += line;
     }
-    const std::int64_t lastWithout = r.turns.empty() ? 0 : r.turns.back().without;
-    const std::int64_t lastWith = r.turns.empty() ? 0 : r.turns.back().with;
-    out += "window " + std::to_string(r.window) + " - over the window without: " + turnText(r.exceedsWithout)
-           + ", with: " + turnText(r.exceedsWith) + "; " + std::to_string(r.compactions) + " compaction"
+    const std::int64_t lastWithout = r.turns.empty() ? 0 : r.turns.back().liveWithout;
+    const std::int64_t lastWith = r.turns.empty() ? 0 : r.turns.back().liveWith;
+    out += "window " + std::to_string(r.window) + " - over the window without: " + stepText(r.step, r.exceedsWithout)
+           + ", with: " + stepText(r.step, r.exceedsWith) + "; " + std::to_string(r.compactions) + " compaction"
            + (r.compactions == 1 ? "" : "s") + "; final " + std::to_string(lastWith) + " (" + percentOf(lastWith, r.window)
            + ") vs " + std::to_string(lastWithout) + " (" + percentOf(lastWithout, r.window) + ") without\n";
     if (c)

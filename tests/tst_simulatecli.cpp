@@ -9,6 +9,7 @@
 #include "core/io/loader.h"
 #include "core/strategy/simulation.h"
 #include "core/strategy/strategy.h"
+#include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
 #include "core/strategies/registry.h"
 
@@ -84,8 +85,8 @@ private Q_SLOTS:
         const auto t = load(m_chat);
         QVERIFY(t);
         QCOMPARE(t->format, Format::OpenAIChat);
-        QCOMPARE(sim::countTurns(*t), std::size_t(kRequests));
-        const Run r = runCli({"simulate", m_chat, "--strategy", "trim-tools", "--json"});
+        QCOMPARE(sim::countTurns(*t, sim::Step::Turn), std::size_t(kRequests));
+        const Run r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "trim-tools", "--json"});
         QCOMPARE(r.code, 0);
         const json j = json::parse(r.out);
         QCOMPARE(j["totalTurns"].get<int>(), kRequests);
@@ -109,6 +110,71 @@ private Q_SLOTS:
         QCOMPARE(sum, tokens::totalEstimate(*t));
     }
 
+    // By request (the default): a step ends at each response, so each user request of the chat is
+    // two steps, the tool call's and the answer's, as the agent sent two requests.
+    void stepsAreRequests()
+    {
+        const auto t = load(m_chat);
+        QVERIFY(t);
+        QCOMPARE(sim::countTurns(*t), std::size_t(2 * kRequests));
+        const Run r = runCli({"simulate", m_chat, "--strategy", "trim-tools", "--json"});
+        QCOMPARE(r.code, 0);
+        const json j = json::parse(r.out);
+        QCOMPARE(j["by"].get<std::string>(), std::string("request"));
+        QCOMPARE(j["turns"].size(), std::size_t(2 * kRequests));
+        // Step 1: system, request, call; step 2: result, answer; step 3: the next request and call.
+        const json &steps = j["turns"];
+        QCOMPARE(steps[0]["messages"].get<int>(), 3);
+        QCOMPARE(steps[1]["firstIndex"].get<int>(), 3);
+        QCOMPARE(steps[1]["lastIndex"].get<int>(), 4);
+        QCOMPARE(steps[2]["firstIndex"].get<int>(), 5);
+        QCOMPARE(steps[2]["lastIndex"].get<int>(), 6);
+        // The live context of each step is the one figure at its last message, fixed part included.
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            const std::size_t last = steps[k]["lastIndex"].get<std::size_t>();
+            const tokens::ContextFigure f = tokens::contextFigure(*t, tokens::Estimator::Calibrated, last);
+            QCOMPARE(steps[k]["liveWithout"].get<std::int64_t>(), f.total);
+            if (k > 0)
+                QVERIFY(steps[k]["liveWithout"].get<std::int64_t>() >= steps[k - 1]["liveWithout"].get<std::int64_t>());
+        }
+        QCOMPARE(j["finalLiveWithout"].get<std::int64_t>(), tokens::contextFigure(*t).total);
+        // Text: the step is named, and an unknown --by is a usage error.
+        const Run text = runCli({"simulate", m_chat, "--strategy", "trim-tools"});
+        QVERIFY2(text.out.find("of 24 requests") != std::string::npos, text.out.c_str());
+        QCOMPARE(runCli({"simulate", m_chat, "--strategy", "snip", "--by", "minute"}).code, 2);
+    }
+
+    // The real Claude Code session: one request and its tool rounds are one user turn but 79 steps,
+    // one per response the agent recorded in the live context (several lines of one response are one step),
+    // and the last step's live context is the measured figure `info` shows.
+    void realSessionStepsAreResponses()
+    {
+        const std::string path = CL_SAMPLES_DIR "/../real-sessions/claude-code-2.1.39-compacted.jsonl";
+        CL_REQUIRE(QFile::exists(QString::fromStdString(path)), "the real sessions (../shared/real-sessions)");
+        const auto t = load(path);
+        QVERIFY(t);
+        const analysis::ConversationView view = analysis::conversationView(*t);
+        std::size_t responses = 0;
+        std::string previous;
+        for (std::size_t p = 0; p < view.size(); ++p) {
+            const Message &m = t->messages[view.index[p]];
+            if (m.role == Role::Assistant && (m.apiMessageId.empty() || m.apiMessageId != previous))
+                ++responses;
+            previous = m.role == Role::Assistant ? m.apiMessageId : std::string();
+        }
+        QVERIFY2(responses > 50, qPrintable(QString::number(responses))); // 79 in its live context
+        QCOMPARE(sim::countTurns(*t), responses);
+        QVERIFY(sim::countTurns(*t, sim::Step::Turn) <= 3);
+        sim::SimulationOptions so;
+        so.maxTurns = 0;
+        const sim::Simulation s = sim::simulate(*t, *strategy::find("trim-tools"), json::object(), so);
+        QCOMPARE(s.turns.size(), responses);
+        const tokens::ContextFigure f = tokens::contextFigure(*t);
+        QCOMPARE(f.basis, tokens::ContextFigure::Basis::Measured);
+        QVERIFY(s.turns.back().liveWithout <= f.total && s.turns.back().liveWithout >= f.measured);
+        QVERIFY(s.turns.back().liveWith < s.turns.back().liveWithout);
+    }
+
     void matchesSimulateAndReduces_data()
     {
         QTest::addColumn<QString>("strategy");
@@ -125,10 +191,11 @@ private Q_SLOTS:
         const auto t = load(m_chat);
         QVERIFY(t);
         sim::SimulationOptions so;
+        so.step = sim::Step::Turn;
         so.analysis.contextWindow = window;
         const sim::Simulation s = sim::simulate(*t, *strategy::find(strategy.toStdString()), json::object(), so);
         QVERIFY(s.error.empty());
-        std::vector<std::string> args{"simulate", m_chat, "--strategy", strategy.toStdString(), "--json"};
+        std::vector<std::string> args{"simulate", m_chat, "--by", "turn", "--strategy", strategy.toStdString(), "--json"};
         if (window > 0) {
             args.push_back("--window");
             args.push_back(std::to_string(window));
@@ -158,7 +225,10 @@ private Q_SLOTS:
                 QVERIFY(p.without >= s.turns[k - 1].without);
             // Every strategy here only removes or shortens: never more than the plain total.
             QVERIFY2(p.with <= p.without, qPrintable(QStringLiteral("turn %1").arg(p.turn)));
-            if (firstOver < 0 && p.without > s.window)
+            QCOMPARE(q["liveWithout"].get<std::int64_t>(), p.liveWithout);
+            QCOMPARE(q["liveWith"].get<std::int64_t>(), p.liveWith);
+            QVERIFY(p.liveWith <= p.liveWithout);
+            if (firstOver < 0 && p.liveWithout > s.window)
                 firstOver = std::int32_t(p.turn);
         }
         QCOMPARE(s.exceedsWithout, firstOver);
@@ -167,27 +237,29 @@ private Q_SLOTS:
             QVERIFY(s.exceedsWithout > 0);
             QVERIFY(s.compactions > 0);
             QVERIFY(s.turns.back().with < s.turns.back().without);
+            QVERIFY(s.turns.back().liveWith < s.turns.back().liveWithout);
         }
 
         // The text table: a header, one line per turn, the summary line.
-        const Run text = runCli({"simulate", m_chat, "--strategy", strategy.toStdString(), "--window",
+        const Run text = runCli({"simulate", m_chat, "--by", "turn", "--strategy", strategy.toStdString(), "--window",
                                  std::to_string(window)});
         QCOMPARE(text.code, 0);
         const QStringList lines = QString::fromStdString(text.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 2 + kRequests + 1);
-        QVERIFY(lines[1].contains(QLatin1String("without")));
+        QCOMPARE(lines.size(), 3 + kRequests + 1);
+        QVERIFY(lines[2].contains(QLatin1String("without")));
         QVERIFY(lines.last().startsWith(QStringLiteral("window %1").arg(s.window)));
         QVERIFY(lines.last().contains(QStringLiteral("%1 compaction").arg(s.compactions)));
-        const QStringList turn3 = lines[2 + 2].split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        const QStringList turn3 = lines[3 + 2].split(QLatin1Char(' '), Qt::SkipEmptyParts);
         QCOMPARE(turn3[0], QStringLiteral("3"));
-        QCOMPARE(turn3[2].toLongLong(), qint64(s.turns[2].without));
-        QCOMPARE(turn3[3].toLongLong(), qint64(s.turns[2].with));
+        QCOMPARE(turn3[2].toLongLong(), qint64(s.turns[2].liveWithout));
+        QCOMPARE(turn3[3].toLongLong(), qint64(s.turns[2].liveWith));
+        QCOMPARE(turn3[6].toLongLong(), qint64(s.turns[2].with)); // conversation, seed estimate ("x.y %" is two words)
     }
 
     void optionsAndErrors()
     {
         // --max-turns stops early; params reach the strategy and are reported resolved.
-        Run r = runCli({"simulate", m_chat, "-s", "snip", "--param", "snipMaxChars=2000", "--max-turns", "3", "--json"});
+        Run r = runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--param", "snipMaxChars=2000", "--max-turns", "3", "--json"});
         QCOMPARE(r.code, 0);
         json j = json::parse(r.out);
         QCOMPARE(j["turns"].size(), std::size_t(3));
@@ -195,20 +267,20 @@ private Q_SLOTS:
         QCOMPARE(j["params"]["snipMaxChars"].get<int>(), 2000);
 
         // Unknown strategy: exit 2 and a message naming it (text and JSON).
-        r = runCli({"simulate", m_chat, "--strategy", "no-such-thing"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "no-such-thing"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.find("no-such-thing") != std::string::npos);
-        r = runCli({"simulate", m_chat, "--strategy", "no-such-thing", "--json"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "no-such-thing", "--json"});
         QCOMPARE(r.code, 2);
         QVERIFY(json::parse(r.out)["error"].get<std::string>().find("no-such-thing") != std::string::npos);
         // Bad parameter, bad numbers, missing pieces.
-        r = runCli({"simulate", m_chat, "--strategy", "snip", "--param", "bogus=1"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "snip", "--param", "bogus=1"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.find("bogus") != std::string::npos);
-        r = runCli({"simulate", m_chat, "--strategy", "snip", "--max-turns", "x3"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "snip", "--max-turns", "x3"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.find("--max-turns") != std::string::npos);
-        r = runCli({"simulate", m_chat, "--strategy", "snip", "--window", "-5"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "snip", "--window", "-5"});
         QCOMPARE(r.code, 2);
         QCOMPARE(runCli({"simulate", m_chat}).code, 2);
         QCOMPARE(runCli({"simulate", "--strategy", "snip"}).code, 2);
@@ -232,6 +304,7 @@ private Q_SLOTS:
         const std::string prices = m_dir.filePath(QStringLiteral("prices.json")).toStdString();
         std::ofstream(prices) << R"({"models": [{"match": "acme-large", "input": 3, "output": 15, "cacheWrite5m": 3.75, "cacheRead": 0.3}]})";
         sim::SimulationOptions so;
+        so.step = sim::Step::Turn;
         so.analysis.contextWindow = 15000;
         const sim::Simulation s = sim::simulate(*t, *strategy::find("snip"), json::object(), so);
         QVERIFY(s.compactions > 0);
@@ -241,7 +314,7 @@ private Q_SLOTS:
         QVERIFY(direct.price);
         QCOMPARE(direct.requests, std::size_t(2 * kRequests)); // the tool call and the answer of each request
 
-        Run r = runCli({"simulate", m_chat, "-s", "snip", "--window", "15000", "--model", "acme-large", "--prices", prices, "--json"});
+        Run r = runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--window", "15000", "--model", "acme-large", "--prices", prices, "--json"});
         QCOMPARE(r.code, 0);
         json j = json::parse(r.out);
         const json &c = j["cost"];
@@ -271,7 +344,7 @@ private Q_SLOTS:
         QVERIFY(direct.with.tokens.cacheRead < direct.without.tokens.cacheRead);
 
         // Text: two columns and the lines that say how.
-        r = runCli({"simulate", m_chat, "-s", "snip", "--window", "15000", "--model", "acme-large", "--prices", prices});
+        r = runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--window", "15000", "--model", "acme-large", "--prices", prices});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.find("managed     with $  without $  changed / note") != std::string::npos, r.out.c_str());
         QVERIFY(r.out.find("cost: acme-large priced as acme-large") != std::string::npos);
@@ -281,26 +354,26 @@ private Q_SLOTS:
         QVERIFY2(r.out.find(line) != std::string::npos, line);
         const QStringList lines = QString::fromStdString(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         std::snprintf(line, sizeof line, "%.4f", direct.turns[2].with.dollars);
-        QCOMPARE(lines[2 + 2].split(QLatin1Char(' '), Qt::SkipEmptyParts)[7], QString::fromLatin1(line)); // with% is "x.y %"
+        QCOMPARE(lines[3 + 2].split(QLatin1Char(' '), Qt::SkipEmptyParts)[8], QString::fromLatin1(line)); // with% is "x.y %"
 
         // --cost alone: the session's model (gpt-4o) from the shipped table.
-        r = runCli({"simulate", m_chat, "-s", "snip", "--cost", "--json"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--cost", "--json"});
         QCOMPARE(r.code, 0);
         QCOMPARE(json::parse(r.out)["cost"]["model"].get<std::string>(), std::string("gpt-4o"));
         QVERIFY(json::parse(r.out)["cost"]["with"]["dollars"].is_number());
         // A model without a price: said, cells unknown, still a success.
-        r = runCli({"simulate", m_chat, "-s", "snip", "--model", "mystery"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--model", "mystery"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.find("cost unknown: no price for model 'mystery' (give --prices FILE or --model M)") != std::string::npos);
         QVERIFY(r.out.find("   unknown    unknown") != std::string::npos);
-        j = json::parse(runCli({"simulate", m_chat, "-s", "snip", "--model", "mystery", "--json"}).out);
+        j = json::parse(runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--model", "mystery", "--json"}).out);
         QVERIFY(j["cost"]["with"]["dollars"].is_null());
         QVERIFY(j["turns"][0]["cost"]["with"].is_null());
         // Without --cost: no cost at all.
-        j = json::parse(runCli({"simulate", m_chat, "-s", "snip", "--json"}).out);
+        j = json::parse(runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--json"}).out);
         QVERIFY(!j.contains("cost"));
         QVERIFY(!j["turns"][0].contains("cost"));
-        QCOMPARE(runCli({"simulate", m_chat, "-s", "snip", "--prices", m_dir.filePath(QStringLiteral("none.json")).toStdString()}).code, 2);
+        QCOMPARE(runCli({"simulate", m_chat, "--by", "turn", "-s", "snip", "--prices", m_dir.filePath(QStringLiteral("none.json")).toStdString()}).code, 2);
     }
 
     // Pins (transcript indices) and exempt tools hold in every run of the strategy, and the CLI
@@ -311,6 +384,7 @@ private Q_SLOTS:
         QVERIFY(t);
         const strategy::Strategy &truncate = *strategy::find("hard-truncate");
         sim::SimulationOptions so;
+        so.step = sim::Step::Turn;
         so.analysis.contextWindow = 20000;
         auto has = [](const sim::Simulation &s, std::int64_t i) { return std::find(s.kept.begin(), s.kept.end(), i) != s.kept.end(); };
         const sim::Simulation free = sim::simulate(*t, truncate, json::object(), so);
@@ -326,13 +400,13 @@ private Q_SLOTS:
         const sim::Simulation exempt = sim::simulate(*t, truncate, json::object(), so);
         QVERIFY(has(exempt, 2) && has(exempt, 3)); // every read_file call and result stays
 
-        Run r = runCli({"simulate", m_chat, "-s", "hard-truncate", "--window", "20000", "--pin", "5", "--json"});
+        Run r = runCli({"simulate", m_chat, "--by", "turn", "-s", "hard-truncate", "--window", "20000", "--pin", "5", "--json"});
         QCOMPARE(r.code, 0);
         QCOMPARE(json::parse(r.out)["kept"].get<std::vector<std::int64_t>>(), pinned.kept);
-        r = runCli({"simulate", m_chat, "-s", "hard-truncate", "--window", "20000", "--exempt", "read_file", "--json"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "-s", "hard-truncate", "--window", "20000", "--exempt", "read_file", "--json"});
         QCOMPARE(r.code, 0);
         QCOMPARE(json::parse(r.out)["kept"].get<std::vector<std::int64_t>>(), exempt.kept);
-        r = runCli({"simulate", m_chat, "-s", "hard-truncate", "--pin", "x5"});
+        r = runCli({"simulate", m_chat, "--by", "turn", "-s", "hard-truncate", "--pin", "x5"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.find("--pin") != std::string::npos);
     }
@@ -343,6 +417,7 @@ private Q_SLOTS:
         QVERIFY(t);
         const strategy::Strategy &snip = *strategy::find("snip");
         sim::SimulationOptions so;
+        so.step = sim::Step::Turn;
         so.analysis.contextWindow = 15000;
         const sim::Simulation every = sim::simulate(*t, snip, json::object(), so);
         so.stride = 5;
@@ -359,7 +434,7 @@ private Q_SLOTS:
             QCOMPARE(p.without, every.turns[p.turn - 1].without); // "without" does not depend on the strategy
         }
         QVERIFY(strided.compactions <= 3);
-        const Run r = runCli({"simulate", m_chat, "--strategy", "snip", "--window", "15000", "--stride", "5", "--json"});
+        const Run r = runCli({"simulate", m_chat, "--by", "turn", "--strategy", "snip", "--window", "15000", "--stride", "5", "--json"});
         QCOMPARE(r.code, 0);
         QCOMPARE(json::parse(r.out)["stride"].get<int>(), 5);
         QCOMPARE(json::parse(r.out)["compactions"].get<std::size_t>(), strided.compactions);
@@ -406,14 +481,18 @@ private Q_SLOTS:
                 const Run r = runCli({"simulate", path, "--strategy", "progressive", "--window", "2000", "--json"});
                 QVERIFY2(r.code == 0, (path + ": " + r.err).c_str());
                 const json j = json::parse(r.out);
-                sim::SimulationOptions so;
+                sim::SimulationOptions so; // by request, the default
                 so.analysis.contextWindow = 2000;
                 const sim::Simulation s = sim::simulate(*t, *strategy::find("progressive"), json::object(), so);
                 QCOMPARE(j["turns"].size(), s.turns.size());
                 QCOMPARE(s.turns.size(), sim::countTurns(*t));
                 QCOMPARE(j["compactions"].get<std::size_t>(), s.compactions);
+                // The last step's live context without the strategy is the one figure `info` shows.
+                if (!s.turns.empty())
+                    QCOMPARE(s.turns.back().liveWithout, tokens::contextFigure(*t, tokens::Estimator::Calibrated, s.turns.back().lastIndex).total);
                 for (std::size_t k = 0; k < s.turns.size(); ++k) {
                     QCOMPARE(j["turns"][k]["with"].get<std::int64_t>(), s.turns[k].with);
+                    QCOMPARE(j["turns"][k]["liveWith"].get<std::int64_t>(), s.turns[k].liveWith);
                     QVERIFY(s.turns[k].with <= s.turns[k].without);
                     if (k > 0)
                         QVERIFY(s.turns[k].without >= s.turns[k - 1].without);

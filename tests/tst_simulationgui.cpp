@@ -55,6 +55,10 @@ sim::TurnPoint point(std::size_t turn, std::int64_t without, std::int64_t before
     p.without = without;
     p.beforeStrategy = before;
     p.with = with;
+    // The chart and the table show the live figures; here the same numbers (no fixed part).
+    p.liveWithout = without;
+    p.liveBefore = before;
+    p.liveWith = with;
     p.managedMessages = 3 * turn;
     p.changed = changed;
     p.note = changed ? "snipped" : "below trigger";
@@ -226,6 +230,34 @@ private Q_SLOTS:
         QCOMPARE(m.rowCount(), 0);
     }
 
+    // By request, the default: each response is a step (the tool call's and the answer's of each
+    // user request), the table and the status say requests, and the numbers are simulate()'s.
+    void viewStepsByRequest()
+    {
+        const auto t = loadChat(10);
+        QVERIFY(t);
+        SimulationView view;
+        view.setInput(t);
+        QVERIFY(view.statusLabel()->text().startsWith(QLatin1String("20 requests, 10 user turns")));
+        QVERIFY(view.setCurrentStrategy(QStringLiteral("snip")));
+        view.windowSpin()->setValue(15000);
+        QSignalSpy finished(&view, &SimulationView::finished);
+        view.run();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const auto s = view.simulation();
+        QVERIFY(s && s->error.empty());
+        QCOMPARE(s->step, sim::Step::Request);
+        QCOMPARE(s->turns.size(), std::size_t(20));
+        QCOMPARE(view.model()->headerData(0, Qt::Horizontal).toString(), QStringLiteral("Request"));
+        QVERIFY2(view.statusLabel()->text().startsWith(QLatin1String("20 requests")), qPrintable(view.statusLabel()->text()));
+        sim::SimulationOptions so;
+        so.analysis.contextWindow = 15000;
+        const sim::Simulation direct = sim::simulate(*t, *strategy::find("snip"), json::object(), so);
+        QCOMPARE(view.model()->index(19, SimulationModel::WithColumn).data(ValueRole).toLongLong(), qint64(direct.turns.back().liveWith));
+        QCOMPARE(view.model()->index(19, SimulationModel::WithoutColumn).data(ValueRole).toLongLong(),
+                 qint64(direct.turns.back().liveWithout));
+    }
+
     void viewRunsAndClicks()
     {
         const auto t = loadChat(10);
@@ -241,6 +273,8 @@ private Q_SLOTS:
         QVERIFY(view.setCurrentStrategy(QStringLiteral("snip")));
         QVERIFY(view.paramForm()->editor(QStringLiteral("snipMaxChars")));
         view.windowSpin()->setValue(15000);
+        QCOMPARE(view.stepCombo()->currentData().toString(), QStringLiteral("request")); // the default
+        view.stepCombo()->setCurrentIndex(view.stepCombo()->findData(QStringLiteral("turn")));
         QSignalSpy finished(&view, &SimulationView::finished);
         QSignalSpy progress(&view, &SimulationView::progress);
         view.run();
@@ -253,9 +287,11 @@ private Q_SLOTS:
         QVERIFY(progress.count() >= 1);
         // Same numbers as a direct call.
         sim::SimulationOptions so;
+        so.step = sim::Step::Turn;
         so.analysis.contextWindow = 15000;
         const sim::Simulation direct = sim::simulate(*t, *strategy::find("snip"), json::object(), so);
         QCOMPARE(s->turns.back().with, direct.turns.back().with);
+        QCOMPARE(s->turns.back().liveWith, direct.turns.back().liveWith);
         QCOMPARE(s->exceedsWithout, direct.exceedsWithout);
         // Chart and table show the 10 turns.
         QCOMPARE(view.chart()->simulation(), s.get());

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "core/strategy/simulation.h"
 
+#include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace cl::sim {
 
@@ -34,11 +36,36 @@ std::vector<std::size_t> turnStarts(const Transcript &t, const analysis::Convers
     return starts;
 }
 
+// Request starts: a step ends with each response of the model, the consecutive assistant lines
+// of one response (Claude Code writes a line per block) together; what follows it (tool results,
+// the next user message) is the next request's.
+std::vector<std::size_t> requestStarts(const Transcript &t, const analysis::ConversationView &view)
+{
+    std::vector<std::size_t> starts;
+    if (view.size() == 0)
+        return starts;
+    starts.push_back(0);
+    for (std::size_t p = 1; p < view.size(); ++p)
+        if (t.messages[view.index[p - 1]].role == Role::Assistant && t.messages[view.index[p]].role != Role::Assistant)
+            starts.push_back(p);
+    return starts;
+}
+
+std::vector<std::size_t> stepStarts(const Transcript &t, const analysis::ConversationView &view, Step step)
+{
+    return step == Step::Turn ? turnStarts(t, view) : requestStarts(t, view);
+}
+
 } // namespace
 
-std::size_t countTurns(const Transcript &t)
+std::string_view stepName(Step s)
 {
-    return turnStarts(t, analysis::conversationView(t)).size();
+    return s == Step::Turn ? "turn" : "request";
+}
+
+std::size_t countTurns(const Transcript &t, Step step)
+{
+    return stepStarts(t, analysis::conversationView(t), step).size();
 }
 
 std::size_t suggestedStride(std::size_t turns, std::size_t budget)
@@ -58,11 +85,19 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         return out;
 
     const analysis::ConversationView view = analysis::conversationView(t);
-    const std::vector<std::size_t> starts = turnStarts(t, view);
+    const std::vector<std::size_t> starts = stepStarts(t, view, options.step);
+    out.step = options.step;
     out.totalTurns = starts.size();
     out.stride = std::max<std::size_t>(1, options.stride);
     const std::size_t total = options.maxTurns ? std::min(options.maxTurns, starts.size()) : starts.size();
     out.turns.reserve(total);
+    // The live figure at the end of each step, from one pass; a step's conversation with the
+    // strategy counts at the same ratio to its seed estimate as without it.
+    std::vector<std::uint32_t> ends;
+    ends.reserve(total);
+    for (std::size_t k = 0; k < total; ++k)
+        ends.push_back(std::uint32_t(view.index[(k + 1 < starts.size() ? starts[k + 1] : view.size()) - 1]));
+    const std::vector<tokens::FigureParts> live = tokens::contextSeries(t, ends, options.analysis.estimator);
 
     Transcript managed;
     managed.format = t.format;
@@ -130,9 +165,17 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         }
         point.with = tokens::totalEstimate(managed);
         point.managedMessages = managed.messages.size();
-        if (out.exceedsWithout < 0 && point.without > out.window)
+        const tokens::FigureParts &figure = live[k];
+        const double ratio = without > 0 ? double(figure.total - figure.fixed) / double(without) : 1.0;
+        point.liveWithout = figure.total;
+        point.liveBefore = point.beforeStrategy == point.without
+                               ? figure.total
+                               : figure.fixed + std::int64_t(std::llround(ratio * double(point.beforeStrategy)));
+        point.liveWith = point.with == point.without ? figure.total
+                                                     : figure.fixed + std::int64_t(std::llround(ratio * double(point.with)));
+        if (out.exceedsWithout < 0 && point.liveWithout > out.window)
             out.exceedsWithout = static_cast<std::int32_t>(point.turn);
-        if (out.exceedsWith < 0 && point.with > out.window)
+        if (out.exceedsWith < 0 && point.liveWith > out.window)
             out.exceedsWith = static_cast<std::int32_t>(point.turn);
         out.turns.push_back(std::move(point));
         if (options.progress && !options.progress(k + 1, total)) {

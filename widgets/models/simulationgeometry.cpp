@@ -40,7 +40,7 @@ qint64 simulationValueMax(const sim::Simulation &s)
 {
     qint64 top = std::max<qint64>(1, s.window);
     for (const auto &p : s.turns)
-        top = std::max({top, qint64(p.without), qint64(p.beforeStrategy), qint64(p.with)});
+        top = std::max({top, qint64(p.liveWithout), qint64(p.liveBefore), qint64(p.liveWith)});
     return niceTicks(top, 5).back();
 }
 
@@ -88,18 +88,18 @@ SimulationChartGeometry simulationChartGeometry(const sim::Simulation &s, const 
     }
     for (const auto &p : s.turns) {
         const double x = a.xForTurn(double(p.turn));
-        g.without.push_back({x, a.yForTokens(double(p.without))});
-        g.with.push_back({x, a.yForTokens(double(p.beforeStrategy))});
-        if (p.with != p.beforeStrategy)
-            g.with.push_back({x, a.yForTokens(double(p.with))});
+        g.without.push_back({x, a.yForTokens(double(p.liveWithout))});
+        g.with.push_back({x, a.yForTokens(double(p.liveBefore))});
+        if (p.liveWith != p.liveBefore)
+            g.with.push_back({x, a.yForTokens(double(p.liveWith))});
         if (p.changed)
-            g.changed.push_back({int(p.turn), QPointF(x, a.yForTokens(double(p.with)))});
+            g.changed.push_back({int(p.turn), QPointF(x, a.yForTokens(double(p.liveWith)))});
     }
     const auto marker = [&](std::int32_t turn, bool with) {
         if (turn <= 0 || std::size_t(turn) > s.turns.size())
             return SimulationMarker{};
         const auto &p = s.turns[std::size_t(turn) - 1];
-        return SimulationMarker{turn, QPointF(a.xForTurn(turn), a.yForTokens(double(with ? p.with : p.without)))};
+        return SimulationMarker{turn, QPointF(a.xForTurn(turn), a.yForTokens(double(with ? p.liveWith : p.liveWithout)))};
     };
     g.overWithout = marker(s.exceedsWithout, false);
     g.overWith = marker(s.exceedsWith, true);

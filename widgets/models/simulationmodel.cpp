@@ -40,7 +40,7 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_sim)
         return {};
     const sim::TurnPoint &p = m_sim->turns[std::size_t(index.row())];
-    const double share = m_sim->window > 0 ? double(p.with) / double(m_sim->window) : 0.0;
+    const double share = m_sim->window > 0 ? double(p.liveWith) / double(m_sim->window) : 0.0;
     const bool priced = m_cost && m_cost->price;
     const cost::SimulatedTurnCost *turnCost = m_cost ? &m_cost->turns[std::size_t(index.row())] : nullptr;
     switch (role) {
@@ -51,8 +51,8 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case TurnColumn: return int(p.turn);
         case MessagesColumn: return qint64(p.messages);
-        case WithoutColumn: return qint64(p.without);
-        case WithColumn: return qint64(p.with);
+        case WithoutColumn: return qint64(p.liveWithout);
+        case WithColumn: return qint64(p.liveWith);
         case ShareColumn: return share;
         case ManagedColumn: return qint64(p.managedMessages);
         case CostColumn: return priced ? QVariant(turnCost->with.dollars) : QVariant();
@@ -64,12 +64,13 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
                                             : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ToolTipRole:
         if (index.column() == NoteColumn || index.column() == WithColumn)
-            return tr("Turn %1 (messages %2–%3): %4 tokens before the strategy, %5 after.\n%6")
+            return tr("Step %1 (messages %2–%3): live context %4 before the strategy, %5 after (conversation %6 → %7, "
+                      "seed estimate).\n%8")
                 .arg(p.turn)
                 .arg(p.firstIndex)
                 .arg(p.lastIndex)
-                .arg(QLocale().toString(qint64(p.beforeStrategy)), QLocale().toString(qint64(p.with)),
-                     QString::fromStdString(p.note));
+                .arg(QLocale().toString(qint64(p.liveBefore)), QLocale().toString(qint64(p.liveWith)),
+                     QLocale().toString(qint64(p.beforeStrategy)), QLocale().toString(qint64(p.with)), QString::fromStdString(p.note));
         if (index.column() == CostColumn && priced) {
             const QLocale loc;
             const QString requests = turnCost->requests == 1 ? tr("1 request") : tr("%1 requests").arg(turnCost->requests);
@@ -90,8 +91,8 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case TurnColumn: return QString::number(p.turn);
         case MessagesColumn: return QString::number(p.messages);
-        case WithoutColumn: return loc.toString(qint64(p.without));
-        case WithColumn: return loc.toString(qint64(p.with));
+        case WithoutColumn: return loc.toString(qint64(p.liveWithout));
+        case WithColumn: return loc.toString(qint64(p.liveWith));
         case ShareColumn: return QStringLiteral("%1 %").arg(loc.toString(share * 100, 'f', 1));
         case ManagedColumn: return QString::number(p.managedMessages);
         case CostColumn: return priced ? QStringLiteral("$%1").arg(loc.toString(turnCost->with.dollars, 'f', 4)) : QStringLiteral("?");
@@ -110,7 +111,7 @@ QVariant SimulationModel::headerData(int section, Qt::Orientation orientation, i
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case TurnColumn: return tr("Turn");
+        case TurnColumn: return m_sim && m_sim->step == sim::Step::Turn ? tr("Turn") : tr("Request");
         case MessagesColumn: return tr("Messages");
         case WithoutColumn: return tr("Without");
         case WithColumn: return tr("With");
@@ -122,17 +123,19 @@ QVariant SimulationModel::headerData(int section, Qt::Orientation orientation, i
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case TurnColumn: return tr("A turn starts at each user request");
-        case MessagesColumn: return tr("Conversation messages in the turn");
-        case WithoutColumn: return tr("Context after this turn without any strategy (estimated tokens)");
-        case WithColumn: return tr("Context after this turn with the strategy run after every turn");
+        case TurnColumn:
+            return m_sim && m_sim->step == sim::Step::Turn ? tr("A turn starts at each user request")
+                                                           : tr("A step is one request to the model: it ends at each response");
+        case MessagesColumn: return tr("Conversation messages in the step");
+        case WithoutColumn: return tr("Live context after this step without any strategy (fixed part included, in the agent's count)");
+        case WithColumn: return tr("Live context after this step with the strategy run after every step");
         case ShareColumn: return tr("With, as a share of the context window");
         case ManagedColumn: return tr("Messages in the managed context after the strategy");
         case CostColumn:
             return tr("Dollars of the turn's requests with the strategy, prompt cache included: each response reads "
                       "the cached prefix, writes the rest and pays its output; a compaction rewrites the cache "
                       "(estimated tokens, priced as the session's model)");
-        case NoteColumn: return tr("✱: the strategy changed the context at this turn; its note");
+        case NoteColumn: return tr("✱: the strategy changed the context at this step; its note");
         }
     }
     return {};

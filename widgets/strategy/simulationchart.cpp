@@ -99,10 +99,10 @@ QString SimulationChart::tooltipFor(int turn) const
     const auto pct = [&](qint64 v) {
         return m_sim->window > 0 ? loc.toString(100.0 * double(v) / double(m_sim->window), 'f', 1) + QStringLiteral(" %") : QString();
     };
-    QString text = tr("Turn %1 · messages %2–%3 (%4)").arg(p.turn).arg(p.firstIndex).arg(p.lastIndex).arg(p.messages);
-    text += QLatin1Char('\n') + tr("without: %1 (%2)").arg(loc.toString(qint64(p.without)), pct(p.without));
-    text += QLatin1Char('\n') + tr("before the strategy: %1").arg(loc.toString(qint64(p.beforeStrategy)));
-    text += QLatin1Char('\n') + tr("with: %1 (%2) · %3 managed messages").arg(loc.toString(qint64(p.with)), pct(p.with)).arg(p.managedMessages);
+    QString text = (m_sim->step == sim::Step::Turn ? tr("Turn %1 · messages %2–%3 (%4)") : tr("Request %1 · messages %2–%3 (%4)")).arg(p.turn).arg(p.firstIndex).arg(p.lastIndex).arg(p.messages);
+    text += QLatin1Char('\n') + tr("without: %1 (%2)").arg(loc.toString(qint64(p.liveWithout)), pct(p.liveWithout));
+    text += QLatin1Char('\n') + tr("before the strategy: %1").arg(loc.toString(qint64(p.liveBefore)));
+    text += QLatin1Char('\n') + tr("with: %1 (%2) · %3 managed messages").arg(loc.toString(qint64(p.liveWith)), pct(p.liveWith)).arg(p.managedMessages);
     if (!p.note.empty())
         text += QLatin1Char('\n') + (p.changed ? tr("changed: ") : QString()) + QString::fromStdString(p.note);
     return text;
@@ -116,7 +116,7 @@ void SimulationChart::paintEvent(QPaintEvent *)
     if (!m_sim || m_sim->turns.empty()) {
         p.setPen(c.muted);
         p.drawText(rect(), Qt::AlignCenter,
-                   m_sim ? tr("No turns: the transcript has no conversation") : tr("Run a simulation to see the context per turn"));
+                   m_sim ? tr("No turns: the transcript has no conversation") : tr("Run a simulation to see the live context per request"));
         return;
     }
     const SimulationChartGeometry g = geometry();
@@ -139,7 +139,8 @@ void SimulationChart::paintEvent(QPaintEvent *)
     }
     p.setPen(c.muted);
     p.drawText(QRectF(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
-               tr("turn (a turn starts at each user request)"));
+               m_sim && m_sim->step == sim::Step::Turn ? tr("turn (a turn starts at each user request)")
+                                                       : tr("request (a step ends at each response)"));
     p.setPen(c.grid);
     p.drawRect(plot);
 
@@ -242,16 +243,20 @@ void SimulationChart::paintLegend(QPainter &p) const
     // Second line: the summary a reader looks for first.
     const QLocale loc;
     const sim::TurnPoint &last = m_sim->turns.back();
-    QString summary = tr("%1 turns · window %2 · without: %3 · with: %4 · final %5 vs %6 without")
+    const bool byTurn = m_sim->step == sim::Step::Turn;
+    const QString steps = byTurn ? tr("turns") : tr("requests");
+    const auto over = [this, byTurn](std::int32_t k) {
+        return k <= 0 ? tr("fits") : byTurn ? tr("over at turn %1").arg(k)
+                                            : tr("over at request %1").arg(k);
+    };
+    QString summary = tr("%1 %2 · window %3 · without: %4 · with: %5 · final %6 vs %7 without (live context)")
                           .arg(m_sim->turns.size())
-                          .arg(loc.toString(qint64(m_sim->window)))
-                          .arg(m_sim->exceedsWithout > 0 ? tr("over at turn %1").arg(m_sim->exceedsWithout) : tr("fits"))
-                          .arg(m_sim->exceedsWith > 0 ? tr("over at turn %1").arg(m_sim->exceedsWith) : tr("fits"))
-                          .arg(loc.toString(qint64(last.with)), loc.toString(qint64(last.without)));
+                          .arg(steps, loc.toString(qint64(m_sim->window)), over(m_sim->exceedsWithout), over(m_sim->exceedsWith),
+                               loc.toString(qint64(last.liveWith)), loc.toString(qint64(last.liveWithout)));
     if (m_sim->stride > 1)
-        summary += tr(" · strategy every %1 turns").arg(m_sim->stride);
+        summary += tr(" · strategy every %1 %2").arg(m_sim->stride).arg(steps);
     if (m_sim->cancelled)
-        summary += tr(" · cancelled after %1 of %2 turns").arg(m_sim->turns.size()).arg(m_sim->totalTurns);
+        summary += tr(" · cancelled after %1 of %2 %3").arg(m_sim->turns.size()).arg(m_sim->totalTurns).arg(steps);
     p.setPen(c.muted);
     p.drawText(QRectF(plotRect().left(), 6 + fm.height(), width() - plotRect().left() - 8, fm.height()), Qt::AlignLeft,
                fm.elidedText(summary, Qt::ElideRight, int(width() - plotRect().left() - 8)));

@@ -57,27 +57,34 @@ SimulationView::SimulationView(QWidget *parent)
     m_window->setSpecialValueText(tr("by model"));
     m_window->setGroupSeparatorShown(true);
     m_window->setSuffix(tr(" tokens"));
-    m_window->setToolTip(tr("Context window the turns are held against. By model: the main window's (the one the "
+    m_window->setToolTip(tr("Context window the live context is held against. By model: the main window's (the one the "
                             "source records or the model's), else 200,000"));
+    m_step = new QComboBox(this);
+    m_step->setObjectName(QStringLiteral("simulationStep"));
+    m_step->addItem(tr("Each request"), QStringLiteral("request"));
+    m_step->addItem(tr("Each user turn"), QStringLiteral("turn"));
+    m_step->setToolTip(tr("Each request: a step ends at each response of the model, so an agent's tool calls are "
+                          "steps, as the agent sent them. Each user turn: from one user request to the next."));
     m_stride = new QSpinBox(this);
     m_stride->setRange(0, 10000);
     m_stride->setSpecialValueText(tr("auto"));
     m_stride->setPrefix(tr("every "));
-    m_stride->setSuffix(tr(" turn(s)"));
-    m_stride->setToolTip(tr("Run the strategy every N turns. Auto: every turn, except in long sessions where it "
-                            "runs about 200 times in all (the replay costs one strategy run per turn)."));
+    m_stride->setSuffix(tr(" step(s)"));
+    m_stride->setToolTip(tr("Run the strategy every N steps. Auto: every step, except in long sessions where it "
+                            "runs about 200 times in all (the replay costs one strategy run per step)."));
     m_run = new QPushButton(tr("Run"), this);
     m_run->setDefault(true);
-    m_run->setToolTip(tr("Replay the transcript turn by turn under the strategy"));
+    m_run->setToolTip(tr("Replay the transcript step by step under the strategy"));
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_progress = new QProgressBar(this);
-    m_progress->setFormat(tr("turn %v / %m"));
+    m_progress->setFormat(tr("step %v / %m"));
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *settings = new QFormLayout;
     settings->addRow(tr("Strategy"), m_combo);
+    settings->addRow(tr("Step"), m_step);
     settings->addRow(tr("Window"), m_window);
     settings->addRow(tr("Runs"), m_stride);
     auto *buttons = new QHBoxLayout;
@@ -187,7 +194,9 @@ void SimulationView::resetResult()
     m_model->clear();
     m_chart->setSimulation(nullptr);
     m_progress->reset();
-    m_status->setText(m_transcript ? tr("%1 turns: choose a strategy and run").arg(sim::countTurns(*m_transcript))
+    m_status->setText(m_transcript ? tr("%1 requests, %2 user turns: choose a strategy and run")
+                                         .arg(sim::countTurns(*m_transcript, sim::Step::Request))
+                                         .arg(sim::countTurns(*m_transcript, sim::Step::Turn))
                                    : tr("Open a transcript, then run"));
     updateControls();
 }
@@ -238,11 +247,12 @@ bool SimulationView::prepare(Job &job)
     job.options.exemptTools = m_exempt;
     if (m_window->value() > 0)
         job.options.analysis.contextWindow = m_window->value();
-    const std::size_t turns = sim::countTurns(*m_transcript);
+    job.options.step = m_step->currentData().toString() == QLatin1String("turn") ? sim::Step::Turn : sim::Step::Request;
+    const std::size_t turns = sim::countTurns(*m_transcript, job.options.step);
     job.options.stride = m_stride->value() > 0 ? std::size_t(m_stride->value()) : sim::suggestedStride(turns, m_strideBudget);
     m_progress->setRange(0, int(std::max<std::size_t>(1, turns)));
     m_progress->setValue(0);
-    m_status->setText(tr("Simulating %1 over %2 turns\u2026").arg(currentStrategy()).arg(turns));
+    m_status->setText(tr("Simulating %1 over %2 steps\u2026").arg(currentStrategy()).arg(turns));
     return true;
 }
 
@@ -332,8 +342,13 @@ void SimulationView::showResult(Outcome outcome, bool cancelled)
     } else if (!m_sim->error.empty()) {
         text = tr("Not simulated: %1").arg(QString::fromStdString(m_sim->error));
     } else {
-        const auto turnText = [this](std::int32_t turn) { return turn > 0 ? tr("over at turn %1").arg(turn) : tr("fits"); };
-        text = tr("%1 turns · without: %2 · with %3: %4 · %5 compactions")
+        const bool byTurn = m_sim->step == sim::Step::Turn;
+        const auto turnText = [this, byTurn](std::int32_t k) {
+            return k <= 0 ? tr("fits") : byTurn ? tr("over at turn %1").arg(k)
+                                                : tr("over at request %1").arg(k);
+        };
+        text = (byTurn ? tr("%1 turns · without: %2 · with %3: %4 · %5 compactions")
+                       : tr("%1 requests · without: %2 · with %3: %4 · %5 compactions"))
                    .arg(m_sim->turns.size())
                    .arg(turnText(m_sim->exceedsWithout), QString::fromStdString(m_sim->strategy), turnText(m_sim->exceedsWith))
                    .arg(m_sim->compactions);
@@ -345,7 +360,7 @@ void SimulationView::showResult(Outcome outcome, bool cancelled)
         else if (m_cost)
             text += tr(" · cost unknown: %1").arg(QString::fromStdString(m_cost->error));
         if (cancelled)
-            text = tr("Cancelled after %1 of %2 turns · ").arg(m_sim->turns.size()).arg(m_sim->totalTurns) + text;
+            text = tr("Cancelled after %1 of %2 steps · ").arg(m_sim->turns.size()).arg(m_sim->totalTurns) + text;
     }
     m_status->setText(text);
     if (!cancelled)

@@ -62,6 +62,7 @@ public:
     ParamForm *paramForm() const { return m_form; }
     QSpinBox *windowSpin() const { return m_window; } // 0: by model
     QSpinBox *strideSpin() const { return m_stride; } // 0: auto
+    QComboBox *stepCombo() const { return m_step; }   // data: "request" or "turn"
     QPushButton *runButton() const { return m_run; }
     QPushButton *cancelButton() const { return m_cancelButton; }
     QLabel *statusLabel() const { return m_status; }
@@ -114,6 +115,7 @@ private:
     QLabel *m_description = nullptr;
     QSpinBox *m_window = nullptr;
     QSpinBox *m_stride = nullptr;
+    QComboBox *m_step = nullptr;
     QPushButton *m_run = nullptr;
     QPushButton *m_cancelButton = nullptr;
     QProgressBar *m_progress = nullptr;
