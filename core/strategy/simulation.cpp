@@ -167,12 +167,13 @@ Simulation simulate(const Transcript &t, const strategy::Strategy &s, const nloh
         point.managedMessages = managed.messages.size();
         const tokens::FigureParts &figure = live[k];
         const double ratio = without > 0 ? double(figure.total - figure.fixed) / double(without) : 1.0;
+        // A managed context's seed estimate in the live count (the step's own figure when unchanged).
+        const auto inLiveCount = [&](std::int64_t seed) {
+            return seed == point.without ? figure.total : figure.fixed + std::int64_t(std::llround(ratio * double(seed)));
+        };
         point.liveWithout = figure.total;
-        point.liveBefore = point.beforeStrategy == point.without
-                               ? figure.total
-                               : figure.fixed + std::int64_t(std::llround(ratio * double(point.beforeStrategy)));
-        point.liveWith = point.with == point.without ? figure.total
-                                                     : figure.fixed + std::int64_t(std::llround(ratio * double(point.with)));
+        point.liveBefore = inLiveCount(point.beforeStrategy);
+        point.liveWith = inLiveCount(point.with);
         if (out.exceedsWithout < 0 && point.liveWithout > out.window)
             out.exceedsWithout = static_cast<std::int32_t>(point.turn);
         if (out.exceedsWith < 0 && point.liveWith > out.window)
