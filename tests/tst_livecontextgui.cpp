@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
 // The live context in the main window: history before the last compaction greyed and italic,
 // hidden on request, left out of the status bar's figures; View › Whole History reloads with every
-// message live. On the Codex fixture with a compaction (tests/data/codex/live-compacted.jsonl).
+// message live; View › Token Count recounts every figure (codex/turns.jsonl). On the Codex fixture with a compaction (tests/data/codex/live-compacted.jsonl).
 #include "core/tokens/contextfigure.h"
 #include "core/tokens/estimator.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/statuspanel.h"
 #include "widgets/models/roles.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/models/transcriptfiltermodel.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/transcript/transcriptpanel.h"
+#include "widgets/transcript/usagechart.h"
+#include "widgets/strategy/strategypanel.h"
+#include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/compositionpanel.h"
 
 #include "test_support.h"
 
@@ -27,6 +32,7 @@ using namespace cl::gui;
 namespace {
 const bool kEnvironment = cl::test::guiEnvironment();
 const QString kFile = QStringLiteral(CL_TEST_DATA_DIR "/codex/live-compacted.jsonl");
+const QString kMeasured = QStringLiteral(CL_TEST_DATA_DIR "/codex/turns.jsonl"); // usage recorded: calibrated
 } // namespace
 
 class TestLiveContextGui : public QObject
@@ -34,8 +40,12 @@ class TestLiveContextGui : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void init() { QSettings().remove(QStringLiteral("view/wholeHistory")); }
-    void cleanup() { QSettings().remove(QStringLiteral("view/wholeHistory")); }
+    void init() { cleanup(); }
+    void cleanup()
+    {
+        QSettings().remove(QStringLiteral("view/wholeHistory"));
+        tokencount::choose(tokens::Estimator::Calibrated);
+    }
 
     void historyIsGreyedAndHideable()
     {
@@ -107,6 +117,53 @@ private Q_SLOTS:
         action->setChecked(false);
         QTRY_COMPARE(finished.count(), 2);
         QCOMPARE(tokens::totalEstimate(*w.transcript()), liveTokens);
+    }
+
+    // View › Token Count: the plain estimate counts every surface again (status bar, gauge, chart,
+    // composition, analysis, strategy inputs) with the same figure, the window unchanged; remembered.
+    void tokenCountSwitchRecountsEverySurface()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(kMeasured));
+        const Transcript &t = *w.transcript();
+        auto *gauge = w.findChild<ContextGauge *>();
+        const qint64 window = gauge->contextWindow();
+        const std::int64_t calibrated = tokens::contextFigure(t).total;
+        QCOMPARE(gauge->estimated(), qint64(calibrated));
+
+        auto *plain = w.findChild<QAction *>(QStringLiteral("tokenCount_seed"));
+        QVERIFY(plain && plain->isCheckable() && !plain->isChecked());
+        plain->trigger();
+        QVERIFY(plain->isChecked());
+        QCOMPARE(tokencount::chosen(), tokens::Estimator::Seed);
+        QCOMPARE(QSettings().value(QStringLiteral("view/tokenCount")).toString(), QStringLiteral("seed"));
+
+        const tokens::ContextFigure seed = tokens::contextFigure(t, tokens::Estimator::Seed);
+        QCOMPARE(seed.basis, tokens::ContextFigure::Basis::Seed);
+        QVERIFY2(seed.total != calibrated, "the fixture's calibrated and plain figures differ");
+        QCOMPARE(gauge->contextWindow(), window);
+        QCOMPARE(gauge->estimated(), qint64(seed.total));
+        QCOMPARE(w.findChild<UsageChart *>()->data().estimateNow, qint64(seed.total));
+        QVERIFY2(w.statusPanel()->summaryText().contains(
+                     QStringLiteral("live context %1 (").arg(QLocale().toString(qlonglong(seed.total)))),
+                 qPrintable(w.statusPanel()->summaryText()));
+        w.compositionPanel()->refreshNow();
+        QVERIFY(w.compositionPanel()->composition());
+        QCOMPARE(w.compositionPanel()->composition()->total, seed.total);
+        QTRY_VERIFY(w.analysis());
+        QCOMPARE(w.analysis()->usage.tokens, seed.total);
+        QCOMPARE(w.strategyPanel()->analysisOptions().estimator, tokens::Estimator::Seed);
+        const QString session = AnalysisPanel::sessionHtml(t, *w.analysis(), false);
+        QVERIFY2(session.contains(QStringLiteral("live context / target")) && session.contains(QLocale().toString(qlonglong(seed.total)) + QStringLiteral(" / ")),
+                 qPrintable(session));
+
+        // Back to the agent's count: the first figures again.
+        w.findChild<QAction *>(QStringLiteral("tokenCount_calibrated"))->trigger();
+        QCOMPARE(gauge->estimated(), qint64(calibrated));
+        QTRY_VERIFY(w.analysis());
+        QCOMPARE(w.analysis()->usage.tokens, calibrated);
     }
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/analysis/analysiscontroller.h"
 
+#include "widgets/models/tokencount.h"
+
 namespace cl::gui {
 
 namespace {
@@ -20,6 +22,7 @@ cl::analysis::AnalysisOptions AnalysisController::optionsFor(qint64 contextWindo
 {
     cl::analysis::AnalysisOptions o;
     o.contextWindow = contextWindow > 0 ? contextWindow : 0;
+    o.estimator = tokencount::chosen();
     return o;
 }
 

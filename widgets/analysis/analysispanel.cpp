@@ -309,7 +309,10 @@ QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bo
     const an::Features &f = a.features;
     html += QStringLiteral("<p><b>Features</b> — severity <b>%1</b></p><table cellspacing=\"0\" cellpadding=\"1\">").arg(esc(f.severity));
     html += row(QStringLiteral("messages"), tokens(std::int64_t(f.totalMessages)));
-    html += row(QStringLiteral("tokens / target"), tokens(f.totalTokens) + QStringLiteral(" / ") + tokens(f.targetTokens));
+    // The target is compared with the live context (fixed part included), like the removal strategies
+    // do; the features themselves are computed on the conversation's plain estimate.
+    html += row(QStringLiteral("live context / target"), tokens(a.usage.tokens) + QStringLiteral(" / ") + tokens(f.targetTokens));
+    html += row(QStringLiteral("conversation (plain estimate)"), tokens(f.totalTokens));
     html += row(QStringLiteral("compression ratio"), num(f.compressionRatio, 3));
     html += row(QStringLiteral("recent tokens (last 5)"), QStringLiteral("%1 (%2 of the total)").arg(tokens(f.recentTokens), num(f.recentRatio, 3)));
     html += row(QStringLiteral("average message"), num(f.avgMessageLength, 1) + QStringLiteral(" tokens"));

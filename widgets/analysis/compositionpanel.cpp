@@ -4,6 +4,7 @@
 #include "widgets/analysis/compositionchart.h"
 #include "widgets/analysis/compositiongrid.h"
 #include "widgets/models/compositionmodel.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/style/theme.h"
 
 #include <QEvent>
@@ -121,6 +122,7 @@ cp::Options CompositionPanel::options() const
 {
     cp::Options o;
     o.contextWindow = m_window > 0 ? m_window : 0;
+    o.estimator = tokencount::chosen();
     return o;
 }
 
@@ -144,6 +146,12 @@ void CompositionPanel::setContextWindow(qint64 window)
         return;
     m_window = window;
     m_atDirty = m_sessionDirty = bool(m_transcript); // free space, reserved buffer, the chart's window line
+    startWork();
+}
+
+void CompositionPanel::recount()
+{
+    m_atDirty = m_sessionDirty = bool(m_transcript);
     startWork();
 }
 

@@ -35,6 +35,7 @@ public:
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
     void setContextWindow(qint64 window); // <= 0: the file's
+    void recount();                       // the token count changed (tokencount.h): everything is computed again
     // The composition at this message (transcript index); -1: at the end of the session.
     void showMessage(int message);
     // Off: nothing is computed (the dock is hidden); on: whatever is out of date starts.

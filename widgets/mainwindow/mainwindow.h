@@ -67,6 +67,8 @@ public:
     void selectRepresentativeRow();
     // Applies a theme; remember=false for a one-off choice (the --theme option).
     void setTheme(theme::Choice choice, bool remember = true);
+    // View › Token Count: every figure of the window counted again with `e` (saved for the next start).
+    void setTokenCount(tokens::Estimator e);
     // Error dialogs are window-modal and non-blocking; scripted runs can turn them off.
     void setShowErrorDialogs(bool show) { m_showErrorDialogs = show; }
 
@@ -240,6 +242,7 @@ private:
     bool m_applying = false; // a load is being applied: the gauge's window change is not a user's
     RecentFiles *m_recent = nullptr;
     QActionGroup *m_themeGroup = nullptr;
+    QActionGroup *m_tokenCountGroup = nullptr;
     std::shared_ptr<const Transcript> m_transcript;
     std::shared_ptr<cl::strategy::TranscriptTables> m_tables;
     // The tables of the last few transcripts shown (undo and redo find theirs ready).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Menus, shortcuts and the open dialog of the main window.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/models/filenames.h"
 
 #include "config-contextlens.h"
@@ -170,6 +171,20 @@ void MainWindow::createMenus()
     map->setChecked(true);
     map->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
     connect(map, &QAction::toggled, m_map, &QWidget::setVisible);
+    QMenu *countMenu = view->addMenu(tr("Token &Count"));
+    countMenu->setToolTipsVisible(true);
+    m_tokenCountGroup = new QActionGroup(this);
+    for (tokens::Estimator e : {tokens::Estimator::Calibrated, tokens::Estimator::Exact, tokens::Estimator::Seed}) {
+        QAction *a = countMenu->addAction(tokencount::label(e));
+        const std::string_view name = tokens::estimatorName(e);
+        a->setObjectName(QStringLiteral("tokenCount_") + QString::fromUtf8(name.data(), qsizetype(name.size())));
+        a->setToolTip(tokencount::tooltip(e));
+        a->setCheckable(true);
+        a->setChecked(e == tokencount::chosen());
+        a->setData(int(e));
+        m_tokenCountGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, e] { setTokenCount(e); });
+    }
     QMenu *themeMenu = view->addMenu(tr("&Theme"));
     m_themeGroup = new QActionGroup(this);
     const struct {

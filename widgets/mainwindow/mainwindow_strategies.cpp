@@ -3,6 +3,7 @@
 // the preview, compare and simulate tabs, pinning, export, the seed 004 operations dialog and the seed 001
 // event notifications in the status bar.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/mainwindow/redactiondialog.h"
 
 #include "core/io/export.h"
@@ -218,6 +219,23 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     updateStrategyInputs();
 }
 
+void MainWindow::setTokenCount(tokens::Estimator e)
+{
+    if (e == tokencount::chosen())
+        return;
+    tokencount::choose(e);
+    // The same transcript and window, every figure counted again.
+    m_chart->setTranscript(m_transcript.get());
+    m_gauge->recount(m_transcript.get());
+    m_compositionPanel->recount();
+    m_status->showSummary(m_transcript.get());
+    startAnalysis(false);
+    updateStrategyInputs();
+    if (m_tokenCountGroup)
+        for (QAction *a : m_tokenCountGroup->actions())
+            a->setChecked(a->data().toInt() == int(e));
+}
+
 void MainWindow::onDocumentChanged()
 {
     if (m_doc->current() != m_transcript && m_doc->current()) {
@@ -235,6 +253,7 @@ void MainWindow::updateStrategyInputs()
 {
     analysis::AnalysisOptions options;
     options.contextWindow = m_gauge->contextWindow();
+    options.estimator = tokencount::chosen();
     m_strategyPanel->setAnalysisOptions(options);
     if (m_strategyPanel->transcript() != m_transcript)
         m_strategyPanel->setTranscript(m_transcript, m_analysis, m_tables);

@@ -8,6 +8,7 @@
 #include "core/util/json.h"
 #include "core/workflow/undonecompaction.h"
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/mainwindow/undonebanner.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/strategy/strategypanel.h"
@@ -67,6 +68,7 @@ bool MainWindow::reapplyUndone()
     }
     analysis::AnalysisOptions options;
     options.contextWindow = m_gauge->contextWindow();
+    options.estimator = tokencount::chosen();
     const bool several = m_undoneStrategies.size() > 1; // one undo step for all of them
     int applied = 0;
     QString problem;

@@ -2,6 +2,7 @@
 #include "widgets/mainwindow/statuspanel.h"
 
 #include "core/tokens/contextfigure.h"
+#include "widgets/models/tokencount.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -45,7 +46,7 @@ void StatusPanel::showSummary(const Transcript *t)
     };
     QStringList parts;
     // The live context figure (tokens/contextfigure.h), as the gauge shows it.
-    const tokens::ContextFigure figure = tokens::contextFigure(*t);
+    const tokens::ContextFigure figure = tokens::contextFigure(*t, tokencount::chosen());
     parts << QString::fromUtf8(formatName(t->format).data(), qsizetype(formatName(t->format).size()))
           << count(t->messages.size(), tr("%1 message"), tr("%1 messages"))
           << count(toolCalls, tr("%1 tool call"), tr("%1 tool calls"))

@@ -21,11 +21,11 @@ qint64 UsageData::maxTokens() const
     return std::max(m, estimateNow);
 }
 
-UsageData usageData(const Transcript &t)
+UsageData usageData(const Transcript &t, tokens::Estimator e)
 {
     UsageData d;
     d.messageCount = int(t.messages.size());
-    const tokens::ContextFigure now = tokens::contextFigure(t);
+    const tokens::ContextFigure now = tokens::contextFigure(t, e);
     d.estimateNow = now.total;
     d.basis = QString::fromUtf8(tokens::basisName(now.basis).data(), qsizetype(tokens::basisName(now.basis).size()));
     d.how = QString::fromStdString(now.how);
@@ -64,7 +64,7 @@ UsageData usageData(const Transcript &t)
         restarts.push_back(char(restart));
         restart = false;
     }
-    const std::vector<tokens::FigureParts> series = tokens::contextSeries(t, at);
+    const std::vector<tokens::FigureParts> series = tokens::contextSeries(t, at, e);
     for (std::size_t k = 0; k < at.size(); ++k)
         d.estimated.push_back({int(at[k]), series[k].total, restarts[k] != 0});
     return d;

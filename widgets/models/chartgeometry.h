@@ -5,6 +5,7 @@
 // tested without painting. The widgets only draw what these compute.
 
 #include "core/model/transcript.h"
+#include "core/tokens/contextfigure.h"
 
 #include <QLineF>
 #include <QList>
@@ -49,7 +50,8 @@ struct UsageData {
     qint64 maxTokens() const; // largest value of either series (0 when empty)
 };
 
-UsageData usageData(const Transcript &t);
+// Counted with `e` (the window's choice: tokencount.h).
+UsageData usageData(const Transcript &t, tokens::Estimator e = tokens::Estimator::Calibrated);
 
 // ---- Axes -------------------------------------------------------------------------------------
 

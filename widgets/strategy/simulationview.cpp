@@ -170,7 +170,7 @@ SimulationView::~SimulationView()
 
 void SimulationView::setInput(std::shared_ptr<const Transcript> transcript, analysis::AnalysisOptions options)
 {
-    if (transcript == m_transcript && options.contextWindow == m_options.contextWindow)
+    if (transcript == m_transcript && options.contextWindow == m_options.contextWindow && options.estimator == m_options.estimator)
         return;
     m_transcript = std::move(transcript);
     m_options = std::move(options);

@@ -45,6 +45,7 @@ public:
     const std::shared_ptr<cl::strategy::TranscriptTables> &tables() const { return m_tables; }
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
     void setAnalysisOptions(const cl::analysis::AnalysisOptions &options);
+    const cl::analysis::AnalysisOptions &analysisOptions() const { return m_options; }
     void setSummarizer(const cl::strategy::Summarizer *summarizer); // null: rule-based; not owned
     // The model summarizer of previews when no summarizer is set (summarizersettings.h; QSettings by
     // default). With useModel, a preview streams the model's answer into summaryStream() and reports

@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "widgets/models/chartgeometry.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/style/theme.h"
 
 #include <QHBoxLayout>
@@ -104,10 +105,16 @@ ContextGauge::ContextGauge(QWidget *parent)
 
 void ContextGauge::setTranscript(const Transcript *transcript)
 {
-    m_data = transcript ? usageData(*transcript) : UsageData{};
+    m_data = transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{};
     const qint64 window = transcript ? analysis::contextWindowOf(*transcript, {}).window : kDefaultWindow;
     m_spin->setValue(int(std::clamp<qint64>(window, m_spin->minimum(), m_spin->maximum())));
     onSpinChanged(m_spin->value());
+}
+
+void ContextGauge::recount(const Transcript *transcript)
+{
+    m_data = transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{};
+    refresh();
 }
 
 qint64 ContextGauge::contextWindow() const

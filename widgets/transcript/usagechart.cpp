@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/usagechart.h"
 
+#include "widgets/models/tokencount.h"
 #include "widgets/style/theme.h"
 
 #include <QContextMenuEvent>
@@ -76,7 +77,7 @@ void UsageChart::contextMenuEvent(QContextMenuEvent *event)
 
 void UsageChart::setTranscript(const Transcript *transcript)
 {
-    m_data = transcript ? usageData(*transcript) : UsageData{};
+    m_data = transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{};
     m_xs.clear();
     for (const UsagePoint &p : m_data.estimated)
         m_xs.push_back(p.message);
