@@ -7,6 +7,7 @@
 #include "core/io/validity.h"
 #include "core/io/writer.h"
 #include "core/strategies/registry.h"
+#include "core/tokens/estimator.h"
 
 #include "test_support.h"
 
@@ -88,6 +89,7 @@ private Q_SLOTS:
     void compactedMarker();
     void sampleFixture();
     void webSearchIsServerSide();
+    void longOutputsCountAsSent();
     void badInput();
     void editRewritesOnlyThatLine();
     void removedMessageDropsItsLine();
@@ -325,6 +327,79 @@ void TestCodex::webSearchIsServerSide()
         QVERIFY2(error.empty(), error.c_str());
         QVERIFY2(r.violations.empty(), std::string(s->name()).c_str());
     }
+}
+
+// Codex records each tool output whole but sends at most its truncation policy's bytes of it (head
+// and tail): the result's estimate is that of the sent text, the file keeps (and writes) all of it.
+void TestCodex::longOutputsCountAsSent()
+{
+    const auto rollout = [](const std::string &policy, const std::string &output) {
+        nlohmann::json out = {{"timestamp", "2026-08-03T10:00:03.000Z"},
+                              {"type", "response_item"},
+                              {"payload", {{"type", "function_call_output"}, {"call_id", "c1"}, {"output", output}}}};
+        return R"({"timestamp":"2026-08-03T10:00:00.000Z","type":"session_meta","payload":{"id":"s-cut","timestamp":"2026-08-03T10:00:00.000Z","cwd":"/tmp","cli_version":"0.169.0"}})"
+               "\n"
+               R"({"timestamp":"2026-08-03T10:00:00.500Z","type":"turn_context","payload":{"cwd":"/tmp","model":"gpt-5-codex")"
+               + policy + R"(}})"
+                          "\n"
+                          R"({"timestamp":"2026-08-03T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"show the log"}]}})"
+                          "\n"
+                          R"({"timestamp":"2026-08-03T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"cat\",\"log\"]}","call_id":"c1"}})"
+                          "\n"
+               + out.dump() + "\n";
+    };
+    const auto resultOf = [](const Transcript &t) -> const Block * {
+        for (const auto &m : t.messages)
+            for (const auto &b : m.blocks)
+                if (b.type == BlockType::ToolResult)
+                    return &b;
+        return nullptr;
+    };
+    std::string log;
+    for (int i = 0; i < 4000; ++i)
+        log += "line " + std::to_string(10000 + i) + " of the build log, nothing to see\n"; // 44 bytes a line
+    QCOMPARE(log.size(), std::size_t(4000 * 44));
+
+    // No policy recorded (Codex 0.16x): 10 000 bytes + a fifth.
+    const std::string bytes = rollout("", log);
+    auto t = load(bytes);
+    QVERIFY(t);
+    const Block *r = resultOf(*t);
+    QVERIFY(r);
+    QCOMPARE(r->text, log); // the file's output, whole
+    QCOMPARE(r->sentLimit, std::uint32_t(12000));
+    std::string storage;
+    const std::string_view sent = sentResultText(*r, storage);
+    QVERIFY(sent.size() <= 12000 + 64 && sent.size() >= 11000);
+    QVERIFY(sent.substr(0, 21) == std::string_view("line 10000 of the bui"));
+    QVERIFY(log.ends_with(std::string(sent.substr(sent.size() - 44))));
+    QVERIFY(sent.find("bytes not sent") != std::string_view::npos);
+    const std::size_t marker = sent.find("[...");
+    QVERIFY(marker != std::string_view::npos && marker % 44 == 0); // the head ends at a line end
+    const std::int64_t sentEstimate = tokens::kToolResultOverhead + tokens::estimateText(sent);
+    QVERIFY(sentEstimate * 8 < tokens::estimateText(log));
+    QCOMPARE(tokens::estimateBlock(*r), sentEstimate);
+    QCOMPARE(writeTranscript(*t, Format::Codex).bytes, bytes);
+
+    // The policy a turn context records: tokens x 4 bytes, plus a fifth.
+    t = load(rollout(R"(,"truncation_policy":{"mode":"tokens","limit":10000})", log));
+    QCOMPARE(resultOf(*t)->sentLimit, std::uint32_t(48000));
+    t = load(rollout(R"(,"truncation_policy":{"mode":"bytes","limit":5000})", log));
+    QCOMPARE(resultOf(*t)->sentLimit, std::uint32_t(6000));
+
+    // One long line of two-byte characters: cut between characters, never inside one.
+    std::string wide = "x"; // the head's cut at 6 000 falls inside a character
+    for (int i = 0; i < 20001; ++i)
+        wide += "\xC3\xA9"; // é
+    t = load(rollout("", wide));
+    const std::string_view cut = sentResultText(*resultOf(*t), storage);
+    QVERIFY(cut.size() < 12100);
+    const QString decoded = QString::fromUtf8(cut.data(), qsizetype(cut.size()));
+    QVERIFY(!decoded.contains(QChar::ReplacementCharacter));
+    QVERIFY(decoded.startsWith(QStringLiteral("x\u00e9")) && decoded.endsWith(QStringLiteral("\u00e9\u00e9")));
+    // A short output is sent as it is.
+    t = load(rollout("", "ok\n"));
+    QCOMPARE(sentResultText(*resultOf(*t), storage), std::string_view("ok\n"));
 }
 
 void TestCodex::badInput()

@@ -29,6 +29,7 @@ void copyMessageSkeleton(Message &to, const Message &from)
         t.serverSide = f.serverSide;
         t.repeated = f.repeated;
         t.cleared = f.cleared;
+        t.sentLimit = f.sentLimit;
         t.pairMessage = f.pairMessage;
         t.pairBlock = f.pairBlock;
     }

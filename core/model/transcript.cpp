@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/model/transcript.h"
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 #include <unordered_map>
@@ -107,6 +108,42 @@ bool Transcript::hasEdits() const
         if (records[r].message >= 0 && !owned[r])
             return true;
     return false;
+}
+
+namespace {
+bool isContinuationByte(char c)
+{
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+} // namespace
+
+std::string_view sentResultText(const Block &b, std::string &storage)
+{
+    if (b.cleared)
+        return kClearedResult;
+    const std::string_view text = b.text;
+    if (b.sentLimit == 0 || text.size() <= b.sentLimit)
+        return text;
+    const std::size_t half = b.sentLimit / 2;
+    // The head ends after the last line break within its half, the tail starts after the first
+    // line break within its half; without one, at the byte limit (moved off a UTF-8 continuation).
+    std::size_t headEnd = half;
+    if (const std::size_t nl = text.substr(0, half).rfind('\n'); nl != std::string_view::npos)
+        headEnd = nl + 1;
+    else
+        while (headEnd > 0 && isContinuationByte(text[headEnd]))
+            --headEnd;
+    std::size_t tailStart = text.size() - (b.sentLimit - half);
+    if (const std::size_t nl = text.find('\n', tailStart); nl != std::string_view::npos && nl + 1 < text.size())
+        tailStart = nl + 1;
+    else
+        while (tailStart < text.size() && isContinuationByte(text[tailStart]))
+            ++tailStart;
+    tailStart = std::max(tailStart, headEnd);
+    storage.assign(text.substr(0, headEnd));
+    storage += "[... " + std::to_string(tailStart - headEnd) + " bytes not sent ...]\n";
+    storage += text.substr(tailStart);
+    return storage;
 }
 
 std::size_t markLiveContext(Transcript &t)

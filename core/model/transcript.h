@@ -65,6 +65,9 @@ struct Block {
     bool serverSide = false;  // a call the provider runs itself (Codex web_search_call): no result follows
     bool repeated = false;    // a result its agent records and sends twice (Gemini CLI restates a turn's results)
     bool cleared = false;     // a result a microcompaction cleared: the file keeps it, requests send kClearedResult
+    // The most bytes of this tool result the agent sends (Codex keeps the head and tail of a longer
+    // output and cuts the middle, whatever its file holds: sentResultText); 0: all of it.
+    std::uint32_t sentLimit = 0;
     // Pairing, filled by linkToolPairs(): message index holding the partner block, -1 if orphan.
     std::int32_t pairMessage = -1;
     std::int32_t pairBlock = -1;
@@ -201,6 +204,11 @@ void linkToolPairs(Transcript &t);
 
 // What Claude Code sends instead of a tool result its microcompaction cleared (Block::cleared).
 inline constexpr std::string_view kClearedResult = "[Old tool result content cleared]";
+
+// The text the agent sends for tool result `b`: kClearedResult when cleared; when longer than
+// b.sentLimit, its head and tail (half the limit each, cut at a line end where there is one within
+// it, never inside a UTF-8 sequence) around a one-line marker, built in `storage`; else b.text.
+std::string_view sentResultText(const Block &b, std::string &storage);
 
 // The live context (docs/design/analysis.md, "Live context"): the model sees only what follows the
 // last compaction (Claude Code compact_boundary, Codex `compacted`, Gemini CLI compression). Marks

@@ -123,10 +123,19 @@ std::vector<std::string_view> messageTexts(const Message &m, std::vector<std::st
         switch (b.type) {
         case BlockType::Text:
         case BlockType::Thinking:
-        case BlockType::ToolResult:
         case BlockType::Raw:
             texts.emplace_back(b.text);
             break;
+        case BlockType::ToolResult: {
+            // What the agent sends: a cleared result's placeholder, a long one cut to its limit.
+            std::string sent;
+            const std::string_view text = sentResultText(b, sent);
+            if (!sent.empty() && text.data() == sent.data())
+                storage.push_back(std::move(sent)); // listed after the loop
+            else
+                texts.emplace_back(text);
+            break;
+        }
         case BlockType::ToolUse:
             // The function name and its arguments as the API carries them (compact JSON).
             storage.push_back(b.toolName + (b.input.is_null() ? std::string("{}") : json::dump(b.input)));

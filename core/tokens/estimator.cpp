@@ -191,8 +191,10 @@ std::int64_t estimateBlock(const Block &b)
         return estimateText(b.text);
     case BlockType::ToolUse:
         return kToolUseOverhead + estimateText(b.input.is_null() ? std::string("{}") : json::dump(b.input));
-    case BlockType::ToolResult:
-        return kToolResultOverhead + estimateText(b.cleared ? kClearedResult : std::string_view(b.text));
+    case BlockType::ToolResult: {
+        std::string sent;
+        return kToolResultOverhead + estimateText(sentResultText(b, sent));
+    }
     case BlockType::Image:
         return kImageTokens;
     case BlockType::Document:

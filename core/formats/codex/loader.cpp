@@ -4,7 +4,9 @@
 #include "core/formats/codex/internal.h"
 #include "core/formats/formats.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 namespace cl::formats {
 
@@ -119,6 +121,22 @@ Role roleFrom(const std::string &r)
     return Role::Unknown;
 }
 
+// Codex cuts every tool output it records into the model's history (on each turn and when it
+// resumes a rollout, whose file keeps the whole output) to its model's truncation policy plus a fifth
+// for serialization: {"mode":"bytes","limit":N} keeps N x 1.2 bytes, {"mode":"tokens","limit":N}
+// N x 1.2 tokens of its 4-bytes-a-token count. Turn context lines record the policy; where they do
+// not (Codex 0.16x), the policy of models outside its catalog applies: 10 000 bytes.
+constexpr std::uint32_t kDefaultResultLimit = 12000;
+
+std::uint32_t resultLimit(const Json &policy)
+{
+    const Json *limit = json::child(policy, "limit");
+    if (!limit || !limit->is_number() || limit->get<double>() <= 0)
+        return kDefaultResultLimit;
+    const double bytes = limit->get<double>() * 1.2 * (json::str(policy, "mode") == "tokens" ? 4.0 : 1.0);
+    return std::uint32_t(std::min<double>(bytes, UINT32_MAX));
+}
+
 Block imageBlock(const Json &part)
 {
     Block b;
@@ -159,6 +177,7 @@ private:
     const LoadContext &m_ctx;
     std::int32_t m_lastAssistant = -1;
     std::string m_model;
+    std::uint32_t m_resultLimit = kDefaultResultLimit;
 };
 
 void CodexLoader::run()
@@ -230,6 +249,8 @@ void CodexLoader::line(const json::LineSpan &span, std::string_view text, bool l
             m.model = model;
         }
         m.meta = Json{{"model", model}, {"cwd", json::str(*payload, "cwd")}};
+        if (const Json *policy = json::object(*payload, "truncation_policy"))
+            m_resultLimit = resultLimit(*policy);
     } else if (type == "response_item") {
         responseItem(m, *payload, span.line);
     } else if (type == "event_msg") {
@@ -380,6 +401,7 @@ void CodexLoader::responseItem(Message &m, const Json &p, std::uint32_t line)
         } else if (const Json *out = json::child(p, "output")) {
             codex::decodeOutput(*out, b.text, b.isError);
         }
+        b.sentLimit = m_resultLimit;
         m.blocks.push_back(std::move(b));
     } else if (type == "reasoning") {
         m.role = Role::Assistant;
