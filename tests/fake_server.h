@@ -53,7 +53,7 @@ public:
                 m_port = p.readAll().trimmed().toInt();
                 return m_port > 0;
             },
-            10000);
+            30000); // Python's start can take seconds on a loaded 2-core machine
     }
 
     void stop()

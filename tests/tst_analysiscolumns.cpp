@@ -38,7 +38,7 @@ QStringList rows(const QAbstractItemModel &m)
 {
     QStringList out;
     for (int r = 0; r < m.rowCount(); ++r)
-        out << m.index(r, TranscriptModel::IndexColumn).data().toString();
+        out << m.index(r, TranscriptModel::IndexColumn).data(MessageIndexRole).toString(); // transcript index
     return out;
 }
 

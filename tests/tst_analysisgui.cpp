@@ -142,7 +142,7 @@ private Q_SLOTS:
         QCOMPARE(rows.last().at(0).toInt(), boundaryMessage);
         const QModelIndex current = w.transcriptPanel()->view()->currentIndex();
         QVERIFY(current.isValid());
-        QCOMPARE(current.sibling(current.row(), 0).data().toString().trimmed(), QString::number(boundaryMessage));
+        QCOMPARE(current.sibling(current.row(), 0).data().toString().trimmed(), QString::number(boundaryMessage + 1)); // numbered from 1
 
         // The panel explains the selected message: its priority rule and the cut before it.
         QCOMPARE(w.analysisPanel()->shownMessage(), boundaryMessage);

@@ -171,7 +171,7 @@ QStringList topLevelPreviews(const QAbstractItemModel &model)
 {
     QStringList rows;
     for (int r = 0; r < model.rowCount(); ++r)
-        rows << model.index(r, TranscriptModel::IndexColumn).data().toString();
+        rows << model.index(r, TranscriptModel::IndexColumn).data(MessageIndexRole).toString(); // transcript index
     return rows;
 }
 

@@ -267,7 +267,7 @@ private Q_SLOTS:
         for (int k = 0; k < right.rowCount(); ++k) {
             const auto &slot = r.slots[static_cast<std::size_t>(k)];
             QCOMPARE(right.index(k, 0).data(FateRole).toInt(), static_cast<int>(slot.fate));
-            QCOMPARE(right.index(k, ResultModel::IndexColumn).data().toString(), QString::number(slot.origin));
+            QCOMPARE(right.index(k, ResultModel::IndexColumn).data().toString(), QString::number(slot.origin + 1));
             QCOMPARE(right.index(k, ResultModel::TokensColumn).data().toLongLong(),
                      static_cast<qint64>(tokens::estimateMessage(r.message(*m_t, static_cast<std::size_t>(k)))));
         }

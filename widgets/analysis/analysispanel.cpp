@@ -38,7 +38,8 @@ QString esc(std::string_view s)
 
 QString link(std::size_t message)
 {
-    return QStringLiteral("<a href=\"%1:%2\">#%2</a>").arg(kScheme).arg(message);
+    // The link carries the transcript index; the text numbers from 1, like the tree.
+    return QStringLiteral("<a href=\"%1:%2\">#%3</a>").arg(kScheme).arg(message).arg(message + 1);
 }
 
 QString num(double v, int decimals = 2)

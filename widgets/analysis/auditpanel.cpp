@@ -50,7 +50,7 @@ QString factLine(const strategy::Fact &f, const QString &colour)
 {
     QString sources;
     for (std::size_t s : f.sources)
-        sources += QStringLiteral(" <a href=\"msg:%1\">#%1</a>").arg(s);
+        sources += QStringLiteral(" <a href=\"msg:%1\">#%2</a>").arg(s).arg(s + 1);
     return QStringLiteral("<li><span style=\"color:%1\">[%2]</span> %3 <small>%4</small></li>")
         .arg(colour, qs(strategy::factKindName(f.kind)), qs(f.text).toHtmlEscaped(), sources);
 }
@@ -230,7 +230,7 @@ void AuditPanel::showCompaction(int index)
         const Message &m = t.messages[i];
         if (!m.isTurn() || m.sidechain)
             continue;
-        auto *item = new QListWidgetItem(QStringLiteral("#%1  %2: %3").arg(i).arg(qs(roleName(m.role)), firstLine(m)), m_history);
+        auto *item = new QListWidgetItem(QStringLiteral("#%1  %2: %3").arg(i + 1).arg(qs(roleName(m.role)), firstLine(m)), m_history);
         item->setData(MessageRole, int(i));
     }
     QString html;

@@ -116,7 +116,7 @@ QString ContextMap::tooltipForPosition(int position) const
     const Message &m = m_transcript->messages[std::size_t(s.message)];
     QStringList lines;
     lines << tr("Message %1 (position %2) · %3 · %4 tokens")
-                 .arg(s.message)
+                 .arg(s.message + 1)
                  .arg(s.position)
                  .arg(toQString(roleName(m.role)), loc.toString(s.tokens));
     if (std::size_t(s.message) < m_analysis->priority.size()) {

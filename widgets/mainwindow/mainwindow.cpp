@@ -156,6 +156,8 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool
     }
     if (result.ok()) {
         // Even a failed decode is shown: its diagnostics say what went wrong.
+        if (path != m_path)
+            m_transcriptPanel->resetFilters(); // a filter for another file would hide this one's rows
         m_path = path;
         m_pinned.clear();
         showTranscript(result.transcript, analyzeNow);

@@ -69,6 +69,8 @@ public:
     void setTheme(theme::Choice choice, bool remember = true);
     // View › Token Count: every figure of the window counted again with `e` (saved for the next start).
     void setTokenCount(tokens::Estimator e);
+    // The actions that act on a transcript, enabled only while one is open.
+    const QList<QAction *> &transcriptActions() const { return m_needsTranscript; }
     // Error dialogs are window-modal and non-blocking; scripted runs can turn them off.
     void setShowErrorDialogs(bool show) { m_showErrorDialogs = show; }
 
@@ -203,6 +205,7 @@ private:
     void connectStrategies();
     void onDocumentChanged();
     void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow);
+    void updateTranscriptActions();
     void updateStrategyInputs();
     void updateTitle();
 
@@ -243,6 +246,7 @@ private:
     RecentFiles *m_recent = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_tokenCountGroup = nullptr;
+    QList<QAction *> m_needsTranscript; // off while no transcript is open
     std::shared_ptr<const Transcript> m_transcript;
     std::shared_ptr<cl::strategy::TranscriptTables> m_tables;
     // The tables of the last few transcripts shown (undo and redo find theirs ready).

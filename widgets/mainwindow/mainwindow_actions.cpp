@@ -40,6 +40,25 @@ QString filterFor(Format f)
     const std::string_view n = formatName(f);
     return QString::fromLatin1(n.data(), qsizetype(n.size())) + QStringLiteral(" (*.jsonl *.json)");
 }
+
+// A dock's View action and shortcut: show a closed dock, bring one tabbed behind another to the
+// front, close the one in front (the plain toggle would close a dock the user cannot see).
+void raiseOrToggle(QMainWindow *window, QDockWidget *dock)
+{
+    QAction *a = dock->toggleViewAction();
+    QObject::disconnect(a, &QAction::triggered, dock, nullptr);
+    QObject::connect(a, &QAction::triggered, dock, [window, dock, a] {
+        const bool behind = !dock->isHidden() && !dock->isFloating() && !window->tabifiedDockWidgets(dock).isEmpty()
+                            && dock->visibleRegion().isEmpty();
+        if (dock->isHidden() || behind) {
+            dock->show();
+            dock->raise();
+        } else {
+            dock->close();
+        }
+        a->setChecked(!dock->isHidden());
+    });
+}
 } // namespace
 
 void MainWindow::createMenus()
@@ -49,7 +68,12 @@ void MainWindow::createMenus()
     QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
     m_recent = new RecentFiles(recentMenu, this);
     connect(m_recent, &RecentFiles::fileChosen, this, [this](const QString &path) { openFile(path); });
-    file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload);
+    // Actions that act on the open transcript: off while there is none (updateTranscriptActions).
+    const auto needs = [this](QAction *a) {
+        m_needsTranscript << a;
+        return a;
+    };
+    needs(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, &MainWindow::reload));
     QAction *save = file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { saveInPlace(); });
     save->setObjectName(QStringLiteral("saveAction"));
     // Enabled when something was applied and no agent is running the session (savegate.h).
@@ -58,10 +82,10 @@ void MainWindow::createMenus()
         statusBar()->showMessage(reason.isEmpty() ? tr("No agent is running this session any more: Save is on again") : tr("Save is off: %1").arg(reason),
                                  reason.isEmpty() ? 5000 : 0);
     });
-    file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
-    file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog);
-    file->addAction(tr("Export as &Markdown…"), this, &MainWindow::exportMarkdownDialog);
-    file->addAction(tr("&Backups…"), this, &MainWindow::showBackups)->setObjectName(QStringLiteral("backupsAction"));
+    needs(file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog));
+    needs(file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog));
+    needs(file->addAction(tr("Export as &Markdown…"), this, &MainWindow::exportMarkdownDialog));
+    needs(file->addAction(tr("&Backups…"), this, &MainWindow::showBackups))->setObjectName(QStringLiteral("backupsAction"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
@@ -70,16 +94,22 @@ void MainWindow::createMenus()
     undo->setShortcut(QKeySequence::Undo);
     edit->addAction(undo);
     QAction *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+    // The platform's redo keys plus both common ones, each once: a key listed twice is ambiguous to
+    // Qt and does nothing.
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    for (const QKeySequence &k : {QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)})
+        if (!redoKeys.contains(k))
+            redoKeys << k;
+    redo->setShortcuts(redoKeys);
     edit->addAction(redo);
     edit->addSeparator();
-    edit->addAction(tr("&Filter…"), QKeySequence(Qt::CTRL | Qt::Key_F), m_transcriptPanel, &TranscriptPanel::focusFilter);
-    edit->addAction(tr("&Pin / Unpin Message"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::togglePinSelected);
-    QAction *remove = edit->addAction(tr("&Remove Messages"), QKeySequence::Delete, this, &MainWindow::removeSelectedMessages);
+    needs(edit->addAction(tr("&Filter…"), QKeySequence(Qt::CTRL | Qt::Key_F), m_transcriptPanel, &TranscriptPanel::focusFilter));
+    needs(edit->addAction(tr("&Pin / Unpin Message"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::togglePinSelected));
+    QAction *remove = needs(edit->addAction(tr("&Remove Messages"), QKeySequence::Delete, this, &MainWindow::removeSelectedMessages));
     remove->setShortcutContext(Qt::WidgetWithChildrenShortcut); // the transcript view's Delete, not a line edit's
     m_transcriptPanel->view()->addAction(remove);
-    QAction *replace = edit->addAction(tr("Replace Tool Results by a &Note…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N), this,
-                                       &MainWindow::replaceSelectedResults);
+    QAction *replace = needs(edit->addAction(tr("Replace Tool Results by a &Note…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                                             this, &MainWindow::replaceSelectedResults));
     // The transcript's context menu: the same edits.
     QTreeView *tree = m_transcriptPanel->view();
     tree->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -93,31 +123,32 @@ void MainWindow::createMenus()
     });
 
     QMenu *strategies = menuBar()->addMenu(tr("&Strategies"));
-    strategies->addAction(tr("&Preview"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
+    needs(strategies->addAction(tr("&Preview"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
         m_strategyDock->show();
         m_strategyDock->raise();
         m_strategyPanel->runPreview();
-    });
-    strategies->addAction(tr("&Apply Preview"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return), m_strategyPanel,
-                          &StrategyPanel::requestApply);
-    strategies->addAction(tr("&Compare All"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+    }));
+    needs(strategies->addAction(tr("&Apply Preview"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return), m_strategyPanel,
+                                &StrategyPanel::requestApply));
+    needs(strategies->addAction(tr("&Compare All"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
         showCompareTab();
         m_compare->runAll();
-    });
+    }));
     // Ctrl+Shift+S is the System theme; T for "turns".
-    strategies->addAction(tr("&Simulate…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), this, [this] {
+    needs(strategies->addAction(tr("&Simulate…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), this, [this] {
         showSimulateTab();
         // A fresh tab runs at once; with a result on screen the user re-runs after changing settings.
         if (!m_simulate->hasResult() && !m_simulate->isRunning() && m_transcript)
             m_simulate->run();
-    });
+    }));
     strategies->addSeparator();
-    strategies->addAction(tr("Compression &Operations…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+    needs(strategies->addAction(tr("Compression &Operations…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
         OperationsDialog *d = operationsDialog();
         d->refresh();
         d->show();
         d->raise();
-    });
+    }));
+    updateTranscriptActions();
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QAction *whole = view->addAction(tr("&Whole History (Ignore Compactions)"));
@@ -142,24 +173,31 @@ void MainWindow::createMenus()
     raw->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     connect(raw, &QAction::toggled, m_detail, &DetailPane::setRawMode);
     QAction *diag = m_diagnostics->toggleViewAction();
+    raiseOrToggle(this, m_diagnostics);
     diag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     view->addAction(diag);
     QAction *usage = m_usageDock->toggleViewAction();
+    raiseOrToggle(this, m_usageDock);
     usage->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
     view->addAction(usage);
     QAction *analysis = m_analysisDock->toggleViewAction();
+    raiseOrToggle(this, m_analysisDock);
     analysis->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     view->addAction(analysis);
     QAction *composition = m_compositionDock->toggleViewAction();
+    raiseOrToggle(this, m_compositionDock);
     composition->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
     view->addAction(composition);
     QAction *audit = m_auditDock->toggleViewAction();
+    raiseOrToggle(this, m_auditDock);
     audit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
     view->addAction(audit);
     QAction *sessionsAction = m_sessionsDock->toggleViewAction();
+    raiseOrToggle(this, m_sessionsDock);
     sessionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     view->addAction(sessionsAction);
     QAction *strategyDock = m_strategyDock->toggleViewAction();
+    raiseOrToggle(this, m_strategyDock);
     strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
     view->addAction(strategyDock);
     view->addAction(tr("Show &Transcript"), QKeySequence(Qt::ALT | Qt::Key_1), this, [this] { m_tabs->setCurrentIndex(0); });

@@ -94,7 +94,7 @@ void MainWindow::onAnalysisReady(std::shared_ptr<const cl::analysis::Analysis> a
     m_transcriptPanel->setAnalysis(m_analysis);
     if (m_analysis->boundary)
         statusBar()->showMessage(tr("Analysis ready: compaction boundary before message %1")
-                                     .arg(m_analysis->view.index[*m_analysis->boundary]),
+                                     .arg(m_analysis->view.index[*m_analysis->boundary] + 1),
                                  5000);
     Q_EMIT analysisUpdated();
 }

@@ -217,6 +217,13 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_status->showSummary(m_transcript.get());
     startAnalysis(analyzeNow);
     updateStrategyInputs();
+    updateTranscriptActions();
+}
+
+void MainWindow::updateTranscriptActions()
+{
+    for (QAction *a : std::as_const(m_needsTranscript))
+        a->setEnabled(bool(m_transcript));
 }
 
 void MainWindow::setTokenCount(tokens::Estimator e)
@@ -275,7 +282,12 @@ void MainWindow::updateTitle()
         setWindowTitle(tr("ContextLens"));
         return;
     }
-    setWindowTitle(tr("%1%2 — ContextLens").arg(QFileInfo(m_path).fileName(), m_doc->isModified() ? tr(" (compacted)*") : QString()));
+    // "(compacted)" while the working transcript is not the loaded one ("(edited)" once a hand edit
+    // made it), "*" while that is not exported or saved.
+    QString state;
+    if (m_doc->isEdited())
+        state = (m_doc->hasHandEdits() ? tr(" (edited)") : tr(" (compacted)")) + (m_doc->isModified() ? QStringLiteral("*") : QString());
+    setWindowTitle(tr("%1%2 — ContextLens").arg(QFileInfo(m_path).fileName(), state));
 }
 
 void MainWindow::togglePinSelected()
@@ -290,10 +302,10 @@ void MainWindow::togglePinSelected()
     const auto it = std::find(m_pinned.begin(), m_pinned.end(), message);
     if (it == m_pinned.end()) {
         m_pinned.push_back(message);
-        statusBar()->showMessage(tr("Message %1 pinned: strategies keep it untouched").arg(message), 5000);
+        statusBar()->showMessage(tr("Message %1 pinned: strategies keep it untouched").arg(message + 1), 5000);
     } else {
         m_pinned.erase(it);
-        statusBar()->showMessage(tr("Message %1 unpinned").arg(message), 5000);
+        statusBar()->showMessage(tr("Message %1 unpinned").arg(message + 1), 5000);
     }
     updateStrategyInputs();
 }

@@ -402,7 +402,7 @@ QVariant CompareModel::tooltip(const Entry &e, int column) const
     case ValidityColumn: {
         QStringList lines;
         for (std::size_t i = 0; i < r.result.violations.size() && i < 10; ++i)
-            lines << tr("message %1: %2").arg(r.result.violations[i].message).arg(qs(r.result.violations[i].reason));
+            lines << tr("message %1: %2").arg(r.result.violations[i].message + 1).arg(qs(r.result.violations[i].reason));
         if (r.result.violations.size() > 10)
             lines << tr("\u2026 %1 more").arg(r.result.violations.size() - 10);
         return lines.isEmpty() ? QVariant(tr("valid in its format")) : QVariant(lines.join(u'\n'));

@@ -141,9 +141,9 @@ QVariant ResultModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case IndexColumn: {
             if (m_side == Side::Original)
-                return row;
+                return row + 1; // numbered from 1, like the transcript
             const int origin = partnerRow(row);
-            return origin >= 0 ? QString::number(origin) : QStringLiteral("+");
+            return origin >= 0 ? QString::number(origin + 1) : QStringLiteral("+");
         }
         case RoleColumn: return text::roleLabel(m);
         case PreviewColumn: return text::messagePreview(m);

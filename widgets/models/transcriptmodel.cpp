@@ -130,7 +130,7 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case IndexColumn: return row;
+        case IndexColumn: return row + 1; // numbered from 1, as the report and the docks number them
         case TimeColumn: return text::timeLabel(m.timeMs);
         case RoleColumn: return text::roleLabel(m);
         case PreviewColumn: return text::messagePreview(m);
@@ -183,7 +183,7 @@ QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, in
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case IndexColumn: return QStringLiteral("%1.%2").arg(messageRow).arg(blockRow);
+        case IndexColumn: return QStringLiteral("%1.%2").arg(messageRow + 1).arg(blockRow + 1);
         case TimeColumn: return QString();
         case RoleColumn: return text::fromUtf8(blockTypeName(b.type));
         case PreviewColumn: return text::blockPreview(b);

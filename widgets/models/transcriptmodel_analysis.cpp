@@ -391,7 +391,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         if (!messageRow || pos < 1 || std::size_t(pos) > m_analysis->boundaries.size())
             return {};
         const an::BoundaryScore &b = m_analysis->boundaries[std::size_t(pos) - 1];
-        lines << tr("Cut before message %1 (conversation position %2): score %3").arg(message).arg(pos).arg(score(b.score));
+        lines << tr("Cut before message %1 (conversation position %2): score %3").arg(message + 1).arg(pos).arg(score(b.score));
         if (isChosenBoundary(message))
             lines << tr("the chosen compaction boundary");
         for (const an::Reason &r : an::reasonsFor(b, m_analysis->options))
@@ -413,11 +413,11 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
             --chainFirst;
         while (chainLast + 1 < m_analysis->rounds.size() && m_analysis->rounds[chainLast + 1].chain == rd.chain)
             ++chainLast;
-        lines << tr("Tool round %1: call in message %2").arg(r + 1).arg(rd.assistant);
+        lines << tr("Tool round %1: call in message %2").arg(r + 1).arg(rd.assistant + 1);
         if (chainLast > chainFirst)
             lines << tr("chained rounds %1–%2 (no user request between them)").arg(chainFirst + 1).arg(chainLast + 1);
         for (const an::ToolCall &c : rd.calls) {
-            const QString where = c.resultMessage < 0 ? tr("unanswered") : tr("result in message %1").arg(c.resultMessage);
+            const QString where = c.resultMessage < 0 ? tr("unanswered") : tr("result in message %1").arg(c.resultMessage + 1);
             lines << QStringLiteral("  %1 (%2): %3%4").arg(sv(c.name), sv(an::toolKindName(c.kind)), where, c.failed ? tr(", failed") : QString());
         }
         break;
@@ -429,7 +429,7 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
             if (!messageRow && mk.block != block)
                 continue;
             const an::CriticalTool &ct = m_analysis->critical[mk.critical];
-            lines << tr("%1: %2%3").arg(text::fromUtf8(ct.category), text::fromUtf8(ct.reason), mk.result ? tr(" (this is its result; call in message %1)").arg(ct.message) : QString());
+            lines << tr("%1: %2%3").arg(text::fromUtf8(ct.category), text::fromUtf8(ct.reason), mk.result ? tr(" (this is its result; call in message %1)").arg(ct.message + 1) : QString());
         }
         break;
     }

@@ -205,10 +205,10 @@ void PreviewView::currentChanged(bool fromLeft, const QModelIndex &current)
             say = tr("No preview yet: run a strategy to see its result.");
         else if (fromLeft)
             say = tr("Message #%1 was %2 and is not in the result%3.")
-                      .arg(row)
+                      .arg(row + 1)
                       .arg(fateLabel(model->fate(row)), why.isEmpty() ? QString() : QStringLiteral(" (") + why + QLatin1Char(')'));
         else
-            say = tr("Result message %1 was inserted%2; it is not in the original.").arg(row).arg(why.isEmpty() ? QString() : QStringLiteral(" (") + why + QLatin1Char(')'));
+            say = tr("Result message %1 was inserted%2; it is not in the original.").arg(row + 1).arg(why.isEmpty() ? QString() : QStringLiteral(" (") + why + QLatin1Char(')'));
         m_sync->setText(say);
         otherText->setText(say);
     }

@@ -283,8 +283,8 @@ void DetailPane::refresh()
         m_highlighter->setContent({}, ContentHighlighter::Mode::Plain); // before the text: highlight once
         showText(out.head, out.total);
         m_highlighter->setContent({}, m_edit->insertedBreaks() ? ContentHighlighter::Mode::Plain : ContentHighlighter::Mode::Json);
-        m_title->setText(pretty ? tr("Message %1 · source records").arg(m_message)
-                                : tr("Message %1 · source records, as in the file (too large to indent)").arg(m_message));
+        m_title->setText(pretty ? tr("Message %1 · source records").arg(m_message + 1)
+                                : tr("Message %1 · source records, as in the file (too large to indent)").arg(m_message + 1));
         m_title->setToolTip(m_title->text());
         return;
     }
@@ -328,9 +328,9 @@ void DetailPane::render(const Message &m, const Block *b)
         m_highlighter->setContent({}, ContentHighlighter::Mode::Plain);
     else
         m_highlighter->setContent(file, mode);
-    QString title = tr("Message %1").arg(m_message);
+    QString title = tr("Message %1").arg(m_message + 1);
     if (m_block >= 0)
-        title += u'.' + QString::number(m_block);
+        title += u'.' + QString::number(m_block + 1);
     title += u" · " + what;
     const QString shortTitle = file.isEmpty() ? title : title + u" · " + QFileInfo(file).fileName();
     if (!file.isEmpty())

@@ -8,6 +8,7 @@
 #include "core/io/writer.h"
 #include "core/redact/redact.h"
 #include "core/strategies/registry.h"
+#include "core/util/json.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -76,20 +77,30 @@ TranscriptDocument::TranscriptDocument(QObject *parent)
     , m_undo(new QUndoStack(this))
     , m_backupRoot(filenames::fromBytes(backups::defaultRoot()))
 {
-    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
+    // Undo back to the loaded transcript after an export leaves the stack unclean but loses nothing.
+    const auto announce = [this] {
+        const std::pair<bool, bool> state{isModified(), isEdited()};
+        if (state != m_announced) {
+            m_announced = state;
+            Q_EMIT modifiedChanged(state.first);
+        }
+    };
+    connect(m_undo, &QUndoStack::cleanChanged, this, announce);
+    connect(m_undo, &QUndoStack::indexChanged, this, announce);
 }
 
 TranscriptDocument::~TranscriptDocument() = default;
 
 void TranscriptDocument::setSource(std::shared_ptr<const Transcript> transcript, const QString &path)
 {
-    const bool wasModified = isModified();
+    const bool wasModified = isModified() || isEdited();
     m_undo->clear();
     m_original = std::move(transcript);
     m_path = !path.isEmpty() || !m_original ? path : filenames::fromBytes(m_original->path);
     m_exportNotes.clear();
     m_current = m_original;
     m_stamp = stampForLoaded(m_original.get(), m_path);
+    m_announced = {false, false};
     if (wasModified)
         Q_EMIT modifiedChanged(false);
     Q_EMIT transcriptChanged();
@@ -102,7 +113,15 @@ void TranscriptDocument::clear()
 
 bool TranscriptDocument::isModified() const
 {
-    return !m_undo->isClean();
+    return isEdited() && !m_undo->isClean();
+}
+
+bool TranscriptDocument::hasHandEdits() const
+{
+    for (const nlohmann::json &step : appliedStrategies())
+        if (json::str(step, "strategy") == "hand-edit")
+            return true;
+    return false;
 }
 
 void TranscriptDocument::setCurrent(std::shared_ptr<const Transcript> t)

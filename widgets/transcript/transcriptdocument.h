@@ -19,6 +19,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 class QUndoStack;
@@ -46,8 +47,12 @@ public:
     QString path() const { return m_path; }
     Format format() const { return m_original ? m_original->format : Format::Unknown; }
     QUndoStack *undoStack() const { return m_undo; }
-    // The working transcript differs from the loaded one (an apply that was not undone).
+    // The working transcript differs from the loaded one (an apply that was not undone)...
+    bool isEdited() const { return m_current != m_original; }
+    // ... and from what was last exported or saved: closing would lose it.
     bool isModified() const;
+    // Whether any apply that made the working transcript was a hand edit (not a strategy).
+    bool hasHandEdits() const;
 
     // Replaces the working transcript by result.materialize(current()) as one undo step. The result
     // must have been computed on current() (its fates cover exactly current()'s messages); an
@@ -81,8 +86,8 @@ public:
     const FileStamp &loadedStamp() const { return m_stamp; }
 
 Q_SIGNALS:
-    void transcriptChanged(); // current() was replaced (apply, undo, redo, setSource, clear)
-    void modifiedChanged(bool modified);
+    void transcriptChanged();            // current() was replaced (apply, undo, redo, setSource, clear)
+    void modifiedChanged(bool modified); // isModified() or isEdited() changed
     void exported(const QString &path, cl::Format format);
 
 private:
@@ -95,6 +100,7 @@ private:
     QUndoStack *m_undo = nullptr;
     QStringList m_exportNotes;
     FileStamp m_stamp;
+    std::pair<bool, bool> m_announced{false, false}; // isModified(), isEdited() as last announced
     QString m_backupRoot;
 };
 

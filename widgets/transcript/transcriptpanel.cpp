@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QToolButton>
 #include <QTreeView>
@@ -33,6 +34,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     , m_importantOnly(new QCheckBox(tr("Important"), this))
     , m_minBoundary(new QDoubleSpinBox(this))
     , m_chip(new QToolButton(this))
+    , m_empty(new QLabel(this))
 {
     m_filter->setSourceModel(m_model);
     m_filterEdit->setPlaceholderText(tr("Filter messages and blocks (Ctrl+F)"));
@@ -102,7 +104,15 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
     layout->addWidget(m_chip, 0, Qt::AlignLeft);
+    m_empty->setObjectName(QStringLiteral("noMatchNote"));
+    m_empty->setWordWrap(true);
+    m_empty->setVisible(false);
+    layout->addWidget(m_empty);
     layout->addWidget(m_view, 1);
+    connect(m_filter, &QAbstractItemModel::modelReset, this, &TranscriptPanel::updateEmptyNote);
+    connect(m_filter, &QAbstractItemModel::layoutChanged, this, &TranscriptPanel::updateEmptyNote);
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, &TranscriptPanel::updateEmptyNote);
+    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, &TranscriptPanel::updateEmptyNote);
 
     connect(m_filterEdit, &QLineEdit::textChanged, this, &TranscriptPanel::updateFilter);
     connect(m_regex, &QCheckBox::toggled, this, [this] { m_filter->setPattern(m_filterEdit->text(), m_regex->isChecked()); });
@@ -133,6 +143,28 @@ void TranscriptPanel::clearMessageFilter()
 {
     m_filter->setMessageSet(std::nullopt);
     m_chip->setVisible(false);
+}
+
+void TranscriptPanel::resetFilters()
+{
+    clearMessageFilter();
+    m_filterEdit->clear();
+    m_filter->setPattern({}, m_regex->isChecked()); // now, not after the typing delay
+    m_priorityCombo->setCurrentIndex(0);
+    m_criticalOnly->setChecked(false);
+    m_importantOnly->setChecked(false);
+    m_minBoundary->setValue(0);
+    updateEmptyNote();
+}
+
+void TranscriptPanel::updateEmptyNote()
+{
+    const bool empty = m_model->rowCount() > 0 && m_filter->rowCount() == 0;
+    if (empty)
+        m_empty->setText(tr("No message matches the filters (%n message(s) hidden). Clear the filter text or the other filters "
+                            "to see them.",
+                            nullptr, m_model->rowCount()));
+    m_empty->setVisible(empty);
 }
 
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)

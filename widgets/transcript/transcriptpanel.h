@@ -11,6 +11,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
 class QToolButton;
 class QTreeView;
@@ -37,7 +38,12 @@ public:
     // clearMessageFilter() (or the chip) shows everything again.
     void setMessageFilter(const QString &label, const QList<int> &messages);
     void clearMessageFilter();
+    // Another file: the text and analysis filters start empty (the view settings, regex and hide
+    // metadata, stay).
+    void resetFilters();
     QToolButton *messageFilterChip() const { return m_chip; }
+    // "No message matches ...": shown while the filters leave no row.
+    QLabel *emptyNote() const { return m_empty; }
 
     TranscriptModel *model() const { return m_model; }
     TranscriptFilterModel *filterModel() const { return m_filter; }
@@ -58,6 +64,7 @@ private:
     void onCurrentChanged(const QModelIndex &current);
     void updateFilter();
     void updateAnalysisControls();
+    void updateEmptyNote();
 
     TranscriptModel *m_model;
     TranscriptFilterModel *m_filter;
@@ -71,6 +78,7 @@ private:
     QCheckBox *m_importantOnly;
     QDoubleSpinBox *m_minBoundary;
     QToolButton *m_chip;
+    QLabel *m_empty;
 };
 
 } // namespace cl::gui

@@ -133,7 +133,7 @@ int UsageChart::messageAt(const QPointF &pos) const
 QString UsageChart::tooltipFor(int message) const
 {
     const QLocale loc;
-    QString text = tr("Message %1").arg(message);
+    QString text = tr("Message %1").arg(message + 1);
     if (const UsagePoint *m = pointAt(m_data.measured, message))
         text += u'\n' + tr("measured context: %1 tokens").arg(loc.toString(m->tokens));
     if (const UsagePoint *e = pointAt(m_data.estimated, message))

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+// The main window as a daily tool, headless with real widgets on a generated Claude Code session:
+// redo keys that work, the title and the close prompt after an export and undo, dock shortcuts that
+// bring a tabbed dock to the front, filters that do not follow the user into another file and say so
+// when they hide everything, messages numbered from 1 everywhere, and no transcript action enabled
+// without a transcript.
+#include "core/generator/generator.h"
+#include "core/strategies/registry.h"
+#include "core/strategy/strategy.h"
+#include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/compositionpanel.h"
+#include "widgets/mainwindow/mainwindow.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/transcript/detailpane.h"
+#include "widgets/models/transcriptfiltermodel.h"
+#include "widgets/transcript/transcriptdocument.h"
+#include "widgets/transcript/transcriptpanel.h"
+
+#include "test_support.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <map>
+
+using namespace cl;
+using namespace cl::gui;
+
+namespace {
+const bool kEnvironment = cl::test::guiEnvironment();
+
+QString writeSession(const QTemporaryDir &dir, const QString &name, std::uint64_t seed)
+{
+    gen::Options o;
+    o.format = Format::ClaudeCode;
+    o.messages = 60;
+    o.seed = seed;
+    std::string err;
+    const std::string bytes = gen::generate(o, nullptr, &err);
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (bytes.empty() || !f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(bytes.data(), qint64(bytes.size()));
+    return path;
+}
+
+QAction *menuAction(QMainWindow &w, const QString &menu, const QString &text)
+{
+    for (QAction *m : w.menuBar()->actions())
+        if (m->text().remove(QLatin1Char('&')) == menu && m->menu())
+            for (QAction *a : m->menu()->actions())
+                if (a->text().remove(QLatin1Char('&')).startsWith(text))
+                    return a;
+    return nullptr;
+}
+
+// trim-tools on the document's working transcript, applied as one undo step.
+bool applyTrim(TranscriptDocument &doc)
+{
+    const strategy::Strategy *s = strategy::find("trim-tools");
+    if (!s || !doc.current())
+        return false;
+    const strategy::Input in(*doc.current());
+    std::string error;
+    const strategy::Result r = strategy::run(*s, in, nlohmann::json::object(), {}, &error);
+    return r.changed && doc.apply(r);
+}
+} // namespace
+
+class TestDailyDriver : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_first = writeSession(m_dir, QStringLiteral("first.jsonl"), 7);
+        m_second = writeSession(m_dir, QStringLiteral("second.jsonl"), 8);
+        QVERIFY(!m_first.isEmpty() && !m_second.isEmpty());
+    }
+
+    // Ctrl+Y and Ctrl+Shift+Z redo; no key is bound to two actions of the window (Qt then runs
+    // neither).
+    void redoKeysWork()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        std::map<QString, QStringList> owners;
+        for (QAction *a : w.findChildren<QAction *>())
+            for (const QKeySequence &k : a->shortcuts())
+                if (a->shortcutContext() == Qt::WindowShortcut)
+                    owners[k.toString()] << a->text();
+        for (const auto &[key, names] : owners)
+            QVERIFY2(names.size() == 1, qPrintable(key + QStringLiteral(": ") + names.join(QStringLiteral(", "))));
+
+        QUndoStack *stack = w.document()->undoStack();
+        QVERIFY(applyTrim(*w.document()));
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        for (const QKeyCombination key : {Qt::CTRL | Qt::Key_Y, Qt::CTRL | Qt::SHIFT | Qt::Key_Z}) {
+            stack->undo();
+            QCOMPARE(stack->index(), 0);
+            QTest::keyClick(&w, key.key(), key.keyboardModifiers());
+            QCOMPARE(stack->index(), 1);
+        }
+    }
+
+    // After an export, undoing back to the file loses nothing: no "(compacted)" in the title, no
+    // question on closing. A hand edit says "(edited)".
+    void undoAfterExportIsNotACompaction()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        TranscriptDocument *doc = w.document();
+        QVERIFY(applyTrim(*doc));
+        QVERIFY(doc->isModified());
+        QVERIFY(w.windowTitle().contains(QStringLiteral("(compacted)*")));
+        QString error;
+        QVERIFY2(doc->exportTo(m_dir.filePath(QStringLiteral("exported.jsonl")), Format::ClaudeCode, &error), qPrintable(error));
+        QVERIFY(!doc->isModified());
+        QVERIFY(w.windowTitle().contains(QStringLiteral("(compacted)")) && !w.windowTitle().contains(QLatin1Char('*')));
+        doc->undoStack()->undo();
+        QVERIFY(!doc->isEdited());
+        QVERIFY(!doc->isModified()); // closing would not ask
+        QVERIFY2(!w.windowTitle().contains(QStringLiteral("compacted")), qPrintable(w.windowTitle()));
+        doc->undoStack()->redo();
+        QVERIFY(!doc->isModified()); // the exported state again
+        QVERIFY(w.windowTitle().contains(QStringLiteral("(compacted)")));
+
+        // A hand edit: "(edited)".
+        doc->undoStack()->undo();
+        int user = -1;
+        const Transcript &t = *w.transcript();
+        for (std::size_t i = 0; i < t.messages.size() && user < 0; ++i)
+            if (t.messages[i].isConversation() && t.messages[i].role == Role::User && i > 2)
+                user = int(i);
+        QVERIFY(user > 0);
+        QVERIFY(w.applyHandEdit({user}, true, {}));
+        QVERIFY2(w.windowTitle().contains(QStringLiteral("(edited)*")), qPrintable(w.windowTitle()));
+    }
+
+    // A dock tabbed behind another comes to the front on its shortcut; pressed again, it closes.
+    void dockShortcutRaisesATabbedDock()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        QDockWidget *composition = w.findChild<QDockWidget *>(QStringLiteral("compositionDock"));
+        QDockWidget *analysis = w.analysisDock();
+        QVERIFY(composition && analysis);
+        QVERIFY(w.tabifiedDockWidgets(analysis).contains(composition));
+        analysis->show();
+        composition->show();
+        analysis->raise();
+        QTRY_VERIFY(!analysis->visibleRegion().isEmpty());
+        QTRY_VERIFY(composition->visibleRegion().isEmpty());
+        composition->toggleViewAction()->trigger();
+        QVERIFY(!composition->isHidden());
+        QTRY_VERIFY(!composition->visibleRegion().isEmpty());
+        QVERIFY(composition->toggleViewAction()->isChecked());
+        composition->toggleViewAction()->trigger(); // in front now: closes
+        QVERIFY(composition->isHidden());
+        QVERIFY(!composition->toggleViewAction()->isChecked());
+        composition->toggleViewAction()->trigger();
+        QVERIFY(!composition->isHidden());
+    }
+
+    // A text filter does not follow into another file; a filter that hides every row says so.
+    void filtersResetOnAnotherFileAndSayWhenEmpty()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        TranscriptPanel *panel = w.transcriptPanel();
+        QLabel *note = panel->emptyNote();
+        QVERIFY(!note->isVisibleTo(panel));
+        panel->filterEdit()->setText(QStringLiteral("no-such-text-anywhere-xyzzy"));
+        panel->filterModel()->setPattern(panel->filterEdit()->text(), false); // skip the typing delay
+        QCOMPARE(panel->filterModel()->rowCount(), 0);
+        QTRY_VERIFY(note->isVisibleTo(panel));
+        QVERIFY(note->text().contains(QStringLiteral("No message matches")));
+        QVERIFY(w.openFileNow(m_first)); // reloading the same file keeps the filter
+        QCOMPARE(panel->filterEdit()->text(), QStringLiteral("no-such-text-anywhere-xyzzy"));
+        QVERIFY(w.openFileNow(m_second));
+        QVERIFY(panel->filterEdit()->text().isEmpty());
+        QVERIFY(panel->filterModel()->rowCount() > 0);
+        QVERIFY(!note->isVisibleTo(panel));
+    }
+
+    // One number per message: the tree, the detail pane and the Composition dock count from 1, as
+    // the report does.
+    void messagesNumberedFromOneEverywhere()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        TranscriptPanel *panel = w.transcriptPanel();
+        const int message = 10;
+        const QModelIndex source = panel->model()->index(message, 0);
+        QCOMPARE(source.data().toString(), QStringLiteral("11"));
+        QCOMPARE(panel->model()->index(0, 0, source).data().toString(), QStringLiteral("11.1"));
+        panel->selectSourceIndex(source);
+        QTRY_VERIFY(w.detailPane()->title().startsWith(QStringLiteral("Message 11")));
+        QTRY_VERIFY(w.analysis());
+        QTRY_VERIFY2(w.analysisPanel()->messageView()->toPlainText().contains(QStringLiteral("Message #11 ")),
+                     qPrintable(w.analysisPanel()->messageView()->toPlainText().left(200)));
+        w.compositionPanel()->refreshNow();
+        QVERIFY2(w.compositionPanel()->header()->text().contains(QStringLiteral("at message 11")),
+                 qPrintable(w.compositionPanel()->header()->text()));
+    }
+
+    // Nothing that acts on a transcript is enabled before one is open.
+    void transcriptActionsNeedATranscript()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.transcriptActions().size() >= 12);
+        for (QAction *a : w.transcriptActions())
+            QVERIFY2(!a->isEnabled(), qPrintable(a->text()));
+        for (const QString &name : {QStringLiteral("Export…"), QStringLiteral("Export Report…"), QStringLiteral("Backups…")}) {
+            QAction *a = menuAction(w, QStringLiteral("File"), name);
+            QVERIFY2(a && !a->isEnabled(), qPrintable(name));
+        }
+        QVERIFY(w.openFileNow(m_first));
+        for (QAction *a : w.transcriptActions())
+            QVERIFY2(a->isEnabled(), qPrintable(a->text()));
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_first, m_second;
+};
+
+QTEST_MAIN(TestDailyDriver)
+#include "tst_dailydriver.moc"
