@@ -196,6 +196,7 @@ private Q_SLOTS:
         QCOMPARE(panel->filterModel()->rowCount(), 0);
         QTRY_VERIFY(note->isVisibleTo(panel));
         QVERIFY(note->text().contains(QStringLiteral("No message matches")));
+        QVERIFY(w.grab().save(QStringLiteral(CL_BINARY_DIR "/no-match-note.png")));
         QVERIFY(w.openFileNow(m_first)); // reloading the same file keeps the filter
         QCOMPARE(panel->filterEdit()->text(), QStringLiteral("no-such-text-anywhere-xyzzy"));
         QVERIFY(w.openFileNow(m_second));

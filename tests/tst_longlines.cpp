@@ -174,7 +174,7 @@ private Q_SLOTS:
         window.selectMessage(0);
         DetailPane *detail = window.detailPane();
         QTRY_VERIFY_WITH_TIMEOUT(detail->title().startsWith(QStringLiteral("Message 1")), 60000); // numbered from 1
-        window.grab(); // lays out and paints what is visible, as the screen would
+        window.grab();                                                                            // lays out and paints what is visible, as the screen would
         const QString shown = detail->text();
         const QString head = QString::fromLatin1(text.data(), qsizetype(std::min<std::size_t>(text.size(), shown.size())));
         QVERIFY(shown.startsWith(head));

@@ -161,9 +161,9 @@ void TranscriptPanel::updateEmptyNote()
 {
     const bool empty = m_model->rowCount() > 0 && m_filter->rowCount() == 0;
     if (empty)
-        m_empty->setText(tr("No message matches the filters (%n message(s) hidden). Clear the filter text or the other filters "
-                            "to see them.",
-                            nullptr, m_model->rowCount()));
+        m_empty->setText(tr("No message matches the filters: all %1 messages are hidden. Clear the filter text or the other "
+                            "filters to see them.")
+                             .arg(m_model->rowCount()));
     m_empty->setVisible(empty);
 }
 
