@@ -258,9 +258,7 @@ void MainWindow::onDocumentChanged()
 
 void MainWindow::updateStrategyInputs()
 {
-    analysis::AnalysisOptions options;
-    options.contextWindow = m_gauge->contextWindow();
-    options.estimator = tokencount::chosen();
+    const analysis::AnalysisOptions options = AnalysisController::optionsFor(m_gauge->contextWindow());
     m_strategyPanel->setAnalysisOptions(options);
     if (m_strategyPanel->transcript() != m_transcript)
         m_strategyPanel->setTranscript(m_transcript, m_analysis, m_tables);

@@ -8,7 +8,7 @@
 #include "core/util/json.h"
 #include "core/workflow/undonecompaction.h"
 #include "widgets/mainwindow/mainwindow.h"
-#include "widgets/models/tokencount.h"
+#include "widgets/analysis/analysiscontroller.h"
 #include "widgets/mainwindow/undonebanner.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/strategy/strategypanel.h"
@@ -66,9 +66,7 @@ bool MainWindow::reapplyUndone()
         statusBar()->showMessage(tr("Nothing to re-apply"), 5000);
         return false;
     }
-    analysis::AnalysisOptions options;
-    options.contextWindow = m_gauge->contextWindow();
-    options.estimator = tokencount::chosen();
+    const analysis::AnalysisOptions options = AnalysisController::optionsFor(m_gauge->contextWindow());
     const bool several = m_undoneStrategies.size() > 1; // one undo step for all of them
     int applied = 0;
     QString problem;
