@@ -360,12 +360,13 @@ std::string commandHelp(const std::string &command)
                "Exit: 0, 2 failure.\n";
     if (command == "analyze")
         return "Usage: contextlens-cli analyze FILE [--as FORMAT] [--json]\n"
-               "Runs the analysis engine (seed mechanics 3-8) and prints its results with their reasons.\n"
+               "Runs the analysis engine (priorities, importance, boundaries, zones, recommendation) and prints its results with their reasons.\n"
                "Exit: 0 analysed, 1 with diagnostics, 2 failure.\n";
     if (command == "strategies")
         return "Usage: contextlens-cli strategies [--json]\n"
-               "Lists every strategy: name, source (seed or peer agent), description and each parameter with\n"
-               "its type, range or choices, default and help. Exit: 0.\n";
+               "Lists every strategy: name, title, what it does (shrink tool results, remove messages,\n"
+               "summarize) and whose policy it follows, description and each parameter with its type,\n"
+               "range or choices, default and help (--json adds the design reference). Exit: 0.\n";
     if (command == "compact")
         return "Usage: contextlens-cli compact FILE --strategy NAME [--param NAME=VALUE ...] [-o OUT] [--to FORMAT]\n"
                "                               [--as FORMAT] [--window TOKENS] [--pin I,J] [--exempt TOOL,TOOL]\n"
@@ -438,7 +439,7 @@ std::string commandHelp(const std::string &command)
                "each response, so an agent's tool rounds are steps) or one user turn (--by turn: from one\n"
                "user request to the next). Prints per step the messages, the live context (fixed part\n"
                "included, in the agent's count) without any strategy and with it, its share of the window,\n"
-               "the conversation with it (seed estimate), the managed messages and whether (*) and how the\n"
+               "the conversation with it (plain estimate), the managed messages and whether (*) and how the\n"
                "strategy changed something; then the window, the first step over it without / with the\n"
                "strategy and the number of compactions. --window sets the window (default: by model, else\n"
                "200000); --max-turns stops after N steps; --stride N runs the strategy only every N steps\n"

@@ -215,6 +215,7 @@ int strategies(const std::vector<std::string> &args, std::string &out, std::stri
             params.push_back(specJson(p));
         // clang-format off
         list.push_back(ojson{{"name", std::string(s->name())}, {"title", std::string(s->title())},
+            {"group", std::string(groupTitle(s->group()))}, {"follows", std::string(s->follows())},
             {"source", std::string(s->source())}, {"description", std::string(s->description())}, {"params", params}});
         // clang-format on
     }
@@ -223,7 +224,9 @@ int strategies(const std::vector<std::string> &args, std::string &out, std::stri
         return Exit::Success;
     }
     for (const auto &s : list) {
-        out += s["name"].get<std::string>() + "  (" + s["source"].get<std::string>() + ")  " + s["title"].get<std::string>() + "\n";
+        const std::string follows = s["follows"].get<std::string>();
+        out += s["name"].get<std::string>() + "  " + s["title"].get<std::string>() + "  (" + s["group"].get<std::string>()
+               + (follows.empty() ? std::string() : ", " + follows + "'s policy") + ")\n";
         out += "    " + s["description"].get<std::string>() + "\n";
         for (const auto &p : s["params"]) {
             out += "    --param " + p["name"].get<std::string>() + "=" + p["default"].dump() + "  [" + p["type"].get<std::string>();

@@ -164,7 +164,7 @@ private Q_SLOTS:
         QVERIFY(session.contains(QStringLiteral("old: total")) && session.contains(QStringLiteral("new: compressible")));
         QVERIFY2(session.contains(decision(a->zones.totalTokens, a->zones.oldTrigger)), qPrintable(session));
         QVERIFY(session.contains(decision(a->zones.compressibleTokens, a->zones.newTrigger)));
-        QVERIFY(session.contains(QStringLiteral("needsCompaction")));
+        QVERIFY(session.contains(QStringLiteral("Compaction needed")));
         QVERIFY(session.contains(QString::fromStdString(a->recommendation.strategy)));
 
         // A message link in the panel selects its row.

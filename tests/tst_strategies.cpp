@@ -227,6 +227,8 @@ public:
     std::string_view name() const override { return "inflate"; }
     std::string_view title() const override { return "Inflate"; }
     std::string_view source() const override { return "test"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return {}; }
     std::string_view description() const override { return "Appends a long message."; }
     std::vector<ParamSpec> params() const override { return {}; }
     Result apply(const Input &in, const Params &) const override

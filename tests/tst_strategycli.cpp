@@ -105,6 +105,8 @@ private Q_SLOTS:
             const json &row = list[i];
             QCOMPARE(row["name"].get<std::string>(), std::string(s->name()));
             QCOMPARE(row["source"].get<std::string>(), std::string(s->source()));
+            QCOMPARE(row["group"].get<std::string>(), std::string(groupTitle(s->group())));
+            QCOMPARE(row["follows"].get<std::string>(), std::string(s->follows()));
             const auto specs = s->params();
             QCOMPARE(row["params"].size(), specs.size());
             for (std::size_t k = 0; k < specs.size(); ++k) {
@@ -122,7 +124,8 @@ private Q_SLOTS:
         const Run t = runCli({"strategies"});
         QCOMPARE(t.code, 0);
         for (const Strategy *s : all()) {
-            QVERIFY(t.out.find("\n" + std::string(s->name()) + "  (") != std::string::npos || t.out.rfind(std::string(s->name()), 0) == 0);
+            const std::string head = std::string(s->name()) + "  " + std::string(s->title()) + "  (" + std::string(groupTitle(s->group()));
+            QVERIFY2(t.out.find("\n" + head) != std::string::npos || t.out.rfind(head, 0) == 0, head.c_str());
             for (const auto &p : s->params())
                 QVERIFY(t.out.find("--param " + p.name + "=") != std::string::npos);
         }

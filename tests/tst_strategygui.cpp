@@ -187,7 +187,7 @@ private Q_SLOTS:
         panel.requestApply();
         QCOMPARE(applied.count(), 1);
         QCOMPARE(applied.first().first().value<std::shared_ptr<const strategy::Result>>(), result);
-        QVERIFY(applied.first().at(1).toString().contains(QStringLiteral("Tool-message trimming")));
+        QVERIFY(applied.first().at(1).toString().contains(QStringLiteral("Remove old tool rounds")));
         QSignalSpy cleared(&panel, &StrategyPanel::previewCleared);
         panel.setTranscript(std::make_shared<const Transcript>(result->materialize(*m_t)));
         QCOMPARE(cleared.count(), 1);

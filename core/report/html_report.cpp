@@ -63,7 +63,7 @@ std::string figuresSection(const ReportData &d)
 std::string mapSection(const ReportData &d)
 {
     std::string s = "<section id=\"map\">\n<h2>Context map</h2>\n<p class=\"sub\">The live conversation, one segment per message "
-                    "(width by its tokens, colour by its priority class, seed 003)"
+                    "(width by its tokens, colour by its priority class)"
                     + std::string(d.mapBoundary ? "; the vertical line is where the analysis would cut" : "") + ".</p>\n";
     if (d.map.empty())
         return s + "<p class=\"muted\">No conversation message.</p>\n</section>\n";
@@ -174,7 +174,7 @@ std::string htmlReport(const Transcript &t, const ReportOptions &o)
     s += html::compactionsSection(d);
     s += html::compareSection(d);
     s += html::previewSection(t, d, o.maxPreviewRows);
-    s += "<footer>Made by ContextLens. Token figures are the seed 001 estimate unless marked measured or recorded; "
+    s += "<footer>Made by ContextLens. Token figures are the plain estimate unless marked measured or recorded; "
          "strategies ran with their defaults.</footer>\n</main>\n</body>\n</html>\n";
     return s;
 }

@@ -28,6 +28,8 @@ public:
     std::string_view name() const override { return "anthropic-clear-tool-uses"; }
     std::string_view title() const override { return "Anthropic context editing: clear tool uses"; }
     std::string_view source() const override { return "peer: Anthropic API clear_tool_uses_20250919"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return "Anthropic API"; }
     std::string_view description() const override
     {
         return "What the Anthropic API's clear_tool_uses edit does above 100K input tokens: results of all but the last "
@@ -178,6 +180,8 @@ public:
     std::string_view name() const override { return "anthropic-clear-thinking"; }
     std::string_view title() const override { return "Anthropic context editing: clear thinking"; }
     std::string_view source() const override { return "peer: Anthropic API clear_thinking_20251015"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return "Anthropic API"; }
     std::string_view description() const override
     {
         return "What the Anthropic API's clear_thinking edit does: thinking blocks of all but the last assistant turn "

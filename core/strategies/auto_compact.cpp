@@ -13,13 +13,14 @@ std::unique_ptr<Strategy> makeAutoCompact()
         "auto-compact",
         "Auto-compact into a summary",
         "seed 003 tier 3",
+        Group::Summary,
         "When usage is above triggerRatio (80 %) of the window: threshold = triggerRatio x window, targetReduction = "
         "total - threshold x 0.5; the oldest messages are accumulated until they reach it, the cut moves to a safe point, "
         "and they are replaced by one \"[Conversation History Summary] ... [End Summary — recent messages follow]\" "
         "message (decisions, files modified, task status and next steps, errors and resolutions). The system prompt "
         "stays.",
-        {triggerParam(0.8, "Compact when usage is above this share of the window (seed 003: 0.8)."),
-         {"summaryMaxChars", T::Int, 200, 1e7, 4000, {}, "Longest summary in characters (the seed asks its model for at most 1000 tokens, about 4000 characters)."},
+        {triggerParam(0.8, "Compact when usage is above this share of the window (default 0.8)."),
+         {"summaryMaxChars", T::Int, 200, 1e7, 4000, {}, "Longest summary in characters (a model is asked for at most 1000 tokens, about 4000 characters)."},
          forceParam()},
         true,
         [](tiers::TierRun &run, const Input &in, const Params &p) {

@@ -35,6 +35,8 @@ public:
     std::string_view name() const override { return "claude-code-compact"; }
     std::string_view title() const override { return "Claude Code compact"; }
     std::string_view source() const override { return "peer: Claude Code"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return "Claude Code"; }
     std::string_view description() const override
     {
         return "What Claude Code's auto-compact does at ~92 % of the window: everything after the system prompt becomes "

@@ -21,6 +21,8 @@ public:
     std::string_view name() const override { return "claude-code-microcompact"; }
     std::string_view title() const override { return "Claude Code microcompact"; }
     std::string_view source() const override { return "peer: Claude Code microcompact"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return "Claude Code"; }
     std::string_view description() const override
     {
         return "What Claude Code's microcompact does above 40K tokens when at least 20K can be saved: old results of "

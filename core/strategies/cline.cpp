@@ -36,6 +36,8 @@ public:
     std::string_view name() const override { return "cline"; }
     std::string_view title() const override { return "Cline context truncation"; }
     std::string_view source() const override { return "peer: Cline (legacy)"; }
+    Group group() const override { return Group::Removal; }
+    std::string_view follows() const override { return "Cline"; }
     std::string_view description() const override
     {
         return "What Cline's legacy truncation does near the window (window minus 27K-40K): keeps the first "

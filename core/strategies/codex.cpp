@@ -44,6 +44,8 @@ public:
     std::string_view name() const override { return "codex"; }
     std::string_view title() const override { return "Codex CLI auto-compact"; }
     std::string_view source() const override { return "peer: OpenAI Codex CLI"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return "Codex CLI"; }
     std::string_view description() const override
     {
         return "What Codex CLI does at 90 % of the window: keeps the initial context and the most recent user messages "

@@ -62,6 +62,8 @@ public:
     std::string_view name() const override { return "dedupe-reads"; }
     std::string_view title() const override { return "Deduplicate file reads"; }
     std::string_view source() const override { return "project (peer practice: Cline's duplicate file reads)"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
         return "Older reads of a file that was read again later become a short pointer to the latest read; a later "

@@ -24,8 +24,10 @@ class GeminiCli final : public Strategy
 {
 public:
     std::string_view name() const override { return "gemini-cli"; }
-    std::string_view title() const override { return "gemini-cli chat compression"; }
+    std::string_view title() const override { return "Gemini CLI compression"; }
     std::string_view source() const override { return "peer: gemini-cli"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return "Gemini CLI"; }
     std::string_view description() const override
     {
         return "What gemini-cli does when the history passes half of the model's limit: the oldest ~70 % of the history "

@@ -47,6 +47,8 @@ public:
         return m_last ? "LangChain trim_messages (last)" : "LangChain trim_messages (first)";
     }
     std::string_view source() const override { return "peer: LangChain trim_messages"; }
+    Group group() const override { return Group::Removal; }
+    std::string_view follows() const override { return "LangChain"; }
     std::string_view description() const override
     {
         return m_last ? "LangChain's trim_messages with strategy=\"last\": keeps the newest messages within max_tokens "

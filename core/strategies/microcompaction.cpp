@@ -106,8 +106,10 @@ class Microcompaction final : public Strategy
 {
 public:
     std::string_view name() const override { return "microcompaction"; }
-    std::string_view title() const override { return "Microcompaction (seed 001)"; }
+    std::string_view title() const override { return "Summarize up to the best boundary"; }
     std::string_view source() const override { return "seed 001 §5-6, §9.7"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
         return "When the conversation passes 150 000 tokens or 500 messages (with at least 10), finds the best "
@@ -119,7 +121,7 @@ public:
     {
         using T = ParamSpec::Type;
         return {
-            {"threshold", T::Int, 0, 1e12, 150000, {}, "Token trigger (seed 001 COMPACTION_THRESHOLD)."},
+            {"threshold", T::Int, 0, 1e12, 150000, {}, "Compact when the conversation passes this many tokens."},
             {"maxMessages", T::Int, 0, 1e9, 500, {}, "Message-count trigger: more than this many messages."},
             {"minMessages", T::Int, 0, 1e9, 10, {}, "Never compact fewer messages than this."},
             {"targetRatio", T::Double, 0.05, 0.95, 0.5, {}, "Share of the candidate messages before the boundary."},
@@ -249,7 +251,7 @@ public:
         } else {
             e.log("no boundary marker: " + std::string(formatName(t.format)) + " requests have no record for it");
         }
-        insertSummary(e, insertAt, s.text, "seed 001 summary of " + std::to_string(req.messages.size()) + " messages");
+        insertSummary(e, insertAt, s.text, "summary of " + std::to_string(req.messages.size()) + " messages");
         e.log("summary: " + std::to_string(s.text.size()) + " bytes, " + std::to_string(preserved.size())
               + " preserved tool result message(s)");
 

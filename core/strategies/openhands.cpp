@@ -23,6 +23,8 @@ public:
     std::string_view name() const override { return "openhands-amortized"; }
     std::string_view title() const override { return "OpenHands amortized forgetting"; }
     std::string_view source() const override { return "peer: OpenHands condenser"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return "OpenHands"; }
     std::string_view description() const override
     {
         return "What OpenHands' amortized forgetting condenser does above 120 events: keeps the first 4 and the newest "
@@ -112,6 +114,8 @@ public:
     std::string_view name() const override { return "openhands-observation-masking"; }
     std::string_view title() const override { return "OpenHands observation masking"; }
     std::string_view source() const override { return "peer: OpenHands condenser"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return "OpenHands"; }
     std::string_view description() const override
     {
         return "What OpenHands' observation-masking condenser does: tool results older than the last 100 events are "

@@ -19,11 +19,13 @@ class Progressive final : public Strategy
 {
 public:
     std::string_view name() const override { return "progressive"; }
-    std::string_view title() const override { return "Progressive four tiers"; }
+    std::string_view title() const override { return "Progressive: snip, clear, summarize, truncate"; }
     std::string_view source() const override { return "seed 003 manageContext"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
-        return "Seed 003's context manager: snip large tool results (tier 1), then, while usage is still above each "
+        return "Four tiers in turn: snip large tool results (tier 1), then, while usage is still above each "
                "trigger, microcompact old tool results (above 60 %), auto-compact the oldest messages into a summary "
                "(above 80 %) and hard-truncate to the window (at 95 %). Usage is re-measured after each tier; the log "
                "and extra().tiers give the tokens before and after every tier that ran.";
@@ -32,7 +34,7 @@ public:
     {
         return {
             {"snipMaxChars", T::Int, 1, 1e9, 10000, {}, "Tier 1: tool results longer than this many characters are snipped."},
-            {"snipTrigger", T::Double, 0, 1, 0.0, {}, "Tier 1 runs when usage is at least this share (0: always, as the seed's manageContext; its bands say 0.4)."},
+            {"snipTrigger", T::Double, 0, 1, 0.0, {}, "Tier 1 runs when usage is at least this share (0: always; the usage bands would say 0.4)."},
             {"microcompactTrigger", T::Double, 0, 1, 0.6, {}, "Tier 2 runs when usage is above this share of the window."},
             {"oldestShare", T::Double, 0, 1, 0.5, {}, "Tier 2 compacts tool results in this oldest share of the messages."},
             {"autoCompactTrigger", T::Double, 0, 1, 0.8, {}, "Tier 3 runs when usage is above this share; its threshold is this share of the window."},

@@ -45,7 +45,7 @@ Target targetOf(const Input &in, Editor &e, const Params &p)
 std::string targetLine(const Target &t)
 {
     return "target " + std::to_string(t.target) + " tokens of live context (" + t.why + "), now "
-           + std::to_string(t.live) + "; conversation target " + std::to_string(t.seed) + " (seed estimate)";
+           + std::to_string(t.live) + "; conversation target " + std::to_string(t.seed) + " (plain estimate)";
 }
 
 std::string belowTarget(const Target &t)
@@ -58,7 +58,7 @@ std::string outcomeNote(Removal mode, const exchanges::RemovalOutcome &o)
     std::string s = std::string(exchanges::removalName(mode)) + " removal: removed " + std::to_string(o.exchangesRemoved)
                     + " exchange(s)" + (o.roundsRemoved ? " and " + std::to_string(o.roundsRemoved) + " tool round(s)" : std::string())
                     + " (" + std::to_string(o.messagesBefore - o.messagesKept) + " messages), conversation "
-                    + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens (seed estimate)";
+                    + std::to_string(o.tokensBefore) + " -> " + std::to_string(o.tokensAfter) + " tokens (plain estimate)";
     s += o.reached ? " (conversation target " + std::to_string(o.target) + ")"
                    : "; conversation target " + std::to_string(o.target) + " not reached: no removable exchange or tool round left";
     return s;
@@ -93,6 +93,8 @@ public:
                                                                                         : "Hybrid removal";
     }
     std::string_view source() const override { return "seed 000 §4"; }
+    Group group() const override { return Group::Removal; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
         switch (m_mode) {
@@ -137,6 +139,8 @@ public:
     std::string_view name() const override { return "auto-select"; }
     std::string_view title() const override { return "Auto-select removal (adaptive)"; }
     std::string_view source() const override { return "seed 000 §4"; }
+    Group group() const override { return Group::Removal; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
         return "Chooses middle, oldest or hybrid removal by the provider/model table, then the conversation-feature "

@@ -53,8 +53,10 @@ class SlidingWindow final : public Strategy
 {
 public:
     std::string_view name() const override { return "sliding-window"; }
-    std::string_view title() const override { return "Sliding window with importance (seed 004)"; }
+    std::string_view title() const override { return "Sliding window keeping important messages"; }
     std::string_view source() const override { return "seed 004"; }
+    Group group() const override { return Group::Summary; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
         return "Keeps the last keepRecent turns whole, keeps important older messages (importance >= "
@@ -159,7 +161,7 @@ public:
             std::string text = "[Context summary: turns " + std::to_string(firstTurn) + "-" + std::to_string(lastTurn)
                                + ", " + std::to_string(req.messages.size()) + " messages]\n" + s.text;
             insertSummary(e, e.at(turns.starts[0]), std::move(text),
-                          "seed 004 summary of " + std::to_string(req.messages.size()) + " old messages");
+                          "summary of " + std::to_string(req.messages.size()) + " old messages");
             e.extra()["summary"] = {{"timestamp", lastMsg.timeMs == kNoTime ? nlohmann::json(nullptr) : nlohmann::json(lastMsg.timeMs)},
                                     {"turnRange", {firstTurn, lastTurn}},
                                     {"content", s.text},

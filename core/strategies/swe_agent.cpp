@@ -22,6 +22,8 @@ public:
     std::string_view name() const override { return "swe-agent"; }
     std::string_view title() const override { return "SWE-agent last n observations"; }
     std::string_view source() const override { return "peer: SWE-agent"; }
+    Group group() const override { return Group::ToolResults; }
+    std::string_view follows() const override { return "SWE-agent"; }
     std::string_view description() const override
     {
         return "What SWE-agent's last_n_observations processor does: the first observation and the last 5 keep their "

@@ -19,6 +19,8 @@ public:
     std::string_view name() const override { return m_spec.name; }
     std::string_view title() const override { return m_spec.title; }
     std::string_view source() const override { return m_spec.source; }
+    Group group() const override { return m_spec.group; }
+    std::string_view follows() const override { return {}; }
     std::string_view description() const override { return m_spec.description; }
     std::vector<ParamSpec> params() const override { return m_spec.params; }
     Result apply(const Input &in, const Params &p) const override

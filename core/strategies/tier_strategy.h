@@ -17,7 +17,9 @@
 namespace cl::strategy {
 
 struct TierSpec {
-    std::string_view name, title, source, description;
+    std::string_view name, title, source;
+    Group group;
+    std::string_view description;
     std::vector<ParamSpec> params;
     bool strictTrigger = true; // usage > trigger (seed's manageContext); false: usage >= trigger
     std::function<tiers::TierOutcome(tiers::TierRun &, const Input &, const Params &)> tier;

@@ -472,7 +472,7 @@ TierOutcome autoCompact(TierRun &run, std::int64_t threshold, std::size_t summar
                             + std::to_string(threshold) + " x 0.5)";
     for (const std::size_t i : summarized)
         out.changed += e.remove(i, why, Fate::Summarized) ? 1 : 0;
-    insertSummary(e, before, text, "seed 003 summary of " + std::to_string(out.changed) + " messages");
+    insertSummary(e, before, text, "summary of " + std::to_string(out.changed) + " messages");
     // Exact now that the range is removed (the acknowledgement depends on the next kept message).
     added = summaryTokens(e, before, text);
     run.insertedTokens += added;

@@ -15,8 +15,10 @@ class TrimTools final : public Strategy
 {
 public:
     std::string_view name() const override { return "trim-tools"; }
-    std::string_view title() const override { return "Tool-message trimming"; }
+    std::string_view title() const override { return "Remove old tool rounds"; }
     std::string_view source() const override { return "seed 000 §3"; }
+    Group group() const override { return Group::Removal; }
+    std::string_view follows() const override { return ""; }
     std::string_view description() const override
     {
         return "Removes old tool rounds (the assistant message that called tools and the messages holding their "

@@ -46,6 +46,16 @@ std::string_view paramTypeName(ParamSpec::Type t)
     return "string";
 }
 
+std::string_view groupTitle(Group g)
+{
+    switch (g) {
+    case Group::ToolResults: return "Shrink tool results";
+    case Group::Removal: return "Remove messages";
+    case Group::Summary: return "Summarize";
+    }
+    return "Remove messages";
+}
+
 // ---- Params ----------------------------------------------------------------------------------------
 
 namespace {

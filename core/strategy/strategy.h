@@ -214,13 +214,24 @@ struct Result {
 
 // ---- Strategy -----------------------------------------------------------------------------------
 
+// What a strategy does to the conversation, the way the interface groups them.
+enum class Group {
+    ToolResults, // shrinks or clears tool results and thinking, every message stays
+    Removal,     // removes whole messages, exchanges or tool rounds
+    Summary,     // replaces old messages with a summary
+};
+// "Shrink tool results", "Remove messages", "Summarize".
+std::string_view groupTitle(Group g);
+
 class Strategy
 {
 public:
     virtual ~Strategy() = default;
     virtual std::string_view name() const = 0;        // CLI name, kebab-case ("trim-tools")
     virtual std::string_view title() const = 0;       // GUI label
-    virtual std::string_view source() const = 0;      // "seed 000 §3", "peer: gemini-cli", ...
+    virtual std::string_view source() const = 0;      // design reference: "seed 000 §3", "peer: gemini-cli"
+    virtual Group group() const = 0;                  // what it does
+    virtual std::string_view follows() const = 0;     // whose policy it reproduces ("Claude Code"); "" if ours
     virtual std::string_view description() const = 0; // one paragraph: what it does, defaults' origin
     virtual std::vector<ParamSpec> params() const = 0;
     // Fills slots, fates, changed, note, log, extra. Stats and validity are the driver's job.

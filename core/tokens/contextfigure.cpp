@@ -211,12 +211,12 @@ Calibration calibrateFrom(const std::string &family, const Walk &w, const std::v
     if (c.pairs == 0 || estimated <= 0) {
         c.pairs = 0;
         c.factor = defaultCalibration(c.family);
-        c.how = "seed estimate x " + factorText(c.factor) + ", the stated default for the " + c.family
+        c.how = "plain estimate x " + factorText(c.factor) + ", the stated default for the " + c.family
                 + " family (no usage deltas in the file)";
         return c;
     }
     c.factor = std::clamp(grown / estimated, kMinCalibration, kMaxCalibration);
-    c.how = "seed estimate x " + factorText(c.factor) + ", learned from " + std::to_string(c.pairs) + " usage deltas";
+    c.how = "plain estimate x " + factorText(c.factor) + ", learned from " + std::to_string(c.pairs) + " usage deltas";
     return c;
 }
 

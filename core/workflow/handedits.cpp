@@ -18,6 +18,8 @@ public:
     std::string_view name() const override { return "hand-edit"; }
     std::string_view title() const override { return "Hand edit"; }
     std::string_view source() const override { return "the user"; }
+    strategy::Group group() const override { return strategy::Group::Removal; }
+    std::string_view follows() const override { return {}; }
     std::string_view description() const override
     {
         return "Messages the user removed, or tool results the user replaced by a note.";

@@ -294,10 +294,10 @@ QString AnalysisPanel::messageHtml(const Transcript &t, const an::Analysis &a, i
     }
     if (std::size_t(pos) < a.importance.size()) {
         const an::Importance &imp = a.importance[std::size_t(pos)];
-        html += QStringLiteral("<p><b>Importance (seed 004):</b> %1%2</p>")
+        html += QStringLiteral("<p><b>Importance:</b> %1%2</p>")
                     .arg(num(imp.score), imp.important ? QStringLiteral(" — important") : QStringLiteral(" — below the threshold"));
         html += reasonTable(an::reasonsFor(imp, a.options));
-        html += QStringLiteral("<p><b>Points (seed 001):</b> %1</p>").arg(imp.points);
+        html += QStringLiteral("<p><b>Points:</b> %1</p>").arg(imp.points);
         html += reasonTable(an::pointReasonsFor(imp));
     }
     html += QStringLiteral("<p><b>Tool round</b></p>") + roundHtml(a, i) + criticalHtml(a, i);
@@ -332,7 +332,7 @@ QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bo
     html += reasonTable(r.reasons, false);
 
     const an::Zones &z = a.zones;
-    html += QStringLiteral("<p><b>Seed 002 triggers</b> (threshold %1)</p><table cellspacing=\"0\" cellpadding=\"1\">").arg(tokens(z.threshold));
+    html += QStringLiteral("<p><b>Zone triggers</b> (threshold %1)</p><table cellspacing=\"0\" cellpadding=\"1\">").arg(tokens(z.threshold));
     html += row(QStringLiteral("old: total"), QStringLiteral("%1 %2 %3 → %4")
                                                   .arg(tokens(z.totalTokens), z.oldTrigger ? QStringLiteral("≥") : QStringLiteral("&lt;"),
                                                        tokens(z.threshold), z.oldTrigger ? QStringLiteral("<b>compact</b>") : QStringLiteral("no compaction")));
@@ -344,7 +344,7 @@ QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bo
                                              .arg(z.recent.size()));
     html += QStringLiteral("</table>");
 
-    html += QStringLiteral("<p><b>Seed 001 needsCompaction:</b> %1</p>").arg(yesNo(a.needs.needed));
+    html += QStringLiteral("<p><b>Compaction needed:</b> %1</p>").arg(yesNo(a.needs.needed));
     html += reasonTable(a.needs.reasons, false);
 
     const an::UsageInfo &u = a.usage;

@@ -145,7 +145,7 @@ QString ContextMap::tooltipForPosition(int position) const
     for (const ZoneExtent &z : m_geometry.zones)
         for (const auto &[x0, x1] : z.spans)
             if (s.x >= x0 - 1e-9 && s.x < x1)
-                lines << tr("Seed 002 zone: %1").arg(zoneName(z.zone));
+                lines << tr("Zone: %1").arg(zoneName(z.zone));
     if (m_geometry.boundaryPosition && *m_geometry.boundaryPosition == s.position)
         lines << tr("The chosen compaction boundary cuts before this message");
     if (m_geometry.merged) {

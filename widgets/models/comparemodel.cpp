@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/comparemodel.h"
 #include "core/strategies/registry.h"
+#include "widgets/models/strategylabels.h"
 
 #include <QLocale>
 
@@ -72,7 +73,7 @@ void CompareModel::resetFromRegistry()
         Entry e;
         e.name = QString::fromUtf8(s->name().data(), qsizetype(s->name().size()));
         e.title = QString::fromUtf8(s->title().data(), qsizetype(s->title().size()));
-        e.source = QString::fromUtf8(s->source().data(), qsizetype(s->source().size()));
+        e.source = strategyKind(*s);
         const int old = rowOf(e.name);
         const int oldModel = rowOf(e.name + QStringLiteral("+model"));
         if (old >= 0) {
@@ -119,7 +120,8 @@ void CompareModel::setRows(std::vector<strategy::CompareRow> rows)
             Entry e;
             e.name = name;
             e.title = r.title.empty() ? name : qs(r.title);
-            e.source = qs(r.source);
+            const strategy::Strategy *s = strategy::find(r.strategy);
+            e.source = s ? strategyKind(*s) : QString();
             m_entries.push_back(std::move(e));
             it = std::prev(m_entries.end());
         }
@@ -230,15 +232,15 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
-    static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Source"),
+    static const char *const titles[ColumnCount] = {QT_TR_NOOP("Strategy"), QT_TR_NOOP("Kind"),
                                                     QT_TR_NOOP("Changed"), QT_TR_NOOP("Live context before \u2192 after"), QT_TR_NOOP("Reduction"),
                                                     QT_TR_NOOP("Messages"), QT_TR_NOOP("Efficiency"), QT_TR_NOOP("Facts kept"), QT_TR_NOOP("Model cost"), QT_TR_NOOP("Next turn $"), QT_TR_NOOP("Next N turns $"), QT_TR_NOOP("Cache prefix"),
                                                     QT_TR_NOOP("Valid"), QT_TR_NOOP("Time"), QT_TR_NOOP("Note")};
     static const char *const tips[ColumnCount] = {QT_TR_NOOP("Strategy title (registry name); tick to include it in a run"),
-                                                  QT_TR_NOOP("Where the strategy comes from"), QT_TR_NOOP("Whether the strategy changed anything"),
+                                                  QT_TR_NOOP("What the strategy does, and whose policy it follows"), QT_TR_NOOP("Whether the strategy changed anything"),
                                                   QT_TR_NOOP("The live context before and after, in the agent's count with the fixed part (what the gauge shows once applied)"),
                                                   QT_TR_NOOP("1 \u2212 after / before, of the live context"), QT_TR_NOOP("Conversation messages after (before in the tooltip)"),
-                                                  QT_TR_NOOP("Seed 000: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
+                                                  QT_TR_NOOP("Efficiency: 0.6 \u00d7 reduction + 0.4 \u00d7 messages kept / before"),
                                                   QT_TR_NOOP("Facts (requests, files, commands, errors) still present"),
                                                   QT_TR_NOOP("What the model's summaries cost (rows \"+ model\": the strategy rerun with the model writing its summaries)"),
                                                   QT_TR_NOOP("Dollars of the next request after the strategy: the unchanged prefix read from the prompt cache, the rest written to it"),
@@ -374,7 +376,7 @@ QVariant CompareModel::tooltip(const Entry &e, int column) const
     const strategy::Stats &s = r.result.stats;
     switch (column) {
     case TokensColumn:
-        return tr("%1 tokens saved from the live context (the agent's count, fixed part included); the conversation alone, by the seed 001 estimator: %2 \u2192 %3 (%4 less)")
+        return tr("%1 tokens saved from the live context (the agent's count, fixed part included); the conversation alone, by the plain estimate: %2 \u2192 %3 (%4 less)")
             .arg(loc.toString(s.liveBefore - s.liveAfter), loc.toString(s.tokensBefore), loc.toString(s.tokensAfter), percent(s.reduction));
     case MessagesColumn:
         return tr("%1 \u2192 %2 messages (%3 original kept, %4 inserted)")

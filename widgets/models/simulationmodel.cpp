@@ -65,7 +65,7 @@ QVariant SimulationModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == NoteColumn || index.column() == WithColumn)
             return tr("Step %1 (messages %2–%3): live context %4 before the strategy, %5 after (conversation %6 → %7, "
-                      "seed estimate).\n%8")
+                      "plain estimate).\n%8")
                 .arg(p.turn)
                 .arg(p.firstIndex)
                 .arg(p.lastIndex)

@@ -365,10 +365,10 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         if (priorityClass(message, block) < 0)
             return {};
         if (!messageRow) {
-            lines << tr("Priority (seed 003): %1").arg(priorityLine(info.blocks[std::size_t(block)], info.blockRules[std::size_t(block)]));
+            lines << tr("Priority: %1").arg(priorityLine(info.blocks[std::size_t(block)], info.blockRules[std::size_t(block)]));
             break;
         }
-        lines << tr("Priority (seed 003): %1").arg(priorityLine(info.priority, info.rule));
+        lines << tr("Priority: %1").arg(priorityLine(info.priority, info.rule));
         // Blocks whose class differs from the message's (several results in one message).
         for (std::size_t b = 0; b < info.blocks.size() && b < info.blockRules.size(); ++b)
             if (info.blocks[b] != info.priority || info.blockRules[b] != info.rule)
@@ -379,10 +379,10 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
         if (!messageRow || pos < 0 || std::size_t(pos) >= m_analysis->importance.size())
             return {};
         const an::Importance &imp = m_analysis->importance[std::size_t(pos)];
-        lines << tr("Importance (seed 004): %1, %2").arg(QString::number(imp.score, 'f', 2), imp.important ? tr("important") : tr("not important"));
+        lines << tr("Importance: %1, %2").arg(QString::number(imp.score, 'f', 2), imp.important ? tr("important") : tr("not important"));
         for (const an::Reason &r : an::reasonsFor(imp, m_analysis->options))
             lines << reasonLine(r, 2);
-        lines << tr("Points (seed 001): %1").arg(imp.points);
+        lines << tr("Points: %1").arg(imp.points);
         for (const an::Reason &r : an::pointReasonsFor(imp))
             lines << reasonLine(r, 0);
         break;
@@ -440,9 +440,9 @@ QString TranscriptModel::analysisToolTip(int message, int block, int column) con
 QString TranscriptModel::analysisHeaderToolTip(int section)
 {
     switch (section) {
-    case PriorityColumn: return tr("Seed 003 priority class: sacred > critical > high > medium > low > lowest");
-    case ImportanceColumn: return tr("Seed 004 importance score (0–1) · seed 001 points; bold = important");
-    case BoundaryColumn: return tr("Seed 001 score of cutting before this message; ✂ marks the chosen boundary");
+    case PriorityColumn: return tr("Priority class, what a compaction must keep: sacred > critical > high > medium > low > lowest");
+    case ImportanceColumn: return tr("Importance score (0–1) · points; bold = important");
+    case BoundaryColumn: return tr("How good a place to cut before this message is; ✂ marks the chosen boundary");
     case RoundColumn: return tr("Tool round: an assistant call and the messages holding its results; chained rounds are linked");
     case CriticalColumn: return tr("Critical tool calls: file_modification, system_change, error_context");
     }

@@ -293,7 +293,7 @@ void PreviewView::updateHeader()
 
     QStringList parts;
     parts << tr("live context <b>%L1 → %L2</b> (−%3)").arg(s.liveBefore).arg(s.liveAfter).arg(percent(s.liveReduction));
-    parts << tr("conversation %L1 → %L2 (−%3, seed 001)").arg(s.tokensBefore).arg(s.tokensAfter).arg(percent(s.reduction));
+    parts << tr("conversation %L1 → %L2 (−%3, plain estimate)").arg(s.tokensBefore).arg(s.tokensAfter).arg(percent(s.reduction));
     parts << tr("messages %L1 → %L2").arg(s.messagesBefore).arg(s.messagesAfter);
     parts << tr("efficiency %1").arg(s.efficiency, 0, 'f', 3);
     parts << (s.factsTotal ? tr("facts %L1/%L2 (%3)").arg(s.factsKept).arg(s.factsTotal).arg(percent(s.factRetention))

@@ -3,6 +3,7 @@
 
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
+#include "widgets/strategy/strategycombo.h"
 #include "widgets/models/simulationmodel.h"
 #include "widgets/strategy/paramform.h"
 #include "widgets/strategy/simulationchart.h"
@@ -41,11 +42,12 @@ SimulationView::SimulationView(QWidget *parent)
     m_combo = new QComboBox(this);
     m_combo->setObjectName(QStringLiteral("simulationStrategy"));
     m_combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    for (const strategy::Strategy *s : strategy::all()) {
-        m_combo->addItem(qs(s->title()), qs(s->name()));
-        m_combo->setItemData(m_combo->count() - 1, QString(qs(s->name()) + QStringLiteral(" — ") + qs(s->source())),
-                             Qt::ToolTipRole);
-    }
+    fillStrategyCombo(m_combo);
+    for (int i = 0; i < m_combo->count(); ++i)
+        if (!m_combo->itemData(i).toString().isEmpty()) {
+            m_combo->setCurrentIndex(i);
+            break;
+        }
     m_description = new QLabel(this);
     m_description->setWordWrap(true);
     m_description->setForegroundRole(QPalette::PlaceholderText); // secondary to the controls around it

@@ -2,6 +2,8 @@
 #include "widgets/strategy/strategypanel.h"
 
 #include "widgets/strategy/paramform.h"
+#include "widgets/models/strategylabels.h"
+#include "widgets/strategy/strategycombo.h"
 #include "core/strategies/registry.h"
 #include "widgets/models/roles.h"
 #include "net/modelsummarizer.h"
@@ -276,26 +278,7 @@ void StrategyPanel::reloadStrategies()
     const QString keep = currentStrategy();
     QSignalBlocker block(m_combo);
     m_combo->clear();
-    auto *model = qobject_cast<QStandardItemModel *>(m_combo->model());
-    // Seeds first, then peers, each under a header that cannot be chosen.
-    for (const bool peers : {false, true}) {
-        bool header = false;
-        for (const strategy::Strategy *s : strategy::all()) {
-            if (qs(s->source()).startsWith(QLatin1String("peer")) != peers)
-                continue;
-            if (!header && model) {
-                auto *item = new QStandardItem(peers ? tr("Peers") : tr("Seeds"));
-                item->setFlags(Qt::NoItemFlags);
-                QFont f = item->font();
-                f.setBold(true);
-                item->setFont(f);
-                model->appendRow(item);
-                header = true;
-            }
-            m_combo->addItem(QStringLiteral("  ") + qs(s->title()), qs(s->name()));
-            m_combo->setItemData(m_combo->count() - 1, QString(qs(s->name()) + QStringLiteral(" — ") + qs(s->source())), Qt::ToolTipRole);
-        }
-    }
+    fillStrategyCombo(m_combo);
     int index = keep.isEmpty() ? -1 : m_combo->findData(keep);
     for (int i = 0; index < 0 && i < m_combo->count(); ++i)
         if (!m_combo->itemData(i).toString().isEmpty())
@@ -327,8 +310,8 @@ void StrategyPanel::strategyChosen()
         m_form->setSpecs({});
     } else {
         m_description->setText(QStringLiteral("<b>%1</b> <small>(%2, %3)</small><br>%4")
-                                   .arg(qs(s->title()).toHtmlEscaped(), qs(s->name()).toHtmlEscaped(),
-                                        qs(s->source()).toHtmlEscaped(), qs(s->description()).toHtmlEscaped()));
+                                   .arg(qs(s->title()).toHtmlEscaped(), strategyKind(*s).toHtmlEscaped(),
+                                        qs(s->name()).toHtmlEscaped(), qs(s->description()).toHtmlEscaped()));
         m_form->setSpecs(s->params());
     }
     clearPreview();

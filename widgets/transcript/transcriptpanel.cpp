@@ -77,7 +77,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
         m_priorityCombo->addItem(QString::fromUtf8(cl::analysis::priorityName(cl::analysis::Priority(p)).data()), p);
     m_priorityCombo->setToolTip(tr("Show only messages (and blocks) of this priority class"));
     m_criticalOnly->setToolTip(tr("Show only critical tool calls and their results (file modification, system change, error)"));
-    m_importantOnly->setToolTip(tr("Show only messages the seed 004 importance score marks important"));
+    m_importantOnly->setToolTip(tr("Show only messages the importance score marks important"));
     m_minBoundary->setRange(0, 1000);
     m_minBoundary->setDecimals(0);
     m_minBoundary->setSingleStep(10);
