@@ -2,14 +2,15 @@
 // The main window as a daily tool, headless with real widgets on a generated Claude Code session:
 // redo keys that work, the title and the close prompt after an export and undo, dock shortcuts that
 // bring a tabbed dock to the front, filters that do not follow the user into another file and say so
-// when they hide everything, messages numbered from 1 everywhere, and no transcript action enabled
-// without a transcript.
+// when they hide everything, messages numbered from 1 everywhere, no transcript action enabled
+// without a transcript, feedback in a notice bar, and reports offered outside the agent's folders.
 #include "core/generator/generator.h"
 #include "core/strategies/registry.h"
 #include "core/strategy/strategy.h"
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/noticebar.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/models/transcriptfiltermodel.h"
@@ -23,6 +24,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeView>
@@ -244,6 +248,58 @@ private Q_SLOTS:
         QVERIFY(w.openFileNow(m_first));
         for (QAction *a : w.transcriptActions())
             QVERIFY2(a->isEnabled(), qPrintable(a->text()));
+    }
+
+    // What an action did is said where it is seen: the notice bar over the tabs (the status bar's
+    // permanent summary leaves a message no room). A written file offers its folder; a failure stays.
+    void feedbackIsSeen()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        NoticeBar *notice = w.noticeBar();
+        QVERIFY2(notice && notice->isHidden(), qPrintable(notice->text()));
+        const QString md = m_dir.filePath(QStringLiteral("out/first.md"));
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("out")));
+        QString error;
+        QVERIFY2(w.exportMarkdownTo(md, &error), qPrintable(error));
+        QVERIFY(notice->isVisible());
+        QVERIFY(notice->height() > 10 && notice->width() > w.width() / 2);
+        QVERIFY2(notice->text().contains(QStringLiteral("Markdown written to")), qPrintable(notice->text()));
+        QCOMPARE(notice->file(), md);
+        QVERIFY(notice->findChild<QPushButton *>(QStringLiteral("noticeReveal"))->isVisible());
+        QVERIFY(w.grab().save(QStringLiteral(CL_BINARY_DIR "/notice-written.png")));
+
+        QSignalSpy written(&w, &MainWindow::reportWritten);
+        QVERIFY(w.exportReportTo(m_dir.filePath(QStringLiteral("out/first-report.html")), &error));
+        QVERIFY(written.wait(30000));
+        QVERIFY2(notice->text().contains(QStringLiteral("Report written to")), qPrintable(notice->text()));
+
+        // A report into a folder that does not exist fails in the background: said, and kept.
+        QVERIFY(w.exportReportTo(m_dir.filePath(QStringLiteral("no/such/folder/r.html")), &error));
+        QTRY_VERIFY_WITH_TIMEOUT(notice->kind() == NoticeBar::Kind::Failure, 30000);
+        QVERIFY2(notice->text().contains(QStringLiteral("Report not written")), qPrintable(notice->text()));
+        QVERIFY(!notice->findChild<QPushButton *>(QStringLiteral("noticeReveal"))->isVisible());
+        QTest::qWait(50);
+        QVERIFY(notice->isVisible());
+        notice->findChild<QPushButton *>(QStringLiteral("noticeClose"))->click();
+        QVERIFY(notice->isHidden());
+    }
+
+    // Reports and Markdown are offered in the user's documents (or the folder last used), not in
+    // the agent's folder that holds the transcript.
+    void reportsDefaultOutsideTheAgentsFolders()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        QVERIFY(w.openFileNow(m_first));
+        const QString suggestion = w.reportSuggestion(QStringLiteral("-report.html"));
+        QVERIFY2(!suggestion.startsWith(m_dir.path()), qPrintable(suggestion));
+        QVERIFY(suggestion.endsWith(QStringLiteral("first-report.html")));
+        const QString docs = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+        QVERIFY2(suggestion.startsWith(QFileInfo(docs).isDir() ? docs : QDir::homePath()), qPrintable(suggestion));
     }
 
 private:

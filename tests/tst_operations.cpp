@@ -17,6 +17,8 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QLabel>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
@@ -378,8 +380,13 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const auto t = generated(120);
         gui::OperationsDialog dialog;
-        dialog.setTranscript(t, dir.path(), {}, {}, {});
+        const QString transcriptPath = dir.filePath(QStringLiteral("session.jsonl"));
+        dialog.setTranscript(t, transcriptPath, {}, {}, {});
         QCOMPARE(dialog.currentStatus().totalMessages, conversationCount(*t));
+        // The store lives under the app's data folder, not beside the transcript.
+        const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        QVERIFY2(QString::fromStdString(dialog.store().dir()).startsWith(data), dialog.store().dir().c_str());
+        QVERIFY(!dialog.besideTranscript()->isChecked());
         // Edit a seed field and the strategy's own parameter, save, read the file back.
         auto *maxTurns = dialog.findChildren<QSpinBox *>().value(0);
         QVERIFY(maxTurns);
@@ -394,6 +401,22 @@ private Q_SLOTS:
         QVERIFY(dialog.store().loadConfig(back));
         QCOMPARE(back.maxTurns, 33);
         QCOMPARE(back.strategy, ops::defaultStrategyName());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral(".compression"))));
+        // Another transcript in the same folder has a store of its own.
+        gui::OperationsDialog other;
+        other.setTranscript(t, dir.filePath(QStringLiteral("other.jsonl")), {}, {}, {});
+        QVERIFY(other.store().dir() != dialog.store().dir());
+        // Beside the transcript when the user says so (remembered); an existing .compression/ is
+        // always used.
+        other.besideTranscript()->setChecked(true);
+        QCOMPARE(QString::fromStdString(other.store().dir()), dir.filePath(QStringLiteral(".compression")));
+        other.besideTranscript()->setChecked(false);
+        QVERIFY(QString::fromStdString(other.store().dir()).startsWith(data));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral(".compression")));
+        gui::OperationsDialog third;
+        third.setTranscript(t, dir.filePath(QStringLiteral("third.jsonl")), {}, {}, {});
+        QCOMPARE(QString::fromStdString(third.store().dir()), dir.filePath(QStringLiteral(".compression")));
+        QVERIFY(QDir(dir.path()).rmdir(QStringLiteral(".compression")));
 
         QSignalSpy compressed(&dialog, &gui::OperationsDialog::compressed);
         QSignalSpy started(&dialog, &gui::OperationsDialog::compactionStarted);

@@ -292,7 +292,7 @@ private Q_SLOTS:
             b.text(Role::Assistant, "Done with request " + std::to_string(k) + ".");
         }
         OperationsDialog dialog;
-        dialog.setTranscript(std::make_shared<const Transcript>(b.done()), dir.path());
+        dialog.setTranscript(std::make_shared<const Transcript>(b.done()), dir.filePath(QStringLiteral("session.jsonl")));
         QVERIFY(!dialog.withModel()->isEnabled()); // no model configured
         GuiSummarizer g = modelAt(server);
         g.settings.config.provider = llm::Provider::OpenAIChat;

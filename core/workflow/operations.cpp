@@ -242,10 +242,8 @@ SummaryRecord SummaryRecord::fromJson(const json &j)
 // ---- Store --------------------------------------------------------------------------------------
 
 Store::Store(std::string projectDir)
-    : m_project(std::move(projectDir))
+    : m_dir((fs::path(projectDir.empty() ? std::string(".") : projectDir) / ".compression").string())
 {
-    if (m_project.empty())
-        m_project = ".";
 }
 
 Store Store::forTranscript(const std::string &transcriptPath)
@@ -254,7 +252,13 @@ Store Store::forTranscript(const std::string &transcriptPath)
     return Store(parent.empty() ? std::string(".") : parent.string());
 }
 
-std::string Store::dir() const { return (fs::path(m_project) / ".compression").string(); }
+Store Store::inFolder(std::string folder)
+{
+    Store s{std::string()};
+    s.m_dir = folder.empty() ? std::string(".") : std::move(folder);
+    return s;
+}
+
 std::string Store::configPath() const { return (fs::path(dir()) / "config.json").string(); }
 std::string Store::summariesPath() const { return (fs::path(dir()) / "summaries.json").string(); }
 

@@ -76,11 +76,13 @@ class Store
 public:
     // projectDir: the folder holding the transcript; files live in projectDir/.compression/.
     explicit Store(std::string projectDir);
-    // The store of the folder containing transcriptPath.
+    // The store of the folder containing transcriptPath (its .compression/ folder).
     static Store forTranscript(const std::string &transcriptPath);
+    // A store whose files live in `folder` itself (the application keeps one per transcript under
+    // its data folder, so that nothing is written into the agents' folders).
+    static Store inFolder(std::string folder);
 
-    const std::string &projectDir() const { return m_project; }
-    std::string dir() const;
+    std::string dir() const { return m_dir; }
     std::string configPath() const;
     std::string summariesPath() const;
 
@@ -100,7 +102,7 @@ public:
     bool appendSummary(const SummaryRecord &r, std::string *error = nullptr) const;
 
 private:
-    std::string m_project;
+    std::string m_dir;
 };
 
 struct Status {

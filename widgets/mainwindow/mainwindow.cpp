@@ -9,6 +9,7 @@
 #include "widgets/transcript/detailpane.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
+#include "widgets/mainwindow/noticebar.h"
 #include "widgets/mainwindow/openmilestones.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/models/transcriptmodel.h"
@@ -66,6 +67,8 @@ MainWindow::MainWindow(QWidget *parent)
     column->setSpacing(0);
     column->addWidget(m_gauge);
     column->addWidget(m_map);
+    m_notice = new NoticeBar(central);
+    column->addWidget(m_notice);
     createStrategyViews();
     // Tabs: the transcript itself, the side-by-side preview of a strategy, and the comparison.
     m_tabs->addTab(splitter, tr("Transcript"));
@@ -92,6 +95,24 @@ MainWindow::MainWindow(QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::tell(const QString &text)
+{
+    m_notice->tell(text);
+    statusBar()->showMessage(text, 10000);
+}
+
+void MainWindow::tellFailure(const QString &text)
+{
+    m_notice->tell(text, NoticeBar::Kind::Failure);
+    statusBar()->showMessage(text, 10000);
+}
+
+void MainWindow::tellWritten(const QString &text, const QString &file)
+{
+    m_notice->tell(text, NoticeBar::Kind::Information, file, 20000);
+    statusBar()->showMessage(text, 10000);
+}
 
 bool MainWindow::isLoading() const
 {
@@ -188,7 +209,7 @@ void MainWindow::jumpToSourceLine(quint32 line)
     if (idx.isValid())
         m_transcriptPanel->selectSourceIndex(idx);
     else
-        statusBar()->showMessage(tr("No message comes from line %1").arg(line), 5000);
+        tellFailure(tr("No message comes from line %1").arg(line));
 }
 
 void MainWindow::jumpToMessage(int message)

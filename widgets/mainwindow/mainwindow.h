@@ -46,6 +46,7 @@ class SimulationView;
 class StatusPanel;
 class TranscriptPanel;
 class UndoneBanner;
+class NoticeBar;
 class UsageChart;
 
 class MainWindow : public QMainWindow
@@ -138,6 +139,9 @@ public:
     void exportReportDialog();
     bool exportMarkdownTo(const QString &path, QString *error = nullptr, bool redact = false);
     void exportMarkdownDialog();
+    // Where the report and Markdown dialogs start: the folder last written to, else the user's
+    // documents (else home), never the agent's folder the transcript is in. suffix: "-report.html".
+    QString reportSuggestion(const QString &suffix) const;
     // The window's size, position and dock layout as the user left them (mainwindow_layout.cpp).
     // The app calls it before showing the window; tests and screenshots keep the defaults.
     void restoreLayout();
@@ -155,6 +159,8 @@ public:
     // saved (core/workflow/undonecompaction.h); reapplyUndone() runs that compaction's strategies
     // again on the working transcript as one undoable step (mainwindow_undone.cpp).
     UndoneBanner *undoneBanner() const { return m_undoneBanner; }
+    // What just happened (written, applied, failed), over the tabs where it is seen.
+    NoticeBar *noticeBar() const { return m_notice; }
     bool reapplyUndone();
 
     // A transcript "failed" when the file could not be read, or nothing decoded and there is an error.
@@ -182,6 +188,11 @@ private:
     void createSessionsDock();
     void createLiveWatch();
     void createUndoneBanner();
+    // Feedback in the notice bar (and the status bar's history): tell fades, tellFailure stays until
+    // closed, tellWritten adds "Show in Folder" for the file just written.
+    void tell(const QString &text);
+    void tellFailure(const QString &text);
+    void tellWritten(const QString &text, const QString &file);
     void updateUndoneBanner(const Transcript *transcript);
     void startFollowing();
     void onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update);
@@ -265,6 +276,7 @@ private:
     QSystemTrayIcon *m_liveTray = nullptr; // made for the first notification, where the desktop has a tray
     bool m_liveActive = false;             // a recent file in an agent's folder, or one that grew since opened
     UndoneBanner *m_undoneBanner = nullptr;
+    NoticeBar *m_notice = nullptr;
     nlohmann::json m_undoneStrategies; // the strategies of the last undone compaction shown
 };
 

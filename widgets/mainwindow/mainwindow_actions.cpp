@@ -79,8 +79,7 @@ void MainWindow::createMenus()
     // Enabled when something was applied and no agent is running the session (savegate.h).
     auto *gate = new SaveGate(save, m_doc, this);
     connect(gate, &SaveGate::runningChanged, this, [this](const QString &reason) {
-        statusBar()->showMessage(reason.isEmpty() ? tr("No agent is running this session any more: Save is on again") : tr("Save is off: %1").arg(reason),
-                                 reason.isEmpty() ? 5000 : 0);
+        tell(reason.isEmpty() ? tr("No agent is running this session any more: Save is on again") : tr("Save is off: %1").arg(reason));
     });
     needs(file->addAction(tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog));
     needs(file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog));

@@ -37,7 +37,7 @@ void MainWindow::connectComposition()
     connect(m_compositionPanel, &CompositionPanel::categoryFilterRequested, this,
             [this](const QString &label, const QList<int> &messages) {
                 m_transcriptPanel->setMessageFilter(label, messages);
-                statusBar()->showMessage(tr("Showing the %n message(s) holding %1", nullptr, int(messages.size())).arg(label), 5000);
+                tell(tr("Showing the %n message(s) holding %1", nullptr, int(messages.size())).arg(label));
             });
     connect(m_compositionPanel, &CompositionPanel::suggestionActivated, this, &MainWindow::previewSuggestion);
 }
@@ -45,14 +45,14 @@ void MainWindow::connectComposition()
 void MainWindow::previewSuggestion(const QString &strategy, const QString &paramsJson)
 {
     if (!m_strategyPanel->setCurrentStrategy(strategy)) {
-        statusBar()->showMessage(tr("No strategy named %1").arg(strategy), 5000);
+        tellFailure(tr("No strategy named %1").arg(strategy));
         return;
     }
     // The suggestion's parameters (force: past the strategy's own trigger, as the saving was measured).
     const nlohmann::json params = nlohmann::json::parse(paramsJson.toStdString(), nullptr, false);
     QString error;
     if (params.is_object() && !params.empty() && !m_strategyPanel->paramForm()->setValues(params, &error))
-        statusBar()->showMessage(tr("Some parameters were not set: %1").arg(error), 5000);
+        tellFailure(tr("Some parameters were not set: %1").arg(error));
     m_strategyDock->show();
     m_strategyDock->raise();
     m_strategyPanel->runPreview();

@@ -38,7 +38,7 @@ QList<int> MainWindow::selectedMessages() const
 bool MainWindow::applyHandEdit(const QList<int> &messages, bool remove, const QString &note)
 {
     if (!m_transcript || messages.isEmpty()) {
-        statusBar()->showMessage(tr("Select the messages first"), 5000);
+        tell(tr("Select the messages first"));
         return false;
     }
     handedit::Edit edit;
@@ -54,7 +54,7 @@ bool MainWindow::applyHandEdit(const QList<int> &messages, bool remove, const QS
         in.exemptTools.push_back(tool.toStdString());
     auto result = std::make_shared<const strategy::Result>(handedit::run(in, edit));
     if (!result->changed) {
-        statusBar()->showMessage(tr("Nothing changed: %1").arg(QString::fromStdString(result->note)), 8000);
+        tell(tr("Nothing changed: %1").arg(QString::fromStdString(result->note)));
         return false;
     }
     const auto before = m_transcript;
@@ -62,11 +62,11 @@ bool MainWindow::applyHandEdit(const QList<int> &messages, bool remove, const QS
                                  : tr("Replace tool results by a note");
     QString error;
     if (!m_doc->apply(*result, label, &error)) {
-        statusBar()->showMessage(tr("Not applied: %1").arg(error), 8000);
+        tellFailure(tr("Not applied: %1").arg(error));
         return false;
     }
     m_preview->setResult(before, result); // its fates, like a strategy's
-    statusBar()->showMessage(tr("%1 (Edit › Undo takes it back)").arg(QString::fromStdString(result->note)), 8000);
+    tell(tr("%1 (Edit › Undo takes it back)").arg(QString::fromStdString(result->note)));
     return true;
 }
 

@@ -22,9 +22,32 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QProgressDialog>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 
 namespace cl::gui {
+
+namespace {
+
+const QString kReportFolderKey = QStringLiteral("files/reportFolder");
+
+void rememberReportFolder(const QString &path)
+{
+    QSettings().setValue(kReportFolderKey, QFileInfo(path).absolutePath());
+}
+
+} // namespace
+
+QString MainWindow::reportSuggestion(const QString &suffix) const
+{
+    QString folder = QSettings().value(kReportFolderKey).toString();
+    if (folder.isEmpty() || !QFileInfo(folder).isDir())
+        folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (folder.isEmpty() || !QFileInfo(folder).isDir())
+        folder = QDir::homePath();
+    return QDir(folder).filePath(QFileInfo(m_path).completeBaseName() + suffix);
+}
 
 bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact)
 {
@@ -91,11 +114,11 @@ bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact
                 if (m_showErrorDialogs)
                     QMessageBox::warning(this, tr("Report not written"), out.error);
                 else
-                    statusBar()->showMessage(tr("Report not written: %1").arg(out.error), 10000);
+                    tellFailure(tr("Report not written: %1").arg(out.error));
                 return;
             }
             m_lastError.clear();
-            statusBar()->showMessage(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+            tellWritten(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), path);
             Q_EMIT reportWritten(path);
         },
         [progress](JobProgress p) {
@@ -108,15 +131,15 @@ bool MainWindow::exportReportTo(const QString &path, QString *error, bool redact
 void MainWindow::exportReportDialog()
 {
     if (!m_transcript) {
-        statusBar()->showMessage(tr("Open a transcript first"), 5000);
+        tell(tr("Open a transcript first"));
         return;
     }
-    const QFileInfo in(m_path);
     QString chosen;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), in.absolutePath() + QLatin1Char('/') + in.completeBaseName() + QStringLiteral("-report.html"),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), reportSuggestion(QStringLiteral("-report.html")),
                                                       tr("HTML page (*.html);;Markdown (*.md)"), &chosen);
     if (path.isEmpty())
         return;
+    rememberReportFolder(path);
     bool redact = true;
     if (!confirmRedaction(m_transcript, RedactionDialog::Purpose::Report, this, &redact))
         return;
@@ -151,21 +174,21 @@ bool MainWindow::exportMarkdownTo(const QString &path, QString *error, bool reda
             *error = QString::fromStdString(why);
         return false;
     }
-    statusBar()->showMessage(tr("Markdown written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+    tellWritten(tr("Markdown written to %1").arg(QDir::toNativeSeparators(path)), path);
     return true;
 }
 
 void MainWindow::exportMarkdownDialog()
 {
     if (!m_doc->current()) {
-        statusBar()->showMessage(tr("Open a transcript first"), 5000);
+        tell(tr("Open a transcript first"));
         return;
     }
-    const QFileInfo in(m_path);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export as Markdown"), in.absolutePath() + QLatin1Char('/') + in.completeBaseName() + QStringLiteral(".md"),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export as Markdown"), reportSuggestion(QStringLiteral(".md")),
                                                       tr("Markdown (*.md)"));
     if (path.isEmpty())
         return;
+    rememberReportFolder(path);
     bool redact = true;
     if (!confirmRedaction(m_doc->current(), RedactionDialog::Purpose::Markdown, this, &redact))
         return;

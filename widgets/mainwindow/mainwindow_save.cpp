@@ -14,11 +14,11 @@ namespace cl::gui {
 bool MainWindow::saveInPlace()
 {
     if (!m_doc->current() || m_path.isEmpty()) {
-        statusBar()->showMessage(tr("Nothing to save: open a transcript first"), 5000);
+        tell(tr("Nothing to save: open a transcript first"));
         return false;
     }
     if (!m_doc->isModified()) {
-        statusBar()->showMessage(tr("Nothing to save: no strategy was applied"), 5000);
+        tell(tr("Nothing to save: no strategy was applied"));
         return false;
     }
     const QString shown = QDir::toNativeSeparators(m_path);
@@ -40,12 +40,12 @@ bool MainWindow::saveInPlace()
             if (reloadButton && box.clickedButton() == reloadButton)
                 reload();
         } else {
-            statusBar()->showMessage(tr("Not saved: %1").arg(error), 10000);
+            tellFailure(tr("Not saved: %1").arg(error));
         }
         return false;
     }
     m_lastError.clear();
-    statusBar()->showMessage(tr("Saved %1; the earlier version is a backup (File › Backups…)").arg(shown), 10000);
+    tell(tr("Saved %1; the earlier version is a backup (File › Backups…)").arg(shown));
     reload(); // what the agent will see: the file as written
     return true;
 }
@@ -53,7 +53,7 @@ bool MainWindow::saveInPlace()
 void MainWindow::showBackups()
 {
     if (m_path.isEmpty()) {
-        statusBar()->showMessage(tr("Open a transcript first"), 5000);
+        tell(tr("Open a transcript first"));
         return;
     }
     auto *dialog = new BackupsDialog(m_path, m_doc->backupRoot(), this);

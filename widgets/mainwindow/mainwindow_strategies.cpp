@@ -83,9 +83,9 @@ void MainWindow::connectStrategies()
             [this](std::shared_ptr<const strategy::Result> r, const QString &label) {
                 QString error;
                 if (!r || !m_doc->apply(*r, label, &error))
-                    statusBar()->showMessage(tr("Not applied: %1").arg(error), 8000);
+                    tellFailure(tr("Not applied: %1").arg(error));
                 else
-                    statusBar()->showMessage(tr("%1 applied (Ctrl+Z undoes it)").arg(label), 8000);
+                    tell(tr("%1 applied (Ctrl+Z undoes it)").arg(label));
             });
     connect(m_preview, &PreviewView::messageActivated, this, [this](int message) {
         if (message < 0)
@@ -110,14 +110,13 @@ void MainWindow::connectStrategies()
     });
     connect(m_simulate, &SimulationView::finished, this, [this] {
         if (const auto s = m_simulate->simulation(); s && s->error.empty())
-            statusBar()->showMessage(tr("Simulated %1 over %2 turns: %3 compactions")
-                                         .arg(QString::fromStdString(s->strategy))
-                                         .arg(s->turns.size())
-                                         .arg(s->compactions),
-                                     5000);
+            tell(tr("Simulated %1 over %2 turns: %3 compactions")
+                     .arg(QString::fromStdString(s->strategy))
+                     .arg(s->turns.size())
+                     .arg(s->compactions));
     });
     connect(m_compare, &CompareView::finished, this, [this] {
-        statusBar()->showMessage(tr("Compared %1 strategies").arg(m_compare->rows().size()), 5000);
+        tell(tr("Compared %1 strategies").arg(m_compare->rows().size()));
     });
     // seed 001 events: compaction needed when an analysis says so.
     connect(this, &MainWindow::analysisUpdated, this, [this] {
@@ -125,7 +124,7 @@ void MainWindow::connectStrategies()
             QString why;
             for (const auto &r : m_analysis->needs.reasons)
                 why += (why.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(r.describe());
-            statusBar()->showMessage(tr("Compaction needed: %1").arg(why), 10000);
+            statusBar()->showMessage(tr("Compaction needed: %1").arg(why), 10000); // every load: not news
         }
         // Only a panel without this transcript takes it (a new transcript would drop its preview).
         if (m_strategyPanel->transcript() != m_transcript)
@@ -143,16 +142,15 @@ OperationsDialog *MainWindow::operationsDialog()
         connect(m_ops, &OperationsDialog::compressed, this, [this](std::shared_ptr<const strategy::Result> r) {
             QString error;
             if (r && !m_doc->apply(*r, tr("Compress now (%1)").arg(QString::fromStdString(r->strategy)), &error))
-                statusBar()->showMessage(tr("Not applied: %1").arg(error), 8000);
+                tellFailure(tr("Not applied: %1").arg(error));
         });
         connect(m_ops, &OperationsDialog::compactionNeeded, this,
-                [this](const QString &why) { statusBar()->showMessage(tr("Compaction needed: %1").arg(why), 10000); });
+                [this](const QString &why) { tell(tr("Compaction needed: %1").arg(why)); });
         connect(m_ops, &OperationsDialog::compactionStarted, this,
                 [this](const QString &s) { statusBar()->showMessage(tr("Compaction started: %1…").arg(s)); });
         connect(m_ops, &OperationsDialog::compactionCompleted, this,
                 [this](qint64 mb, qint64 ma, qint64 tb, qint64 ta) {
-                    statusBar()->showMessage(
-                        tr("Compaction complete: %1 → %2 messages, %3 → %4 tokens").arg(mb).arg(ma).arg(tb).arg(ta), 10000);
+                    tell(tr("Compaction complete: %1 → %2 messages, %3 → %4 tokens").arg(mb).arg(ma).arg(tb).arg(ta));
                 });
     }
     updateStrategyInputs();
@@ -271,7 +269,7 @@ void MainWindow::updateStrategyInputs()
     m_simulate->setInput(m_transcript, options);
     m_simulate->setGuards(m_pinned, exempt);
     if (m_ops && m_transcript)
-        m_ops->setTranscript(m_transcript, QFileInfo(m_path).absolutePath(), options, m_pinned, exempt);
+        m_ops->setTranscript(m_transcript, m_path, options, m_pinned, exempt);
 }
 
 void MainWindow::updateTitle()
@@ -300,10 +298,10 @@ void MainWindow::togglePinSelected()
     const auto it = std::find(m_pinned.begin(), m_pinned.end(), message);
     if (it == m_pinned.end()) {
         m_pinned.push_back(message);
-        statusBar()->showMessage(tr("Message %1 pinned: strategies keep it untouched").arg(message + 1), 5000);
+        tell(tr("Message %1 pinned: strategies keep it untouched").arg(message + 1));
     } else {
         m_pinned.erase(it);
-        statusBar()->showMessage(tr("Message %1 unpinned").arg(message + 1), 5000);
+        tell(tr("Message %1 unpinned").arg(message + 1));
     }
     updateStrategyInputs();
 }
@@ -311,7 +309,7 @@ void MainWindow::togglePinSelected()
 void MainWindow::exportDialog()
 {
     if (!m_doc->current()) {
-        statusBar()->showMessage(tr("Nothing to export: open a transcript first"), 5000);
+        tell(tr("Nothing to export: open a transcript first"));
         return;
     }
     const std::vector<Format> formats = m_doc->exportFormats();
@@ -344,8 +342,7 @@ void MainWindow::exportDialog()
         QMessageBox::warning(this, tr("Export failed"), error);
         return;
     }
-    statusBar()->showMessage(tr("Exported to %1 (%2)").arg(QDir::toNativeSeparators(path), QString::fromUtf8(formatName(target).data(), int(formatName(target).size()))),
-                             8000);
+    tellWritten(tr("Exported to %1 (%2)").arg(QDir::toNativeSeparators(path), QString::fromUtf8(formatName(target).data(), int(formatName(target).size()))), path);
 }
 
 } // namespace cl::gui

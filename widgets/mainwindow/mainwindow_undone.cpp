@@ -63,7 +63,7 @@ bool MainWindow::reapplyUndone()
 {
     const auto current = m_doc->current();
     if (!current || !m_undoneStrategies.is_array() || m_undoneStrategies.empty()) {
-        statusBar()->showMessage(tr("Nothing to re-apply"), 5000);
+        tell(tr("Nothing to re-apply"));
         return false;
     }
     const analysis::AnalysisOptions options = AnalysisController::optionsFor(m_gauge->contextWindow());
@@ -96,11 +96,10 @@ bool MainWindow::reapplyUndone()
     if (several && applied > 0)
         m_doc->undoStack()->endMacro();
     if (applied == 0) {
-        statusBar()->showMessage(tr("Nothing re-applied: %1").arg(problem), 10000);
+        tellFailure(tr("Nothing re-applied: %1").arg(problem));
         return false;
     }
-    statusBar()->showMessage(tr("The compaction is applied again (Edit › Undo takes it back; File › Save writes it once the agent is done)"),
-                             10000);
+    tell(tr("The compaction is applied again (Edit › Undo takes it back; File › Save writes it once the agent is done)"));
     return true;
 }
 

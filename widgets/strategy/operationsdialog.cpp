@@ -4,6 +4,7 @@
 
 #include "widgets/strategy/paramform.h"
 #include "core/strategies/registry.h"
+#include "widgets/strategy/operationsstore.h"
 #include "widgets/models/roles.h"
 
 #include <QCheckBox>
@@ -93,23 +94,35 @@ OperationsDialog::OperationsDialog(QWidget *parent)
     statusLayout->addWidget(m_statusText);
     statusLayout->addWidget(m_error);
     statusLayout->addLayout(compressRow);
+    m_beside = new QCheckBox(tr("Keep the configuration and summaries beside the transcript (.compression/)"), statusBox);
+    m_beside->setObjectName(QStringLiteral("storeBesideTranscript"));
+    m_beside->setToolTip(tr("Off: they live in ContextLens's own data folder, and nothing is written into the agent's "
+                            "folders. A .compression/ folder that already exists beside the transcript is always used."));
+    m_beside->setChecked(operationsStoreBeside());
+    connect(m_beside, &QCheckBox::toggled, this, [this](bool on) {
+        setOperationsStoreBeside(on);
+        if (!m_transcriptPath.isEmpty())
+            m_store = ops::Store::inFolder(operationsStoreFolder(m_transcriptPath, on).toStdString());
+        refresh();
+    });
+    statusLayout->addWidget(m_beside);
 
     // Config.
-    auto *configBox = new QGroupBox(tr("Configuration (.compression/config.json)"), this);
+    auto *configBox = new QGroupBox(tr("Configuration (config.json)"), this);
     m_maxTurns = spin(1, 1000000, configBox);
-    m_maxTurns->setToolTip(tr("Seed 004: turns kept in the window before compressing"));
+    m_maxTurns->setToolTip(tr("Turns kept in the window before compressing"));
     m_keepRecent = spin(0, 1000000, configBox);
-    m_keepRecent->setToolTip(tr("Seed 004: recent turns always kept whole"));
+    m_keepRecent->setToolTip(tr("Recent turns always kept whole"));
     m_maxToolOutput = spin(1, 100000000, configBox);
-    m_maxToolOutput->setToolTip(tr("Seed 004: tool output longer than this (characters) is truncated"));
+    m_maxToolOutput->setToolTip(tr("Tool output longer than this (characters) is truncated"));
     m_summaryMaxChars = spin(1, 100000000, configBox);
-    m_summaryMaxChars->setToolTip(tr("Seed 004: longest summary, in characters"));
+    m_summaryMaxChars->setToolTip(tr("Longest summary, in characters"));
     m_autoCompress = new QCheckBox(tr("Compress automatically when the history exceeds 2 \u00d7 keep recent"), configBox);
     m_importance = new QDoubleSpinBox(configBox);
     m_importance->setRange(0, 1);
     m_importance->setSingleStep(0.05);
     m_importance->setDecimals(2);
-    m_importance->setToolTip(tr("Seed 004: old messages scoring at least this are kept"));
+    m_importance->setToolTip(tr("Old messages scoring at least this are kept"));
     m_strategy = new QComboBox(configBox);
     for (const strategy::Strategy *s : strategy::all())
         m_strategy->addItem(QStringLiteral("%1 (%2)").arg(qs(s->title()), qs(s->name())), qs(s->name()));
@@ -129,7 +142,7 @@ OperationsDialog::OperationsDialog(QWidget *parent)
     configLayout->addWidget(m_save, 0, Qt::AlignRight);
 
     // Summaries.
-    auto *summaryBox = new QGroupBox(tr("Summaries (.compression/summaries.json)"), this);
+    auto *summaryBox = new QGroupBox(tr("Summaries (summaries.json)"), this);
     m_latest = spin(1, 1000, summaryBox);
     m_latest->setValue(10);
     m_summaries = new QTreeWidget(summaryBox);
@@ -192,7 +205,7 @@ void OperationsDialog::setModelSummarizer(const GuiSummarizer &s)
                                        : tr("Configure a model in the strategy dock (Summaries\u2026) first"));
 }
 
-void OperationsDialog::setTranscript(std::shared_ptr<const Transcript> transcript, const QString &projectDir,
+void OperationsDialog::setTranscript(std::shared_ptr<const Transcript> transcript, const QString &transcriptPath,
                                      analysis::AnalysisOptions options, std::vector<std::size_t> pinned,
                                      std::vector<std::string> exemptTools)
 {
@@ -201,7 +214,8 @@ void OperationsDialog::setTranscript(std::shared_ptr<const Transcript> transcrip
         setCompressing(false);
     }
     m_transcript = std::move(transcript);
-    m_store = ops::Store(projectDir.toStdString());
+    m_transcriptPath = transcriptPath;
+    m_store = ops::Store::inFolder(operationsStoreFolder(transcriptPath, operationsStoreBeside()).toStdString());
     m_options = std::move(options);
     m_pinned = std::move(pinned);
     m_exempt = std::move(exemptTools);
@@ -251,7 +265,7 @@ void OperationsDialog::fillStatus()
         text += tr("Compaction not needed yet");
     }
     if (s.autoCompressDue)
-        text += QStringLiteral("<br>") + tr("Seed 004 auto-compress is due (more than %1 messages)").arg(2 * s.config.keepRecent);
+        text += QStringLiteral("<br>") + tr("Auto-compress is due (more than %1 messages)").arg(2 * s.config.keepRecent);
     m_statusText->setText(text);
     QStringList errors;
     for (const auto &e : s.errors)

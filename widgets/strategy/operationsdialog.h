@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Seed 004 operations on the current transcript's project folder (.compression/): status and
+// Seed 004 operations on the current transcript's store (operationsstore.h): status and
 // statistics, "Compress now" with its "N → M messages (removed K)" line, config editing (the seed
 // 004 window parameters plus the default strategy and its parameters, through ParamForm) and the
 // latest summaries. The dialog never modifies the transcript: it emits compressed() with the
@@ -41,8 +41,9 @@ public:
     explicit OperationsDialog(QWidget *parent = nullptr);
     ~OperationsDialog() override;
 
-    // projectDir: the folder whose .compression/ holds the config (usually the transcript's folder).
-    void setTranscript(std::shared_ptr<const Transcript> transcript, const QString &projectDir,
+    // transcriptPath: the file the transcript came from; its store is operationsStoreFolder()'s
+    // (the app's data folder, or .compression/ beside it when that exists or the user keeps it there).
+    void setTranscript(std::shared_ptr<const Transcript> transcript, const QString &transcriptPath,
                        analysis::AnalysisOptions options = {}, std::vector<std::size_t> pinned = {},
                        std::vector<std::string> exemptTools = {});
 
@@ -55,6 +56,7 @@ public:
     // The model of "Let the model write the summary" (the strategy dock's Summaries… settings).
     void setModelSummarizer(const GuiSummarizer &s);
     QCheckBox *withModel() const { return m_withModel; }
+    QCheckBox *besideTranscript() const { return m_beside; }
     bool isCompressing() const { return m_job.isRunning(); }
 
 public Q_SLOTS:
@@ -85,6 +87,7 @@ private:
     std::vector<std::size_t> m_pinned;
     std::vector<std::string> m_exempt;
     ops::Store m_store{std::string(".")};
+    QString m_transcriptPath;
     ops::Status m_status;
     bool m_filling = false;
 
@@ -94,6 +97,7 @@ private:
     QPushButton *m_compress = nullptr;
     QPushButton *m_cancel = nullptr;
     QCheckBox *m_withModel = nullptr;
+    QCheckBox *m_beside = nullptr;
     GuiSummarizer m_gui;
     BackgroundJob<ops::CompressOutcome> m_job{this};
     QSpinBox *m_maxTurns = nullptr;
