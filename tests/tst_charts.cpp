@@ -314,6 +314,27 @@ private Q_SLOTS:
         QCOMPARE(spy.count(), 0);
     }
 
+    // A compaction label near the window line's label moves off it (it once overlapped "window 200k").
+    void labelsDoNotOverlap()
+    {
+        const Transcript t = handBuilt();
+        for (const int width : {260, 320, 600}) {
+            UsageChart chart;
+            chart.resize(width, 240);
+            chart.setTranscript(&t);
+            chart.setContextWindow(120000); // the window line just below the top, the label under it
+            chart.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&chart));
+            chart.grab();
+            const std::vector<QRectF> &r = chart.labelRects();
+            QCOMPARE(r.size(), std::size_t(2)); // the window, the compaction
+            QVERIFY2(!r[0].intersects(r[1]), qPrintable(QStringLiteral("width %1").arg(width)));
+            const ChartGeometry g = chart.chartGeometry();
+            for (const QRectF &q : r)
+                QVERIFY(q.left() >= g.plot.left() && q.right() <= g.plot.right() + 1);
+        }
+    }
+
     void fitToData()
     {
         const Transcript t = handBuilt();

@@ -213,26 +213,40 @@ void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
     p.setPen(c.grid);
     p.drawRect(g.plot);
 
-    if (m_window > 0 && double(m_window) > g.yMax) { // fitted to the data: say where the window is
+    m_labelRects.clear();
+    if (m_window > 0) {
+        // Fitted to the data: say where the window is; else a dashed line, labelled below it (above
+        // it would collide with the legend when the window is the top tick).
+        const bool above = double(m_window) > g.yMax;
+        const double y = above ? g.plot.top() : g.yToPixel(double(m_window));
+        if (!above) {
+            p.setPen(QPen(c.window, 1.5, Qt::DashDotLine));
+            p.drawLine(QPointF(g.plot.left(), y), QPointF(g.plot.right(), y));
+        }
+        const QString label = above ? tr("window %1 (above)").arg(shortTokens(m_window)) : tr("window %1").arg(shortTokens(m_window));
+        const double w = fm.horizontalAdvance(label) + 2;
+        const QRectF r(g.plot.right() - 4 - w, y + 1, w, fm.height());
         p.setPen(c.window);
-        p.drawText(QRectF(g.plot.left(), g.plot.top() + 1, g.plot.width() - 4, fm.height()), Qt::AlignRight | Qt::AlignTop,
-                   tr("window %1 (above)").arg(shortTokens(m_window)));
-    } else if (m_window > 0) {
-        const double y = g.yToPixel(double(m_window));
-        p.setPen(QPen(c.window, 1.5, Qt::DashDotLine));
-        p.drawLine(QPointF(g.plot.left(), y), QPointF(g.plot.right(), y));
-        p.setPen(c.window);
-        // Below the line: above it would collide with the legend when the window is the top tick.
-        p.drawText(QRectF(g.plot.left(), y + 1, g.plot.width() - 4, fm.height()), Qt::AlignRight | Qt::AlignTop,
-                   tr("window %1").arg(shortTokens(m_window)));
+        p.drawText(r, Qt::AlignRight | Qt::AlignTop, label);
+        m_labelRects.push_back(r);
     }
     for (const CompactMarker &m : m_data.compactions) {
         const double x = g.xToPixel(m.message);
         p.setPen(QPen(c.compact, 1.5, Qt::DashLine));
         p.drawLine(QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom()));
         const QString label = m.preTokens > 0 ? tr("compact (%1 before)").arg(shortTokens(m.preTokens)) : tr("compact");
+        // Right of the line, or left of it when it would leave the plot; one line lower while it
+        // would cover another label (the window's, an earlier compaction's).
+        const double w = fm.horizontalAdvance(label) + 2;
+        QRectF r(x + 3 + w > g.plot.right() ? std::max(g.plot.left() + 1, x - 3 - w) : x + 3, g.plot.top() + 2, w, fm.height());
+        const auto covers = [&](const QRectF &q) {
+            return std::any_of(m_labelRects.begin(), m_labelRects.end(), [&](const QRectF &o) { return o.intersects(q); });
+        };
+        while (covers(r) && r.bottom() + fm.height() < g.plot.bottom())
+            r.translate(0, fm.height());
         p.setPen(c.compact);
-        p.drawText(QRectF(x + 3, g.plot.top() + 2, fm.horizontalAdvance(label) + 2, fm.height()), Qt::AlignLeft, label);
+        p.drawText(r, Qt::AlignLeft, label);
+        m_labelRects.push_back(r);
     }
 }
 

@@ -4,7 +4,10 @@
 #include "core/model/transcript.h"
 #include "widgets/models/chartgeometry.h"
 
+#include <QRectF>
 #include <QWidget>
+
+#include <vector>
 
 namespace cl::gui {
 
@@ -30,6 +33,8 @@ public:
     // Message nearest to a widget position (by x), -1 when outside the plot or too far from any point.
     int messageAt(const QPointF &pos) const;
     int hoveredMessage() const { return m_hover; }
+    // Where the last paint put the window and compaction labels (none covers another).
+    const std::vector<QRectF> &labelRects() const { return m_labelRects; }
 
     QSize sizeHint() const override { return {600, 220}; }
     QSize minimumSizeHint() const override { return {200, 120}; }
@@ -56,6 +61,7 @@ private:
     qint64 m_window = 200000;
     int m_hover = -1;
     bool m_fitToData = false;
+    mutable std::vector<QRectF> m_labelRects;
 };
 
 } // namespace cl::gui
