@@ -140,7 +140,11 @@ private Q_SLOTS:
         browser->agentCombo()->setCurrentIndex(0);
         browser->filterEdit()->setText(QStringLiteral("checkout fix"));
         QCOMPARE(shownPaths(browser->view()), QStringList{QString::fromStdString(fx::claudeShop(home))});
+        // The count says what the filter leaves.
+        QVERIFY2(browser->status()->text().startsWith(QStringLiteral("1 of %1 sessions shown").arg(browser->model()->sessions().size())),
+                 qPrintable(browser->status()->text()));
         browser->filterEdit()->clear();
+        QVERIFY(!browser->status()->text().contains(QStringLiteral("shown")));
 
         // A rescan reads nothing that did not change.
         browser->rescan();

@@ -253,7 +253,8 @@ void SessionBrowser::rescan()
                         text += QStringLiteral(" \u00b7 ") + warnings.front();
                     else if (!warnings.isEmpty())
                         text += QStringLiteral(" \u00b7 ") + tr("%n warning(s): ", nullptr, int(warnings.size())) + warnings.front();
-                    m_status->setText(text);
+                    m_scanText = text;
+                    showCount();
                     m_status->setToolTip(warnings.join(QLatin1Char('\n')));
                     watchFolders();
                     Q_EMIT scanned();
@@ -266,6 +267,21 @@ void SessionBrowser::applyFilter()
 {
     m_proxy->set(m_filter->text().trimmed(), m_agent->currentData().toString());
     m_view->expandAll();
+    showCount();
+}
+
+void SessionBrowser::showCount()
+{
+    const bool filtered = !m_filter->text().trimmed().isEmpty() || !m_agent->currentData().toString().isEmpty();
+    if (!filtered || m_scanText.isEmpty()) {
+        m_status->setText(m_scanText);
+        return;
+    }
+    int shown = 0; // sessions are the rows under the project rows
+    for (int p = 0; p < m_proxy->rowCount(); ++p)
+        shown += m_proxy->rowCount(m_proxy->index(p, 0));
+    m_status->setText(tr("%1 of %2 sessions shown").arg(shown).arg(m_model->sessions().size())
+                      + QStringLiteral(" \u00b7 ") + m_scanText);
 }
 
 void SessionBrowser::addFolder()

@@ -58,6 +58,7 @@ private:
     void addFolder();
     void watchFolders();
     void applyFilter();
+    void showCount();
 
     QString m_home, m_cachePath;
     QStringList m_folders;
@@ -70,6 +71,7 @@ private:
     QLineEdit *m_filter;
     QComboBox *m_agent;
     QLabel *m_status;
+    QString m_scanText; // what the last scan found; the filter's count goes before it
     QFileSystemWatcher *m_watcher;
     QTimer *m_debounce;
 };
