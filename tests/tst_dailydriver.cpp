@@ -26,6 +26,7 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -286,6 +287,34 @@ private Q_SLOTS:
         QVERIFY(notice->isVisible());
         notice->findChild<QPushButton *>(QStringLiteral("noticeClose"))->click();
         QVERIFY(notice->isHidden());
+    }
+
+    // The Compare tab's summary wraps on its own row: a long one never widens the window (it once
+    // raised the minimum width from 1077 to 1892 px and pushed the docks off a 1600 px screen).
+    void compareNeverWidensTheWindow()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const int before = w.minimumSizeHint().width();
+        auto *tabs = w.findChild<QTabWidget *>();
+        QVERIFY(tabs);
+        int compare = -1;
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).remove(QLatin1Char('&')) == QStringLiteral("Compare"))
+                compare = i;
+        QVERIFY(compare >= 0);
+        tabs->setCurrentIndex(compare);
+        auto *status = w.findChild<QLabel *>(QStringLiteral("compareStatus"));
+        QVERIFY(status);
+        status->setText(QStringLiteral("27 strategies compared on 1 724 messages; ").repeated(12));
+        QApplication::processEvents();
+        QVERIFY2(w.minimumSizeHint().width() <= before, qPrintable(QStringLiteral("%1 > %2").arg(w.minimumSizeHint().width()).arg(before)));
+        QCOMPARE(w.width(), 1280);
+        QVERIFY(status->isVisible() && status->height() > status->fontMetrics().height());
     }
 
     // Reports and Markdown are offered in the user's documents (or the folder last used), not in

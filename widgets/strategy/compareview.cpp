@@ -88,6 +88,10 @@ CompareView::CompareView(QWidget *parent)
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("compareStatus"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Its own row, wrapped: a long summary must never widen the window (it once pushed the minimum
+    // width of the whole window past the screen).
+    m_status->setWordWrap(true);
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_runAll);
@@ -112,7 +116,7 @@ CompareView::CompareView(QWidget *parent)
     bar->addWidget(m_costTurns);
     bar->addWidget(m_progress);
     bar->addWidget(m_cancelButton);
-    bar->addWidget(m_status, 1);
+    bar->addStretch(1);
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("compareTable"));
@@ -143,6 +147,7 @@ CompareView::CompareView(QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_status);
     layout->addWidget(split, 1);
 
     connect(m_runAll, &QPushButton::clicked, this, &CompareView::runAll);
