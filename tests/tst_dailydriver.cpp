@@ -26,7 +26,9 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -315,6 +317,62 @@ private Q_SLOTS:
         QVERIFY2(w.minimumSizeHint().width() <= before, qPrintable(QStringLiteral("%1 > %2").arg(w.minimumSizeHint().width()).arg(before)));
         QCOMPARE(w.width(), 1280);
         QVERIFY(status->isVisible() && status->height() > status->fontMetrics().height());
+    }
+
+    // A 1024x700 screen holds the window with every tab and dock it opens with, and each dock's
+    // labels read in full: dock tabs, the composition's category names, a usable detail pane.
+    void fitsA1024x700Screen()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openFileNow(m_first));
+        auto *tabs = w.findChild<QTabWidget *>();
+        QVERIFY(tabs);
+        const auto fits = [&](const QString &where) {
+            QApplication::processEvents();
+            const QSize min = w.minimumSizeHint();
+            return min.width() <= 1024 && min.height() <= 700 ? QString() : QStringLiteral("%1: minimum %2x%3").arg(where).arg(min.width()).arg(min.height());
+        };
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            const QString why = fits(tabs->tabText(i));
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        }
+        tabs->setCurrentIndex(0);
+        QApplication::processEvents();
+        QCOMPARE(w.size(), QSize(1024, 700));
+        QVERIFY2(w.detailPane()->width() >= 200, qPrintable(QString::number(w.detailPane()->width())));
+        int dockTabs = 0;
+        for (QTabBar *bar : w.findChildren<QTabBar *>()) {
+            if (bar->parent() != &w || !bar->isVisible())
+                continue; // the central tab widget's own bar, unused dock tab bars
+            for (int i = 0; i < bar->count(); ++i, ++dockTabs)
+                QVERIFY2(bar->tabRect(i).width() >= bar->fontMetrics().horizontalAdvance(bar->tabText(i)),
+                         qPrintable(QStringLiteral("%1: %2 px").arg(bar->tabText(i)).arg(bar->tabRect(i).width())));
+        }
+        QVERIFY(dockTabs >= 5); // Analysis, Composition, Strategy; Diagnostics, Usage, ...
+        w.compositionDock()->show();
+        w.compositionDock()->raise();
+        w.compositionPanel()->refreshNow();
+        QApplication::processEvents();
+        QTableView *table = w.compositionPanel()->table();
+        QVERIFY(table->model()->rowCount() > 3);
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            const QString name = table->model()->index(r, 0).data().toString();
+            QVERIFY2(table->columnWidth(0) >= table->fontMetrics().horizontalAdvance(name), qPrintable(name));
+            for (int c = 1; c < table->model()->columnCount(); ++c) { // tokens, share, items: never "..."
+                const QString v = table->model()->index(r, c).data().toString();
+                QVERIFY2(table->columnWidth(c) >= table->fontMetrics().horizontalAdvance(v), qPrintable(name + QLatin1Char(' ') + v));
+            }
+        }
+        QVERIFY(w.grab().save(QStringLiteral(CL_BINARY_DIR "/dailydriver-1024x700.png")));
+        // The session browser too.
+        w.sessionsDock()->show();
+        const QString why = fits(QStringLiteral("sessions"));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
     }
 
     // Reports and Markdown are offered in the user's documents (or the folder last used), not in

@@ -110,6 +110,11 @@ AuditPanel::AuditPanel(QWidget *parent)
     rows->setStretchFactor(1, 3);
     rows->setStretchFactor(2, 2);
     rows->setChildrenCollapsible(false);
+    // Small minimums: the dock sits under the transcript beside the usage chart and must not make
+    // that row tall (a 700 px high window keeps room for the transcript).
+    const int line = fontMetrics().height();
+    for (QWidget *w : {static_cast<QWidget *>(m_list), static_cast<QWidget *>(sideBySide), static_cast<QWidget *>(m_strategies)})
+        w->setMinimumHeight(3 * line);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_header);
     layout->addWidget(rows, 1);

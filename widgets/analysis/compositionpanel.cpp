@@ -45,9 +45,10 @@ CompositionPanel::CompositionPanel(QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setSectionResizeMode(CompositionModel::CategoryColumn, QHeaderView::Stretch);
-    for (int c : {int(CompositionModel::TokensColumn), int(CompositionModel::ShareColumn), int(CompositionModel::ItemsColumn)})
-        m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // Every column as wide as its contents (a narrow dock scrolls rather than cutting "Category" to
+    // "tego"); the last one takes the width left.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setMouseTracking(true); // tooltips: a category's largest items
     m_table->setToolTip(tr("Click a category to show only its messages in the transcript"));
     m_model->setDark(theme::isDark(palette()));

@@ -177,6 +177,8 @@ Q_SIGNALS:
 protected:
     // With compactions applied but not exported, asks first: Export…, Discard or Cancel.
     void closeEvent(QCloseEvent *event) override;
+    // The first show without a restored layout sizes the docks to the window (mainwindow_layout.cpp).
+    void showEvent(QShowEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -267,6 +269,7 @@ private:
     QString m_lastError;
     std::optional<Format> m_format;
     bool m_showErrorDialogs = true;
+    bool m_layoutSized = false; // the docks were sized to the window, or a saved layout restored
     LiveWatch *m_live = nullptr;
     QLabel *m_liveLabel = nullptr;
     QString m_liveFailure;

@@ -16,9 +16,9 @@ void MainWindow::createAuditDock()
     m_auditDock = new QDockWidget(tr("Compaction Audit"), this);
     m_auditDock->setObjectName(QStringLiteral("auditDock"));
     m_auditDock->setWidget(m_auditPanel);
-    addDockWidget(Qt::RightDockWidgetArea, m_auditDock);
-    tabifyDockWidget(m_analysisDock, m_auditDock);
-    m_analysisDock->raise();
+    addDockWidget(Qt::BottomDockWidgetArea, m_auditDock);
+    tabifyDockWidget(m_usageDock, m_auditDock);
+    m_usageDock->raise();
     connect(m_auditDock, &QDockWidget::visibilityChanged, m_auditPanel, &AuditPanel::setActive);
     connect(m_auditPanel, &AuditPanel::messageActivated, this, &MainWindow::jumpToMessage);
 }

@@ -5,30 +5,49 @@
 #include "widgets/transcript/transcriptdocument.h"
 
 #include <QCloseEvent>
+#include <QShowEvent>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+
+#include <algorithm>
 
 namespace cl::gui {
 
 namespace {
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
+// Bumped when the default dock layout changes: a layout saved by an older version is not restored
+// (the docks it placed no longer fit), the window opens with the new defaults instead.
+constexpr int kLayoutVersion = 2;
 } // namespace
 
 void MainWindow::restoreLayout()
 {
     const QSettings settings;
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
-    restoreState(settings.value(kStateKey).toByteArray());
+    m_layoutSized = restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_layoutSized)
+        return;
+    m_layoutSized = true;
+    // Sized in the constructor, the docks only had the default window to share: now the right
+    // column gets about a third of the real width (its tabs and tables readable), the bottom row a
+    // quarter of the height.
+    resizeDocks({m_analysisDock}, {std::clamp(width() * 3 / 10, 300, 460)}, Qt::Horizontal);
+    resizeDocks({m_usageDock}, {std::clamp(height() / 4, 160, 300)}, Qt::Vertical);
 }
 
 void MainWindow::saveLayout() const
 {
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
-    settings.setValue(kStateKey, saveState());
+    settings.setValue(kStateKey, saveState(kLayoutVersion));
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

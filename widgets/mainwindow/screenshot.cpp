@@ -167,7 +167,7 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
     } else if (view == QLatin1String("audit")) {
         window.auditDock()->show();
         window.auditDock()->raise();
-        window.resizeDocks({window.auditDock()}, {720}, Qt::Horizontal);
+        window.resizeDocks({window.auditDock()}, {360}, Qt::Vertical);
         window.auditPanel()->refreshNow();
         if (window.auditPanel()->compactions().empty()) {
             err << "contextlens: --view audit wants a transcript with a compaction" << Qt::endl;

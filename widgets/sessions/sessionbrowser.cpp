@@ -117,7 +117,7 @@ SessionBrowser::SessionBrowser(QWidget *parent)
     layout->addLayout(bar);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_status);
-    setMinimumWidth(480); // title, agent and last activity readable without scrolling
+    setMinimumWidth(300); // title and agent readable; narrower than that, the window at 1024 px would not fit
     m_view->header()->resizeSection(SessionModel::AgentColumn, 90);
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(800);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/compareview.h"
+#include "widgets/style/flowlayout.h"
 
 #include "widgets/strategy/comparechart.h"
 #include "widgets/models/comparemodel.h"
@@ -93,7 +94,7 @@ CompareView::CompareView(QWidget *parent)
     m_status->setWordWrap(true);
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
-    auto *bar = new QHBoxLayout;
+    auto *bar = new FlowLayout; // continues on a second line in a narrow window
     bar->addWidget(m_runAll);
     bar->addWidget(m_runChecked);
     m_force = new QCheckBox(tr("Ignore triggers"), this);
@@ -116,7 +117,6 @@ CompareView::CompareView(QWidget *parent)
     bar->addWidget(m_costTurns);
     bar->addWidget(m_progress);
     bar->addWidget(m_cancelButton);
-    bar->addStretch(1);
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("compareTable"));

@@ -107,7 +107,7 @@ SimulationView::SimulationView(QWidget *parent)
     sideScroll->setWidget(side);
     sideScroll->setWidgetResizable(true);
     sideScroll->setFrameShape(QFrame::NoFrame);
-    sideScroll->setMinimumWidth(260);
+    sideScroll->setMinimumWidth(220);
 
     // Right: chart above the per-turn table.
     m_chart = new SimulationChart(this);

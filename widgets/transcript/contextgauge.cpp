@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/contextgauge.h"
+#include "widgets/style/elidedlabel.h"
 
 #include "core/analysis/analysis.h"
 #include "widgets/models/chartgeometry.h"
@@ -81,7 +82,7 @@ protected:
 ContextGauge::ContextGauge(QWidget *parent)
     : QWidget(parent)
     , m_bar(new GaugeBar(this))
-    , m_label(new QLabel(this))
+    , m_label(new ElidedLabel(this))
     , m_spin(new QSpinBox(this))
 {
     setObjectName(QStringLiteral("contextGauge"));
@@ -139,6 +140,7 @@ void ContextGauge::refresh()
     m_bar->estimated = m_data.estimateNow;
     m_bar->window = m_spin->value();
     m_label->setText(labelText());
+    m_label->setToolTip(labelText()); // whole, when the label is elided
     const double ratio = double(m_data.estimateNow) / double(m_spin->value());
     m_bar->setToolTip(tr("%1 of the window: band \u201C%2\u201D").arg(QLocale().toString(qRound(ratio * 100)) + QStringLiteral(" %"), bandName(bandForRatio(ratio)))
                       + QStringLiteral("\n")

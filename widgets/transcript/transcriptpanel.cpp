@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/transcriptpanel.h"
+#include "widgets/style/flowlayout.h"
 
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptfiltermodel.h"
@@ -85,7 +86,10 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     m_minBoundary->setPrefix(tr("cut ≥ "));
     m_minBoundary->setToolTip(tr("Show only messages before which a cut scores at least this much (0 = off)"));
 
-    auto *bar = new QHBoxLayout;
+    // A flowing row: on a narrow window the filters continue on a second line instead of setting
+    // the window's minimum width.
+    auto *bar = new FlowLayout;
+    m_filterEdit->setMinimumWidth(120);
     bar->addWidget(m_filterEdit, 1);
     bar->addWidget(m_regex);
     bar->addWidget(m_hideMeta);
