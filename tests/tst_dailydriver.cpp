@@ -5,12 +5,15 @@
 // when they hide everything, messages numbered from 1 everywhere, no transcript action enabled
 // without a transcript, feedback in a notice bar, and reports offered outside the agent's folders.
 #include "core/generator/generator.h"
+#include "core/io/loader.h"
 #include "core/strategies/registry.h"
 #include "core/strategy/strategy.h"
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/noticebar.h"
+#include "widgets/strategy/changestrip.h"
+#include "widgets/strategy/previewview.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/models/transcriptfiltermodel.h"
@@ -29,6 +32,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -373,6 +377,54 @@ private Q_SLOTS:
         w.sessionsDock()->show();
         const QString why = fits(QStringLiteral("sessions"));
         QVERIFY2(why.isEmpty(), qPrintable(why));
+    }
+
+    // A preview opens at its first change; F8 / Shift+F8 and the arrow buttons walk the changes
+    // (wrapping), "change k of n" says where; the strip beside the list marks each change and a
+    // click on a mark selects it.
+    void previewLeadsToTheChanges()
+    {
+        const LoadResult loaded = loadFile(m_first.toStdString());
+        QVERIFY(loaded.ok() && !loaded.transcript->messages.empty());
+        const std::shared_ptr<const Transcript> t = loaded.transcript;
+        const strategy::Strategy *s = strategy::find("trim-tools");
+        const strategy::Result r = strategy::run(*s, strategy::Input(*t), nlohmann::json{{"keepLastToolRounds", 2}});
+        QVERIFY(r.changed);
+        std::vector<int> expected;
+        for (std::size_t i = 0; i < r.fates.size(); ++i)
+            if (r.fates[i].fate != strategy::Fate::Kept)
+                expected.push_back(int(i));
+        QVERIFY(expected.size() >= 3 && expected.front() > 0);
+        PreviewView view;
+        view.resize(1200, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(t, std::make_shared<const strategy::Result>(r));
+        QCOMPARE(view.changedRows(), expected);
+        QCOMPARE(view.originalView()->currentIndex().row(), expected.front());
+        QCOMPARE(view.currentChange(), 0);
+        auto *label = view.findChild<QLabel *>(QStringLiteral("changeLabel"));
+        QCOMPARE(label->text(), QStringLiteral("change 1 of %1").arg(expected.size()));
+        view.originalView()->setFocus();
+        QTest::keyClick(view.originalView(), Qt::Key_F8);
+        QCOMPARE(view.originalView()->currentIndex().row(), expected[1]);
+        view.findChild<QToolButton *>(QStringLiteral("nextChange"))->click();
+        QCOMPARE(view.originalView()->currentIndex().row(), expected[2]);
+        QTest::keyClick(view.originalView(), Qt::Key_F8, Qt::ShiftModifier);
+        QCOMPARE(view.originalView()->currentIndex().row(), expected[1]);
+        QCOMPARE(label->text(), QStringLiteral("change 2 of %1").arg(expected.size()));
+        view.selectOriginal(expected.front());
+        view.findChild<QToolButton *>(QStringLiteral("previousChange"))->click(); // wraps to the last
+        QCOMPARE(view.originalView()->currentIndex().row(), expected.back());
+        // The strip: one mark per change; a click at the bottom selects the last change.
+        ChangeStrip *strip = view.changeStrip();
+        QCOMPARE(strip->marks().size(), expected.size());
+        view.selectOriginal(0);
+        QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(strip->width() / 2, strip->height() - 1));
+        QCOMPARE(view.originalView()->currentIndex().row(), expected.back());
+        QApplication::processEvents();
+        QVERIFY(label->width() >= label->fontMetrics().horizontalAdvance(label->text()));
+        QVERIFY(view.grab().save(QStringLiteral(CL_BINARY_DIR "/preview-first-change.png")));
     }
 
     // Reports and Markdown are offered in the user's documents (or the folder last used), not in

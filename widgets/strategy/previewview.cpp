@@ -2,11 +2,13 @@
 #include "widgets/strategy/previewview.h"
 
 #include "widgets/models/fatecolors.h"
+#include "widgets/strategy/changestrip.h"
 #include "widgets/models/resultmodel.h"
 #include "widgets/style/theme.h"
 #include "widgets/transcript/longlinetextview.h"
 #include "core/strategies/registry.h"
 
+#include <QAction>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -89,6 +91,33 @@ PreviewView::PreviewView(QWidget *parent)
     m_detailsButton->setText(tr("Details"));
     m_detailsButton->setCheckable(true);
     m_detailsButton->setToolTip(tr("The strategy's log and the validity violations"));
+    // Where the changes are: previous / next (F8), "change k of n".
+    m_previousButton = new QToolButton(this);
+    m_previousButton->setObjectName(QStringLiteral("previousChange"));
+    m_previousButton->setArrowType(Qt::UpArrow);
+    m_previousButton->setToolTip(tr("Previous change (Shift+F8)"));
+    m_nextButton = new QToolButton(this);
+    m_nextButton->setObjectName(QStringLiteral("nextChange"));
+    m_nextButton->setArrowType(Qt::DownArrow);
+    m_nextButton->setToolTip(tr("Next change (F8)"));
+    m_changeLabel = new QLabel(this);
+    m_changeLabel->setObjectName(QStringLiteral("changeLabel"));
+    m_changeLabel->setMinimumWidth(m_changeLabel->fontMetrics().horizontalAdvance(tr("change 8888 of 8888")));
+    headerRow->addWidget(m_changeLabel, 0, Qt::AlignTop);
+    headerRow->addWidget(m_previousButton, 0, Qt::AlignTop);
+    headerRow->addWidget(m_nextButton, 0, Qt::AlignTop);
+    auto *next = new QAction(tr("Next Change"), this);
+    next->setShortcut(QKeySequence(Qt::Key_F8));
+    next->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    auto *previous = new QAction(tr("Previous Change"), this);
+    previous->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
+    previous->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(next);
+    addAction(previous);
+    connect(next, &QAction::triggered, this, &PreviewView::nextChange);
+    connect(previous, &QAction::triggered, this, &PreviewView::previousChange);
+    connect(m_nextButton, &QToolButton::clicked, this, &PreviewView::nextChange);
+    connect(m_previousButton, &QToolButton::clicked, this, &PreviewView::previousChange);
     headerRow->addWidget(m_detailsButton, 0, Qt::AlignTop);
     layout->addLayout(headerRow);
     m_fates = new QLabel(this);
@@ -107,8 +136,17 @@ PreviewView::PreviewView(QWidget *parent)
 
     auto *vertical = new QSplitter(Qt::Vertical, this);
     auto *sides = new QSplitter(Qt::Horizontal, vertical);
-    m_left = makeTree(sides, m_leftModel);
+    // The original with the change strip beside its scroll bar.
+    auto *leftSide = new QWidget(sides);
+    auto *leftRow = new QHBoxLayout(leftSide);
+    leftRow->setContentsMargins(0, 0, 0, 0);
+    leftRow->setSpacing(1);
+    m_left = makeTree(leftSide, m_leftModel);
     m_left->setObjectName(QStringLiteral("originalView"));
+    m_strip = new ChangeStrip(leftSide);
+    leftRow->addWidget(m_left, 1);
+    leftRow->addWidget(m_strip);
+    connect(m_strip, &ChangeStrip::rowClicked, this, &PreviewView::selectOriginal);
     m_right = makeTree(sides, m_rightModel);
     m_right->setObjectName(QStringLiteral("resultView"));
     auto *texts = new QSplitter(Qt::Horizontal, vertical);
@@ -122,8 +160,10 @@ PreviewView::PreviewView(QWidget *parent)
     layout->addWidget(m_sync);
 
     connect(m_detailsButton, &QToolButton::toggled, this, &PreviewView::setDetailsVisible);
-    connect(m_left->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) { currentChanged(true, current); });
+    connect(m_left->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        currentChanged(true, current);
+        updateChangeLabel();
+    });
     connect(m_right->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { currentChanged(false, current); });
     connect(m_left->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { scrolled(true); });
@@ -148,6 +188,64 @@ void PreviewView::setResult(std::shared_ptr<const Transcript> original, std::sha
     m_rightText->setText({});
     m_sync->clear();
     updateHeader();
+    updateChanges();
+    if (!m_changes.empty()) // open where the strategy did something, not at row 0
+        selectOriginal(m_changes.front());
+}
+
+void PreviewView::updateChanges()
+{
+    m_changes.clear();
+    std::vector<ChangeStrip::Mark> marks;
+    if (m_result)
+        for (int r = 0; r < m_leftModel->rowCount(); ++r)
+            if (const Fate f = m_leftModel->fate(r); f != Fate::Kept) {
+                m_changes.push_back(r);
+                marks.push_back({r, fateAccent(f, m_leftModel->darkPalette())});
+            }
+    m_strip->setMarks(m_leftModel->rowCount(), std::move(marks));
+    updateChangeLabel();
+}
+
+int PreviewView::currentChange() const
+{
+    const QModelIndex current = m_left->currentIndex();
+    if (!current.isValid())
+        return -1;
+    const auto it = std::lower_bound(m_changes.begin(), m_changes.end(), current.row());
+    return it != m_changes.end() && *it == current.row() ? int(it - m_changes.begin()) : -1;
+}
+
+void PreviewView::updateChangeLabel()
+{
+    const int n = int(m_changes.size());
+    const int k = currentChange();
+    m_changeLabel->setText(!m_result ? QString()
+                           : n == 0  ? tr("no change")
+                           : k >= 0  ? tr("change %1 of %2").arg(k + 1).arg(n)
+                                     : tr("%1 changes").arg(n));
+    m_nextButton->setEnabled(n > 0);
+    m_previousButton->setEnabled(n > 0);
+}
+
+void PreviewView::nextChange()
+{
+    if (m_changes.empty())
+        return;
+    const QModelIndex current = m_left->currentIndex();
+    const int from = current.isValid() ? current.row() : -1;
+    const auto it = std::upper_bound(m_changes.begin(), m_changes.end(), from);
+    selectOriginal(it != m_changes.end() ? *it : m_changes.front()); // wraps around
+}
+
+void PreviewView::previousChange()
+{
+    if (m_changes.empty())
+        return;
+    const QModelIndex current = m_left->currentIndex();
+    const int from = current.isValid() ? current.row() : m_leftModel->rowCount();
+    const auto it = std::lower_bound(m_changes.begin(), m_changes.end(), from);
+    selectOriginal(it != m_changes.begin() ? *std::prev(it) : m_changes.back()); // wraps around
 }
 
 void PreviewView::setDetailsVisible(bool visible)
@@ -348,6 +446,7 @@ void PreviewView::updatePalette()
     const bool dark = theme::isDark(palette());
     m_leftModel->setDarkPalette(dark);
     m_rightModel->setDarkPalette(dark);
+    updateChanges(); // the strip's colours
 }
 
 void PreviewView::changeEvent(QEvent *event)

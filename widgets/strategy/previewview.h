@@ -14,6 +14,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QLabel;
 class QModelIndex;
@@ -24,6 +25,7 @@ class QTreeView;
 namespace cl::gui {
 
 class LongLineTextView;
+class ChangeStrip;
 
 class ResultModel;
 
@@ -47,11 +49,19 @@ public:
     QString statsText() const;   // the header as plain text
     QString syncMessage() const; // why the other side has no selection, "" when it has one
     QString detailsText() const; // note, log and violations
+    // The original's rows the result changed (every fate but kept), in order; the preview opens at
+    // the first. currentChange(): the index among them of the selected row, -1 when none is.
+    const std::vector<int> &changedRows() const { return m_changes; }
+    int currentChange() const;
+    ChangeStrip *changeStrip() const { return m_strip; }
 
 public Q_SLOTS:
     void selectOriginal(int transcriptIndex);
     void selectSlot(int slot);
     void setDetailsVisible(bool visible);
+    // F8 / Shift+F8: the next / previous changed row after / before the selected one.
+    void nextChange();
+    void previousChange();
 
 Q_SIGNALS:
     // Double-click on a row: the original transcript index (-1 for an inserted message).
@@ -65,6 +75,8 @@ private:
     void scrolled(bool fromLeft);
     void updateHeader();
     void updatePalette();
+    void updateChanges();
+    void updateChangeLabel();
 
     std::shared_ptr<const Transcript> m_original;
     std::shared_ptr<const cl::strategy::Result> m_result;
@@ -76,6 +88,11 @@ private:
     QLabel *m_fates = nullptr;
     QLabel *m_note = nullptr;
     QToolButton *m_detailsButton = nullptr;
+    QToolButton *m_previousButton = nullptr;
+    QToolButton *m_nextButton = nullptr;
+    QLabel *m_changeLabel = nullptr;
+    ChangeStrip *m_strip = nullptr;
+    std::vector<int> m_changes;
     QPlainTextEdit *m_details = nullptr;
     QLabel *m_sync = nullptr;
     LongLineTextView *m_leftText = nullptr; // long lines broken on screen only
