@@ -14,6 +14,7 @@
 #include "widgets/mainwindow/noticebar.h"
 #include "widgets/strategy/changestrip.h"
 #include "widgets/strategy/previewview.h"
+#include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/models/transcriptfiltermodel.h"
@@ -23,6 +24,7 @@
 #include "test_support.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -377,6 +379,63 @@ private Q_SLOTS:
         w.sessionsDock()->show();
         const QString why = fits(QStringLiteral("sessions"));
         QVERIFY2(why.isEmpty(), qPrintable(why));
+    }
+
+    // Metadata and event lines fold into the message before them by default: a badge counts them,
+    // a click shows them, a jump to one shows it, and the choice is remembered.
+    void eventsFoldIntoTheirMessage()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openFileNow(m_first));
+        const Transcript &t = *w.transcript();
+        std::vector<int> events;
+        for (std::size_t i = 0; i < t.messages.size(); ++i)
+            if (t.messages[i].kind == MessageKind::Meta || t.messages[i].kind == MessageKind::Event)
+                events.push_back(int(i));
+        QVERIFY(!events.empty() && events.front() > 0);
+        TranscriptPanel *panel = w.transcriptPanel();
+        auto *fold = panel->findChild<QCheckBox *>(QStringLiteral("foldEvents"));
+        QVERIFY(fold && fold->isChecked());
+        TranscriptFilterModel *filter = panel->filterModel();
+        QCOMPARE(filter->rowCount(), int(t.messages.size() - events.size()));
+        // The message before the first event carries it.
+        int owner = events.front() - 1;
+        while (t.messages[std::size_t(owner)].kind == MessageKind::Meta || t.messages[std::size_t(owner)].kind == MessageKind::Event)
+            --owner;
+        const QModelIndex cell = filter->mapFromSource(panel->model()->index(owner, TranscriptModel::RoleColumn));
+        QVERIFY(cell.isValid());
+        const int count = cell.data(FoldedEventsRole).toInt();
+        QVERIFY(count >= 1);
+        QVERIFY2(cell.data().toString().contains(QStringLiteral("\u25b8 ")), qPrintable(cell.data().toString()));
+        int total = 0;
+        for (int r = 0; r < filter->rowCount(); ++r)
+            total += filter->index(r, TranscriptModel::RoleColumn).data(FoldedEventsRole).toInt();
+        QCOMPARE(total, int(events.size()));
+        // A click on the badge shows them, another folds them again.
+        panel->view()->scrollTo(cell);
+        QTest::mouseClick(panel->view()->viewport(), Qt::LeftButton, {}, panel->view()->visualRect(cell).center());
+        QCOMPARE(filter->rowCount(), int(t.messages.size() - events.size()) + count);
+        QVERIFY(filter->mapFromSource(panel->model()->index(events.front(), 0)).isValid());
+        QVERIFY(cell.data().toString().contains(QStringLiteral("\u25be ")));
+        QVERIFY(w.grab().save(QStringLiteral(CL_BINARY_DIR "/events-unfolded.png")));
+        filter->toggleEvents(owner);
+        QCOMPARE(filter->rowCount(), int(t.messages.size() - events.size()));
+        // Jumping to a folded event shows it.
+        w.selectMessage(events.back());
+        const QModelIndex current = filter->mapToSource(panel->view()->currentIndex());
+        QCOMPARE(current.row(), events.back());
+        // Remembered: a new window starts unfolded after the user unfolded.
+        fold->setChecked(false);
+        QCOMPARE(filter->rowCount(), int(t.messages.size()));
+        {
+            MainWindow again;
+            QVERIFY(!again.transcriptPanel()->findChild<QCheckBox *>(QStringLiteral("foldEvents"))->isChecked());
+        }
+        fold->setChecked(true);
     }
 
     // A preview opens at its first change; F8 / Shift+F8 and the arrow buttons walk the changes

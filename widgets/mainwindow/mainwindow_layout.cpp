@@ -38,9 +38,26 @@ void MainWindow::showEvent(QShowEvent *event)
     m_layoutSized = true;
     // Sized in the constructor, the docks only had the default window to share: now the right
     // column gets about a third of the real width (its tabs and tables readable), the bottom row a
-    // quarter of the height.
-    resizeDocks({m_analysisDock}, {std::clamp(width() * 3 / 10, 300, 460)}, Qt::Horizontal);
-    resizeDocks({m_usageDock}, {std::clamp(height() / 4, 160, 300)}, Qt::Vertical);
+    // quarter of the height. Queued: the dock areas take the window's size once it is shown.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            // resizeDocks() leaves a tabbed group as it is (Qt 6.4): a minimum size held for one
+            // layout pass moves the area's edge, and the user can drag it anywhere afterwards.
+            const int right = std::clamp(width() * 3 / 10, 300, 460);
+            const int bottom = std::clamp(height() / 4, 160, 300);
+            const QSize analysisMin = m_analysisDock->minimumSize(), usageMin = m_usageDock->minimumSize();
+            m_analysisDock->setMinimumWidth(right);
+            m_analysisDock->setMaximumWidth(right);
+            m_usageDock->setMinimumHeight(bottom);
+            m_usageDock->setMaximumHeight(bottom);
+            layout()->activate();
+            m_analysisDock->setMinimumSize(analysisMin);
+            m_analysisDock->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+            m_usageDock->setMinimumSize(usageMin);
+            m_usageDock->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+        },
+        Qt::QueuedConnection);
 }
 
 void MainWindow::saveLayout() const

@@ -21,6 +21,7 @@ enum Roles {
     IsBoundaryRole,                // bool compact / microcompact boundary row
     IsMetaOrEventRole,             // bool the row is (or belongs to) a Meta / Event message
     IsHistoryRole,                 // bool the row is (or belongs to) history before the last compaction
+    FoldedEventsRole,              // int events folded into this message row (TranscriptFilterModel)
     SeverityRole,                  // int cl::Diagnostic::Severity (diagnostics model)
     // Analysis columns of the transcript model (all invalid when no analysis is set or the row is
     // not a conversation message; block rows answer PriorityRole, RoundRole and CriticalRole).

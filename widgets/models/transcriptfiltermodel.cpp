@@ -100,6 +100,90 @@ void TranscriptFilterModel::setSourceModel(QAbstractItemModel *model)
     // A new analysis arrives as a layout change of the source, which re-filters and re-sorts.
     m_transcriptModel = qobject_cast<TranscriptModel *>(model);
     QSortFilterProxyModel::setSourceModel(model);
+    if (model) {
+        // Before the proxy re-filters: filterAcceptsRow reads the owners.
+        connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_expanded.clear(); });
+        connect(model, &QAbstractItemModel::modelReset, this, &TranscriptFilterModel::rebuildOwners, Qt::DirectConnection);
+        // Lines a live session appends: counted once they are in (a folded event among them is
+        // hidden either way; the owner's count shows it).
+        connect(model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent) {
+            if (!parent.isValid())
+                rebuildOwners();
+        });
+    }
+    rebuildOwners();
+}
+
+void TranscriptFilterModel::rebuildOwners()
+{
+    m_owner.clear();
+    m_foldCount.clear();
+    const Transcript *t = m_transcriptModel && m_transcriptModel->transcript() ? m_transcriptModel->transcript().get() : nullptr;
+    if (!t)
+        return;
+    const std::size_t n = t->messages.size();
+    m_owner.assign(n, -1);
+    m_foldCount.assign(n, 0);
+    const auto isEvent = [](const Message &m) { return m.kind == MessageKind::Meta || m.kind == MessageKind::Event; };
+    int last = -1;
+    std::size_t leading = 0; // events before the first message fold into it
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!isEvent(t->messages[i])) {
+            if (last < 0)
+                for (std::size_t k = 0; k < leading; ++k)
+                    m_owner[k] = int(i);
+            m_foldCount[i] = last < 0 ? int(leading) : 0;
+            last = int(i);
+        } else if (last >= 0) {
+            m_owner[i] = last;
+            ++m_foldCount[std::size_t(last)];
+        } else {
+            ++leading;
+        }
+    }
+}
+
+int TranscriptFilterModel::ownerOf(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_owner.size() ? m_owner[std::size_t(row)] : -1;
+}
+
+int TranscriptFilterModel::foldedCount(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_foldCount.size() ? m_foldCount[std::size_t(row)] : 0;
+}
+
+void TranscriptFilterModel::toggleEvents(int row)
+{
+    if (foldedCount(row) == 0)
+        return;
+    if (!m_expanded.remove(row))
+        m_expanded.insert(row);
+    invalidateFilter();
+    const QModelIndex owner = mapFromSource(sourceModel()->index(row, TranscriptModel::RoleColumn));
+    if (owner.isValid())
+        Q_EMIT dataChanged(owner, owner, {Qt::DisplayRole, FoldedEventsRole});
+}
+
+QVariant TranscriptFilterModel::data(const QModelIndex &index, int role) const
+{
+    if (!m_hideMeta || !index.isValid() || index.parent().isValid() || index.column() != TranscriptModel::RoleColumn
+        || (role != Qt::DisplayRole && role != FoldedEventsRole && role != Qt::ToolTipRole))
+        return QSortFilterProxyModel::data(index, role);
+    const int row = mapToSource(index).row();
+    const int n = foldedCount(row);
+    if (role == FoldedEventsRole)
+        return n;
+    const QVariant base = QSortFilterProxyModel::data(index, role);
+    if (n == 0)
+        return base;
+    const bool shown = m_expanded.contains(row);
+    if (role == Qt::ToolTipRole)
+        return (shown ? tr("%1 metadata / event lines after this message are shown; click to fold them")
+                      : tr("%1 metadata / event lines (progress, hooks, snapshots) are folded into this message; click to show them"))
+            .arg(n);
+    return QString(base.toString() + QStringLiteral("  ") + (shown ? QStringLiteral("\u25be ") : QStringLiteral("\u25b8 "))
+                   + (n == 1 ? tr("1 event") : tr("%1 events").arg(n)));
 }
 
 void TranscriptFilterModel::sort(int column, Qt::SortOrder order)
@@ -166,8 +250,11 @@ bool TranscriptFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &s
 {
     const QModelIndex idx = sourceModel()->index(sourceRow, 0, sourceParent);
     // IsMetaOrEventRole is also true on the blocks of such a message, so recursion cannot revive it.
-    if (m_hideMeta && idx.data(IsMetaOrEventRole).toBool())
-        return false;
+    if (m_hideMeta && idx.data(IsMetaOrEventRole).toBool()) {
+        const int owner = ownerOf(sourceParent.isValid() ? sourceParent.row() : sourceRow);
+        if (owner < 0 || !m_expanded.contains(owner))
+            return false;
+    }
     if (m_hideHistory && idx.data(IsHistoryRole).toBool())
         return false;
     if (m_messageSet && !m_messageSet->contains(sourceParent.isValid() ? sourceParent.row() : sourceRow))

@@ -9,6 +9,7 @@
 #include <QSet>
 
 #include <optional>
+#include <vector>
 
 namespace cl::gui {
 
@@ -38,7 +39,16 @@ public:
     void setPattern(const QString &text, bool isRegex);
     // Applies the pattern after kDebounceMs without a further call, so typing stays fluent.
     void setPatternDebounced(const QString &text, bool isRegex);
+    // Folds metadata and event lines (progress, hooks, snapshots) into the message before them (the
+    // first message, for those at the start): hidden, that message's Role cell says "▸ N events",
+    // and toggleEvents() shows them under it again.
     void setHideMetaEvents(bool hide);
+    // Shows / folds again the events folded into message `row` (a source row).
+    void toggleEvents(int row);
+    bool eventsShown(int row) const { return m_expanded.contains(row); }
+    // The message an event row is folded into (-1: not an event, or no message to fold into).
+    int ownerOf(int row) const;
+    int foldedCount(int row) const;
     void setHideHistory(bool hide);       // rows before the last compaction (Message::history)
     void setPriorityFilter(int priority); // cl::analysis::Priority as int, -1 = any
     void setCriticalOnly(bool on);
@@ -55,6 +65,7 @@ public:
     // source answers; QSortFilterProxyModel would build a child mapping per message for it (the
     // tree asks for every row when it lays a new transcript out).
     bool hasChildren(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
 
     QString patternText() const { return m_text; }
     bool isRegex() const { return m_regex; }
@@ -79,6 +90,7 @@ protected:
 private:
     void applyPending();
     bool acceptsAnalysis(int message, int block) const;
+    void rebuildOwners();
 
     QTimer m_debounce;
     QString m_text;
@@ -94,6 +106,9 @@ private:
     bool m_importantOnly = false;
     double m_minBoundary = 0;
     std::optional<QSet<int>> m_messageSet;
+    std::vector<int> m_owner;     // per top-level source row: the message it folds into, or -1
+    std::vector<int> m_foldCount; // per top-level source row: events folded into it
+    QSet<int> m_expanded;         // messages whose events are shown
 };
 
 } // namespace cl::gui

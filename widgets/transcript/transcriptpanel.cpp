@@ -15,6 +15,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -28,7 +29,7 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     , m_view(new QTreeView(this))
     , m_filterEdit(new QLineEdit(this))
     , m_regex(new QCheckBox(tr("Regex"), this))
-    , m_hideMeta(new QCheckBox(tr("Hide metadata/events"), this))
+    , m_hideMeta(new QCheckBox(tr("Fold events"), this))
     , m_hideHistory(new QCheckBox(tr("Hide history"), this))
     , m_priorityCombo(new QComboBox(this))
     , m_criticalOnly(new QCheckBox(tr("Critical"), this))
@@ -41,7 +42,9 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     m_filterEdit->setPlaceholderText(tr("Filter messages and blocks (Ctrl+F)"));
     m_filterEdit->setClearButtonEnabled(true);
     m_regex->setToolTip(tr("Treat the filter as a regular expression"));
-    m_hideMeta->setToolTip(tr("Hide metadata lines and system events"));
+    m_hideMeta->setObjectName(QStringLiteral("foldEvents"));
+    m_hideMeta->setToolTip(tr("Fold metadata lines and events (progress, hooks, snapshots) into the message before them; "
+                              "click a message's \u201c\u25b8 N events\u201d to show its own"));
     m_hideHistory->setToolTip(tr("Hide the messages before the last compaction: they are in the file but no longer sent to "
                                  "the model (shown greyed and italic)"));
     m_hideHistory->setVisible(false); // only for transcripts with history
@@ -120,7 +123,19 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
 
     connect(m_filterEdit, &QLineEdit::textChanged, this, &TranscriptPanel::updateFilter);
     connect(m_regex, &QCheckBox::toggled, this, [this] { m_filter->setPattern(m_filterEdit->text(), m_regex->isChecked()); });
-    connect(m_hideMeta, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setHideMetaEvents);
+    connect(m_hideMeta, &QCheckBox::toggled, this, [this](bool fold) {
+        m_filter->setHideMetaEvents(fold);
+        QSettings().setValue(QStringLiteral("transcript/foldEvents"), fold);
+    });
+    // Folded by default, as the user left it: most lines of a real session are progress events.
+    m_hideMeta->setChecked(QSettings().value(QStringLiteral("transcript/foldEvents"), true).toBool());
+    m_filter->setHideMetaEvents(m_hideMeta->isChecked());
+    // A click on a message's "▸ N events" shows them (again: folds them).
+    connect(m_view, &QTreeView::clicked, this, [this](const QModelIndex &index) {
+        if (index.column() != TranscriptModel::RoleColumn || index.parent().isValid() || index.data(FoldedEventsRole).toInt() == 0)
+            return;
+        m_filter->toggleEvents(m_filter->mapToSource(index).row());
+    });
     connect(m_hideHistory, &QCheckBox::toggled, m_filter, &TranscriptFilterModel::setHideHistory);
     connect(m_priorityCombo, &QComboBox::currentIndexChanged, this,
             [this] { m_filter->setPriorityFilter(m_priorityCombo->currentData().toInt()); });
@@ -199,7 +214,13 @@ void TranscriptPanel::updateAnalysisControls()
 
 void TranscriptPanel::selectSourceIndex(const QModelIndex &sourceIndex)
 {
-    const QModelIndex idx = m_filter->mapFromSource(sourceIndex);
+    QModelIndex idx = m_filter->mapFromSource(sourceIndex);
+    if (!idx.isValid() && m_filter->hideMetaEvents()) { // a folded event: show its message's events
+        const int message = sourceIndex.parent().isValid() ? sourceIndex.parent().row() : sourceIndex.row();
+        if (const int owner = m_filter->ownerOf(message); owner >= 0 && !m_filter->eventsShown(owner))
+            m_filter->toggleEvents(owner);
+        idx = m_filter->mapFromSource(sourceIndex);
+    }
     if (!idx.isValid())
         return;
     if (idx.parent().isValid())
