@@ -12,6 +12,7 @@
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/noticebar.h"
+#include "widgets/mainwindow/shortcutsdialog.h"
 #include "widgets/strategy/changestrip.h"
 #include "widgets/strategy/previewview.h"
 #include "widgets/models/roles.h"
@@ -25,6 +26,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QDialog>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -34,6 +36,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QToolButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -42,6 +45,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <functional>
 #include <map>
 
 using namespace cl;
@@ -436,6 +440,64 @@ private Q_SLOTS:
             QVERIFY(!again.transcriptPanel()->findChild<QCheckBox *>(QStringLiteral("foldEvents"))->isChecked());
         }
         fold->setChecked(true);
+    }
+
+    // Help: a table of every key (the menus' and the views' own), the user guide built in, and
+    // File › Open starting where the agents keep their sessions.
+    void helpAndOpenStartWhereTheUserIs()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        const QList<ShortcutsDialog::Row> rows = ShortcutsDialog::rows(w.menuBar());
+        int menuKeys = 0;
+        const auto has = [&](const QString &where, const QString &command, const QKeySequence &key) {
+            for (const auto &r : rows)
+                if (r.where == where && r.command == command && r.keys.contains(key.toString(QKeySequence::NativeText)))
+                    return true;
+            return false;
+        };
+        QVERIFY(has(QStringLiteral("File"), QStringLiteral("Open"), QKeySequence::Open));
+        QVERIFY(has(QStringLiteral("Edit"), QStringLiteral("Redo"), QKeySequence(Qt::CTRL | Qt::Key_Y)));
+        QVERIFY(has(QStringLiteral("Strategies"), QStringLiteral("Compare All"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C)));
+        QVERIFY(has(QStringLiteral("Preview"), QStringLiteral("Next change"), QKeySequence(Qt::Key_F8)));
+        QVERIFY(has(QStringLiteral("Help"), QStringLiteral("User Guide"), QKeySequence(Qt::Key_F1)));
+        // Every menu command with a key is listed.
+        const std::function<void(QMenu *)> count = [&](QMenu *menu) {
+            for (QAction *a : menu->actions()) {
+                if (a->menu())
+                    count(a->menu());
+                else if (!a->isSeparator() && !a->shortcuts().isEmpty())
+                    ++menuKeys;
+            }
+        };
+        for (QAction *m : w.menuBar()->actions())
+            if (m->menu())
+                count(m->menu());
+        QCOMPARE(int(rows.size()), menuKeys + 2); // + F8, Shift+F8 of the preview
+        ShortcutsDialog dialog(w.menuBar());
+        QCOMPARE(dialog.table()->rowCount(), int(rows.size()));
+        dialog.findChild<QLineEdit *>()->setText(QStringLiteral("F8"));
+        int shown = 0;
+        for (int r = 0; r < dialog.table()->rowCount(); ++r)
+            shown += dialog.table()->isRowHidden(r) ? 0 : 1;
+        QCOMPARE(shown, 2);
+
+        QDialog *guide = w.showUserGuide();
+        auto *browser = guide->findChild<QTextBrowser *>(QStringLiteral("userGuide"));
+        QVERIFY(browser);
+        const QString text = browser->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("ContextLens user guide")) && text.contains(QStringLiteral("Preview a strategy")), qPrintable(text.left(200)));
+        QVERIFY(text.contains(QStringLiteral("screenshot: ")) && !text.contains(QStringLiteral("![")));
+        QVERIFY(guide->grab().save(QStringLiteral(CL_BINARY_DIR "/user-guide.png")));
+        QVERIFY(dialog.grab().save(QStringLiteral(CL_BINARY_DIR "/shortcuts.png")));
+        guide->close();
+
+        // HOME is this test's own folder: no agent folder yet, then Claude Code's.
+        QCOMPARE(w.openFolder(), QDir::homePath());
+        const QString projects = QDir::home().filePath(QStringLiteral(".claude/projects"));
+        QVERIFY(QDir().mkpath(projects));
+        QCOMPARE(w.openFolder(), projects);
+        QVERIFY(QDir(QDir::home().filePath(QStringLiteral(".claude"))).removeRecursively());
     }
 
     // A preview opens at its first change; F8 / Shift+F8 and the arrow buttons walk the changes

@@ -15,6 +15,7 @@
 #include <vector>
 
 class QActionGroup;
+class QDialog;
 class QLabel;
 class QSystemTrayIcon;
 namespace cl::strategy {
@@ -139,6 +140,11 @@ public:
     void exportReportDialog();
     bool exportMarkdownTo(const QString &path, QString *error = nullptr, bool redact = false);
     void exportMarkdownDialog();
+    // Help › User Guide (F1): docs/user-guide.md, built in, in a window of its own.
+    QDialog *showUserGuide();
+    // Where File › Open starts: the folder last opened from, else ~/.claude/projects (or the
+    // Codex / Gemini CLI sessions folder), else home.
+    QString openFolder() const;
     // Where the report and Markdown dialogs start: the folder last written to, else the user's
     // documents (else home), never the agent's folder the transcript is in. suffix: "-report.html".
     QString reportSuggestion(const QString &suffix) const;

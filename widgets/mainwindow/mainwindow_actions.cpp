@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Menus, shortcuts and the open dialog of the main window.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/shortcutsdialog.h"
 #include "widgets/models/tokencount.h"
 #include "widgets/models/filenames.h"
 
@@ -25,10 +26,26 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QDialog>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTreeView>
 #include <QUndoStack>
+
+// The built-in files (resources/contextlens.qrc) live in the widgets library too: registered
+// here, as a static library's resources are not by themselves (outside any namespace).
+static void initResources()
+{
+    Q_INIT_RESOURCE(contextlens);
+}
 
 namespace cl::gui {
 
@@ -246,7 +263,13 @@ void MainWindow::createMenus()
     }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About ContextLens"), QKeySequence(Qt::Key_F1), this, [this] {
+    help->addAction(tr("&User Guide"), QKeySequence(Qt::Key_F1), this, [this] { showUserGuide(); });
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this, [this] {
+        ShortcutsDialog dialog(menuBar(), this);
+        dialog.exec();
+    });
+    help->addSeparator();
+    help->addAction(tr("&About ContextLens"), this, [this] {
         QMessageBox::about(this, tr("About ContextLens"),
                            tr("ContextLens %1\nSee where an agent's context goes.").arg(QStringLiteral(CONTEXTLENS_VERSION)));
     });
@@ -261,6 +284,44 @@ void MainWindow::setTheme(theme::Choice choice, bool remember)
         a->setChecked(a->data().toInt() == int(choice));
 }
 
+QString MainWindow::openFolder() const
+{
+    // The folder last opened from, else where the agents keep their sessions (hidden folders a
+    // file dialog would not show), else home.
+    const QString last = QSettings().value(QStringLiteral("files/openFolder")).toString();
+    if (!last.isEmpty() && QFileInfo(last).isDir())
+        return last;
+    for (const QString &agent : {QStringLiteral(".claude/projects"), QStringLiteral(".codex/sessions"), QStringLiteral(".gemini/tmp")})
+        if (const QString dir = QDir::home().filePath(agent); QFileInfo(dir).isDir())
+            return dir;
+    return QDir::homePath();
+}
+
+QDialog *MainWindow::showUserGuide()
+{
+    // The guide is built in (resources/contextlens.qrc); its screenshots live in docs/ beside it in
+    // the source tree, so here each one is named instead of drawn.
+    initResources();
+    QFile file(QStringLiteral(":/contextlens/user-guide.md"));
+    QString text = file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : tr("The user guide is missing from this build.");
+    static const QRegularExpression image(QStringLiteral(R"(!\[([^\]]*)\]\([^)]*\))"));
+    text.replace(image, QStringLiteral("*(screenshot: \\1)*"));
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("userGuideDialog"));
+    dialog->setWindowTitle(tr("ContextLens User Guide"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *browser = new QTextBrowser(dialog);
+    browser->setObjectName(QStringLiteral("userGuide"));
+    browser->setOpenExternalLinks(true);
+    browser->setMarkdown(text);
+    auto *layout = new QVBoxLayout(dialog);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(browser);
+    dialog->resize(760, 820);
+    dialog->show();
+    return dialog;
+}
+
 void MainWindow::showOpenDialog()
 {
     // The name filter doubles as the format override: "Auto-detect" or one format name.
@@ -269,10 +330,11 @@ void MainWindow::showOpenDialog()
         filters << filterFor(f);
     QString selected = kAutoDetect;
     // A URL: a native dialog's keeps a file name that is not UTF-8 as it is (filenames::fromUrl).
-    const QString path = filenames::fromUrl(QFileDialog::getOpenFileUrl(this, tr("Open transcript"), {},
+    const QString path = filenames::fromUrl(QFileDialog::getOpenFileUrl(this, tr("Open transcript"), QUrl::fromLocalFile(openFolder()),
                                                                         filters.join(QStringLiteral(";;")), &selected));
     if (path.isEmpty())
         return;
+    QSettings().setValue(QStringLiteral("files/openFolder"), QFileInfo(path).absolutePath());
     std::optional<Format> format;
     for (Format f : allFormats())
         if (selected == filterFor(f))
