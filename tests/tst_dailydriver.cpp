@@ -442,6 +442,40 @@ private Q_SLOTS:
         fold->setChecked(true);
     }
 
+    // Raw JSON of a tool call shows the record holding the call first, not its message's text records.
+    void rawJsonOfABlockStartsAtItsRecord()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        QVERIFY(w.openFileNow(m_first));
+        const Transcript &t = *w.transcript();
+        int message = -1, block = -1;
+        for (std::size_t i = 0; i < t.messages.size() && message < 0; ++i) {
+            const Message &m = t.messages[i];
+            if (m.records.size() < 2)
+                continue;
+            const std::string_view first = t.recordBytes(t.records[m.records.front()]);
+            for (std::size_t k = 0; k < m.blocks.size(); ++k)
+                if (m.blocks[k].type == BlockType::ToolUse && first.find(m.blocks[k].toolId) == std::string_view::npos) {
+                    message = int(i);
+                    block = int(k);
+                    break;
+                }
+        }
+        QVERIFY2(message >= 0, "the generated session has a call in a message's later record");
+        DetailPane *pane = w.detailPane();
+        pane->setRawMode(true);
+        pane->showRow(w.transcript(), message, block);
+        const QString text = pane->fullText();
+        const QString id = QString::fromStdString(t.messages[std::size_t(message)].blocks[std::size_t(block)].toolId);
+        const qsizetype firstRecordEnd = text.indexOf(QStringLiteral("\n}\n"));
+        QVERIFY(firstRecordEnd > 0);
+        QVERIFY2(text.indexOf(id) >= 0 && text.indexOf(id) < firstRecordEnd, qPrintable(text.left(300)));
+        pane->showRow(w.transcript(), message, -1); // the message itself: file order
+        QVERIFY(pane->fullText().indexOf(id) > pane->fullText().indexOf(QStringLiteral("\n}\n")));
+        pane->setRawMode(false);
+    }
+
     // Help: a table of every key (the menus' and the views' own), the user guide built in, and
     // File › Open starting where the agents keep their sessions.
     void helpAndOpenStartWhereTheUserIs()

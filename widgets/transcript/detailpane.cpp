@@ -24,7 +24,9 @@
 #include <QSaveFile>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace cl::gui {
 
@@ -72,11 +74,22 @@ void appendItem(TextHead &out, const Message &m, const Block *b)
 
 // The message's source records, pretty-printed; a record too large to parse and indent quickly (or
 // not JSON) as the file has it. Returns whether every record was pretty-printed.
-bool appendRecords(TextHead &out, const Transcript &t, const Message &m)
+// The records of `m`; with a tool block, the ones holding its id first (a Claude Code message of
+// several lines would otherwise show the call far below its text). *blockFirst: whether it did.
+bool appendRecords(TextHead &out, const Transcript &t, const Message &m, const Block *block = nullptr, bool *blockFirst = nullptr)
 {
     bool pretty = true;
     bool first = true;
-    for (std::uint32_t r : m.records) {
+    std::vector<std::uint32_t> order(m.records.begin(), m.records.end());
+    if (block && !block->toolId.empty() && t.buffer) {
+        const auto holds = [&](std::uint32_t r) {
+            return r < t.records.size() && t.recordBytes(t.records[r]).find(block->toolId) != std::string_view::npos;
+        };
+        const auto moved = std::stable_partition(order.begin(), order.end(), holds);
+        if (blockFirst)
+            *blockFirst = moved != order.begin() && order.size() > 1;
+    }
+    for (std::uint32_t r : order) {
         if (r >= t.records.size() || !t.buffer)
             continue;
         const std::string_view bytes = t.recordBytes(t.records[r]);
@@ -194,7 +207,7 @@ std::string DetailPane::itemUtf8(std::size_t limit, unsigned long long *total) c
     if (m_transcript && m_message >= 0 && std::size_t(m_message) < m_transcript->messages.size()) {
         const Message &m = m_transcript->messages[std::size_t(m_message)];
         if (m_raw->isChecked())
-            appendRecords(out, *m_transcript, m);
+            appendRecords(out, *m_transcript, m, m_block >= 0 && std::size_t(m_block) < m.blocks.size() ? &m.blocks[std::size_t(m_block)] : nullptr);
         else
             appendItem(out, m, m_block >= 0 && std::size_t(m_block) < m.blocks.size() ? &m.blocks[std::size_t(m_block)] : nullptr);
     }
@@ -279,12 +292,14 @@ void DetailPane::refresh()
     const Block *b = m_block >= 0 && std::size_t(m_block) < m.blocks.size() ? &m.blocks[std::size_t(m_block)] : nullptr;
     if (m_raw->isChecked()) {
         TextHead out(m_limit);
-        const bool pretty = appendRecords(out, *m_transcript, m);
+        bool blockFirst = false;
+        const bool pretty = appendRecords(out, *m_transcript, m, b, &blockFirst);
         m_highlighter->setContent({}, ContentHighlighter::Mode::Plain); // before the text: highlight once
         showText(out.head, out.total);
         m_highlighter->setContent({}, m_edit->insertedBreaks() ? ContentHighlighter::Mode::Plain : ContentHighlighter::Mode::Json);
-        m_title->setText(pretty ? tr("Message %1 · source records").arg(m_message + 1)
-                                : tr("Message %1 · source records, as in the file (too large to indent)").arg(m_message + 1));
+        m_title->setText((pretty ? tr("Message %1 · source records").arg(m_message + 1)
+                                 : tr("Message %1 · source records, as in the file (too large to indent)").arg(m_message + 1))
+                         + (blockFirst ? tr(", this block's first") : QString()));
         m_title->setToolTip(m_title->text());
         return;
     }
