@@ -14,7 +14,9 @@ QString qs(std::string_view s)
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-QString groupText(strategy::Group g)
+} // namespace
+
+QString strategyGroupText(strategy::Group g)
 {
     switch (g) {
     case strategy::Group::ToolResults: return QCoreApplication::translate("StrategyLabels", "Shrink tool results");
@@ -24,16 +26,9 @@ QString groupText(strategy::Group g)
     return qs(strategy::groupTitle(g));
 }
 
-} // namespace
-
-QString strategyGroupText(strategy::Group g)
-{
-    return groupText(g);
-}
-
 QString strategyKind(const strategy::Strategy &s)
 {
-    const QString group = groupText(s.group());
+    const QString group = strategyGroupText(s.group());
     if (s.follows().empty())
         return group;
     return QCoreApplication::translate("StrategyLabels", "%1 \u00b7 %2's policy").arg(group, qs(s.follows()));

@@ -277,8 +277,7 @@ void StrategyPanel::reloadStrategies()
 {
     const QString keep = currentStrategy();
     QSignalBlocker block(m_combo);
-    m_combo->clear();
-    fillStrategyCombo(m_combo);
+    fillStrategyCombo(m_combo); // clears it first
     int index = keep.isEmpty() ? -1 : m_combo->findData(keep);
     for (int i = 0; index < 0 && i < m_combo->count(); ++i)
         if (!m_combo->itemData(i).toString().isEmpty())
