@@ -101,7 +101,11 @@ class RequestLog:
         with self._lock:
             entry["seq"] = next(self._seq)
             name = f"{entry['seq']:04d}-{entry['api']}-{entry['kind']}.json"
-            (self.dir / name).write_text(json.dumps(entry, indent=1, ensure_ascii=False))
+            # Written under a name the readers skip, then renamed: a test polling the folder while
+            # the agent waits for its answer never reads half a file.
+            part = self.dir / (name + ".part")
+            part.write_text(json.dumps(entry, indent=1, ensure_ascii=False))
+            part.replace(self.dir / name)
 
 
 # ---------------------------------------------------------------------------------------------
