@@ -29,7 +29,8 @@ std::string describe(const LineInfo &l)
                     + "|" + l.timestamp + "|" + l.apiId + "|" + l.model + "|" + json::dump(l.meta);
     for (const auto &b : l.blocks)
         s += "\n  block " + std::string(blockTypeName(b.type)) + "|" + b.text + "|" + b.toolId + "|" + b.toolName + "|"
-             + json::dump(b.input) + "|" + b.mediaType + "|" + std::to_string(b.dataSize) + (b.isError ? "|error" : "");
+             + json::dump(b.input) + "|" + b.mediaType + "|" + std::to_string(b.dataSize) + (b.isError ? "|error" : "")
+             + (b.serverSide ? "|server" : "");
     if (l.usage)
         s += "\n  usage " + std::to_string(l.usage->inputTokens) + " " + std::to_string(l.usage->outputTokens) + " "
              + std::to_string(l.usage->cacheCreationTokens) + " " + std::to_string(l.usage->cacheReadTokens) + " "

@@ -92,6 +92,8 @@ void checkTurnPairs(const Transcript &t, const std::vector<std::size_t> &idx, st
         if (m.role == Role::Assistant) {
             const auto answered = next && next->role == Role::User ? toolResultIds(*next) : std::set<std::string>();
             for (const auto &b : m.blocks) {
+                if (b.serverSide) // Anthropic's own tools: call and result in this message
+                    continue;
                 if (b.type == BlockType::ToolUse && !answered.count(b.toolId))
                     add(v, idx[k], std::string(call) + " " + b.toolId + " (" + b.toolName + ") is not answered by a " + std::string(result) + " in the next user message");
                 if (b.type == BlockType::ToolResult)
@@ -100,6 +102,10 @@ void checkTurnPairs(const Transcript &t, const std::vector<std::size_t> &idx, st
         } else {
             const auto issued = prev && prev->role == Role::Assistant ? toolUseIds(*prev) : std::set<std::string>();
             for (const auto &b : m.blocks) {
+                if (b.serverSide) {
+                    add(v, idx[k], "server tool block " + b.toolId + " outside an " + std::string(assistantName) + " message");
+                    continue;
+                }
                 if (b.type == BlockType::ToolResult && !issued.count(b.toolId))
                     add(v, idx[k], std::string(result) + " " + b.toolId + " does not answer a " + std::string(call) + " of the previous " + std::string(assistantName) + " message");
                 if (b.type == BlockType::ToolUse)

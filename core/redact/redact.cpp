@@ -533,7 +533,8 @@ void redactMessages(Transcript &t, Redactor &r)
         bool changed = false;
         for (Block &b : m.blocks) {
             const std::string before = b.text;
-            b.text = b.type == BlockType::Raw ? r.jsonOrText(b.text) : r.text(b.text);
+            const bool json = b.type == BlockType::Raw || (b.type == BlockType::ToolResult && b.serverSide);
+            b.text = json ? r.jsonOrText(b.text) : r.text(b.text);
             changed = changed || b.text != before;
             changed = r.json(b.input) || changed;
         }

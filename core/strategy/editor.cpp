@@ -112,6 +112,10 @@ void Editor::fillPending(std::size_t index) const
 bool Editor::blockExempt(const Message &m, std::size_t block) const
 {
     const Block &b = m.blocks[block];
+    // A tool the provider ran itself (Anthropic's web search, ...): its call and result go back as
+    // they were read, or not at all (with their message).
+    if (b.serverSide && (b.type == BlockType::ToolResult || b.pairMessage >= 0))
+        return true;
     return (b.type == BlockType::ToolUse || b.type == BlockType::ToolResult) && !b.toolName.empty()
            && m_in.isExemptTool(b.toolName);
 }

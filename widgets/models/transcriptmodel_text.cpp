@@ -2,6 +2,7 @@
 #include "widgets/models/transcriptmodel_text.h"
 #include "widgets/models/transcriptmodel.h"
 
+#include "core/model/servertools.h"
 #include "core/util/json.h"
 
 #include <QDateTime>
@@ -27,9 +28,13 @@ QString blockPreview(const Block &b)
     case BlockType::ToolUse:
         // The input is what the tool was asked to do; compact JSON reads well on one line.
         return fromUtf8(b.toolName) + u": " + TranscriptModel::flattenPreview(json::dump(b.input));
-    case BlockType::ToolResult:
+    case BlockType::ToolResult: {
+        // A web search's result reads as its pages, not as the JSON that carries them.
+        const std::string server = serverResultSummary(b);
         return (b.toolName.empty() ? QString() : fromUtf8(b.toolName) + u" → ")
-               + (b.isError ? QStringLiteral("[error] ") : QString()) + TranscriptModel::flattenPreview(b.text);
+               + (b.isError && server.empty() ? QStringLiteral("[error] ") : QString())
+               + TranscriptModel::flattenPreview(server.empty() ? std::string_view(b.text) : std::string_view(server));
+    }
     case BlockType::Image:
     case BlockType::Document:
         return QStringLiteral("%1 (%2 bytes)").arg(fromUtf8(b.mediaType)).arg(qulonglong(b.dataSize));

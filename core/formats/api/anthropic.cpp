@@ -10,6 +10,13 @@ namespace {
 
 using api::json;
 
+// Results of the tools Anthropic runs itself (web search, web fetch, code execution), answering a
+// server_tool_use in the same assistant message.
+bool isServerToolResult(std::string_view type)
+{
+    return type.size() > 12 && type.ends_with("_tool_result") && !type.starts_with("mcp_");
+}
+
 Block decodeSource(BlockType type, const json &block)
 {
     Block b;
@@ -48,8 +55,9 @@ void decodeBlocks(Transcript &t, const json &content, std::uint32_t line, Messag
             b.text = cl::json::str(block, "text");
         } else if (type == "image" || type == "document") {
             b = decodeSource(type == "image" ? BlockType::Image : BlockType::Document, block);
-        } else if (type == "tool_use") {
+        } else if (type == "tool_use" || type == "server_tool_use") {
             b.type = BlockType::ToolUse;
+            b.serverSide = type == "server_tool_use"; // run by Anthropic: its result is in this message
             b.toolId = cl::json::str(block, "id");
             b.toolName = cl::json::str(block, "name");
             const json *input = cl::json::child(block, "input");
@@ -60,6 +68,15 @@ void decodeBlocks(Transcript &t, const json &content, std::uint32_t line, Messag
             const json *c = cl::json::child(block, "content");
             b.text = c ? api::blocksText(*c) : std::string();
             b.isError = cl::json::boolean(block, "is_error");
+        } else if (isServerToolResult(type) && cl::json::child(block, "tool_use_id")) {
+            // web_search_tool_result, web_fetch_tool_result, ...: the whole block as JSON (its
+            // encrypted content goes back as it was), counted and paired like any tool result.
+            b.type = BlockType::ToolResult;
+            b.serverSide = true;
+            b.toolId = cl::json::str(block, "tool_use_id");
+            const json *c = cl::json::child(block, "content");
+            b.isError = c && cl::json::str(*c, "type").ends_with("_error");
+            b.text = cl::json::dump(block);
         } else if (type == "thinking") {
             b.type = BlockType::Thinking;
             b.text = cl::json::str(block, "thinking");
@@ -69,7 +86,7 @@ void decodeBlocks(Transcript &t, const json &content, std::uint32_t line, Messag
             b.type = BlockType::RedactedThinking;
             b.input = json{{"data", cl::json::str(block, "data")}};
         } else {
-            // server_tool_use, web_search_tool_result, ...: kept as opaque blocks.
+            // mcp_tool_use, container_upload, ...: kept as opaque blocks.
             b.type = BlockType::Raw;
             b.text = cl::json::dump(block);
             if (!block.is_object())
@@ -153,14 +170,18 @@ bool encodeBlock(Block &b, json &out, std::vector<std::string> &notes)
             api::addNote(notes, "tool call arguments that are not a JSON object wrapped as {\"arguments\": ...}");
             input = json{{"arguments", input}};
         }
-        out = json{{"type", "tool_use"}, {"id", b.toolId}, {"name", b.toolName}, {"input", input}};
+        out = json{{"type", b.serverSide ? "server_tool_use" : "tool_use"}, {"id", b.toolId}, {"name", b.toolName}, {"input", input}};
         return true;
     }
-    case BlockType::ToolResult:
+    case BlockType::ToolResult: {
+        std::string error;
+        if (b.serverSide && cl::json::parse(b.text, out, error) != cl::json::ParseStatus::Failed && out.is_object())
+            return true; // the block as it was read
         out = json{{"type", "tool_result"}, {"tool_use_id", b.toolId}, {"content", std::move(b.text)}};
         if (b.isError)
             out["is_error"] = true;
         return true;
+    }
     case BlockType::Raw: {
         std::string error;
         return cl::json::parse(b.text, out, error) != cl::json::ParseStatus::Failed && out.is_object();

@@ -211,7 +211,7 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
 {
     Canonical c;
     c.model = cl::json::str(t.header, "model");
-    std::size_t nonConversation = 0, sidechain = 0, rawBlocks = 0, unknownRoles = 0;
+    std::size_t nonConversation = 0, sidechain = 0, rawBlocks = 0, unknownRoles = 0, serverBlocks = 0;
     std::vector<Item> items;
     for (const auto &m : t.messages) {
         if (!m.isConversation()) {
@@ -229,9 +229,19 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
             item.role = Role::User;
             ++unknownRoles;
         }
+        // Tools a provider runs itself (Anthropic's web search, ...) answered in the same message:
+        // another provider cannot take the pair, so both are left out.
+        std::set<std::string> serverAnswered;
+        for (const auto &b : m.blocks)
+            if (b.type == BlockType::ToolResult && b.serverSide)
+                serverAnswered.insert(b.toolId);
         for (const auto &b : m.blocks) {
             if (b.type == BlockType::Raw) {
                 ++rawBlocks;
+                continue;
+            }
+            if (b.serverSide && (b.type == BlockType::ToolResult || serverAnswered.count(b.toolId))) {
+                serverBlocks += b.type == BlockType::ToolUse;
                 continue;
             }
             if (b.type == BlockType::Text && b.text.empty())
@@ -248,6 +258,9 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
         addNote(notes, std::to_string(sidechain) + " sidechain (subagent) messages left out");
     if (rawBlocks)
         addNote(notes, std::to_string(rawBlocks) + " unrecognised content blocks left out");
+    if (serverBlocks)
+        addNote(notes, std::to_string(serverBlocks) + " calls of the provider's own tools (web search, ...) left out with "
+                                                      "their results");
     if (unknownRoles)
         addNote(notes, std::to_string(unknownRoles) + " messages with an unknown role sent as user messages");
 

@@ -95,11 +95,8 @@ void decodeBlock(json &block, std::vector<Block> &blocks, std::vector<Problem> &
         }
         b.text = take(block, "text");
     } else if (type == "tool_use" || type == "server_tool_use") {
-        if (type == "server_tool_use") {
-            rawBlock(block, blocks); // runs on Anthropic's side: no tool_result line pairs with it
-            return;
-        }
         b.type = BlockType::ToolUse;
+        b.serverSide = type == "server_tool_use";
         b.toolId = take(block, "id");
         b.toolName = take(block, "name");
         if (auto it = block.find("input"); it != block.end())
@@ -115,6 +112,13 @@ void decodeBlock(json &block, std::vector<Block> &blocks, std::vector<Problem> &
         for (auto &img : images)
             blocks.push_back(std::move(img));
         return;
+    } else if (isServerToolResult(type) && cl::json::child(block, "tool_use_id")) {
+        b.type = BlockType::ToolResult;
+        b.serverSide = true;
+        b.toolId = cl::json::str(block, "tool_use_id");
+        const json *content = cl::json::child(block, "content");
+        b.isError = content && cl::json::str(*content, "type").ends_with("_error");
+        b.text = cl::json::dump(block);
     } else if (type == "thinking") {
         b.type = BlockType::Thinking;
         b.text = take(block, "thinking");
@@ -169,12 +173,20 @@ ordered_json encodeBlocks(const std::vector<Block> &blocks, std::vector<std::str
             o["text"] = b.text;
             break;
         case BlockType::ToolUse:
-            o["type"] = "tool_use";
+            o["type"] = b.serverSide ? "server_tool_use" : "tool_use";
             o["id"] = b.toolId;
             o["name"] = b.toolName;
             o["input"] = b.input.is_null() ? ordered_json::object() : ordered_json::parse(cl::json::dump(b.input));
             break;
         case BlockType::ToolResult: {
+            if (b.serverSide) { // the whole block, as it was read
+                json parsed;
+                std::string err;
+                if (cl::json::parse(b.text, parsed, err) != cl::json::ParseStatus::Failed && parsed.is_object()) {
+                    o = ordered_json::parse(cl::json::dump(parsed));
+                    break;
+                }
+            }
             o["type"] = "tool_result";
             o["tool_use_id"] = b.toolId;
             // Images that were nested in this result follow it with the same id.
@@ -234,7 +246,8 @@ ordered_json encodeBlocks(const std::vector<Block> &blocks, std::vector<std::str
 bool sameBlock(const Block &a, const Block &b)
 {
     return a.type == b.type && a.text == b.text && a.toolId == b.toolId && a.toolName == b.toolName
-           && a.input == b.input && a.mediaType == b.mediaType && a.dataSize == b.dataSize && a.isError == b.isError;
+           && a.input == b.input && a.mediaType == b.mediaType && a.dataSize == b.dataSize && a.isError == b.isError
+           && a.serverSide == b.serverSide;
 }
 
 namespace {

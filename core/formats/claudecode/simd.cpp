@@ -188,8 +188,9 @@ void decodeBlock(const sj::element &block, std::vector<Block> &blocks, std::vect
             return;
         }
         b.text = sv(v);
-    } else if (type == "tool_use") {
+    } else if (type == "tool_use" || type == "server_tool_use") {
         b.type = BlockType::ToolUse;
+        b.serverSide = type == "server_tool_use";
         b.toolId = strField(block, "id");
         b.toolName = strField(block, "name");
         if (field(block, "input", v))
@@ -205,6 +206,12 @@ void decodeBlock(const sj::element &block, std::vector<Block> &blocks, std::vect
         for (auto &img : images)
             blocks.push_back(std::move(img));
         return;
+    } else if (isServerToolResult(type) && field(block, "tool_use_id", v)) {
+        b.type = BlockType::ToolResult;
+        b.serverSide = true;
+        b.toolId = strField(block, "tool_use_id");
+        b.isError = field(block, "content", v) && v.type() == ET::OBJECT && strField(v, "type").ends_with("_error");
+        dumpElement(block, b.text);
     } else if (type == "thinking") {
         b.type = BlockType::Thinking;
         b.text = strField(block, "thinking");
@@ -215,7 +222,7 @@ void decodeBlock(const sj::element &block, std::vector<Block> &blocks, std::vect
         b.type = type == "image" ? BlockType::Image : BlockType::Document;
         imageSource(block, b);
     } else {
-        rawBlock(block, blocks); // server_tool_use included: no tool_result line pairs with it
+        rawBlock(block, blocks);
         return;
     }
     blocks.push_back(std::move(b));
