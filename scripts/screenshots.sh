@@ -46,6 +46,11 @@ for i in 1 2 3; do
       -o "$fakehome/.gemini/tmp/5f0c1d2e/chats/session-2026-11-2${i}T10-00-0000000$i.jsonl" >/dev/null
 done
 HOME=$fakehome XDG_CACHE_HOME=$XDG_CONFIG_HOME/cache "$app" --screenshot "$out/screenshot-sessions.png" --size 1500x900 --view sessions "$compacted"
+# The start page (no file open) over the same home, on a large and a small screen, light and dark.
+for shot in "1600x1000 light" "1024x700 dark"; do
+  set -- $shot
+  HOME=$fakehome XDG_CACHE_HOME=$XDG_CONFIG_HOME/cache "$app" --screenshot "$out/screenshot-start-$1-$2.png" --size "$1" --theme "$2" --view start
+done
 # A preview whose summary a model writes: the fake model server (tests/agents/) on 127.0.0.1 answers
 # with scripts/screenshot-summary.json, streamed; the settings point the app at it.
 python3 "$here/tests/agents/fake_model_server.py" --script "$here/scripts/screenshot-summary.json" \

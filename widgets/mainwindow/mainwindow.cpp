@@ -10,6 +10,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/noticebar.h"
+#include "widgets/mainwindow/startpage.h"
 #include "widgets/mainwindow/openmilestones.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/models/transcriptmodel.h"
@@ -26,6 +27,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -72,13 +74,17 @@ MainWindow::MainWindow(QWidget *parent)
     createStrategyViews();
     // Tabs: the transcript itself, the side-by-side preview of a strategy, and the comparison.
     m_tabs->addTab(splitter, tr("Transcript"));
-    column->addWidget(m_tabs, 1);
+    // Until a transcript is open, the start page stands where the tabs go (createStartPage).
+    m_pages = new QStackedWidget(central);
+    m_pages->addWidget(m_tabs);
+    column->addWidget(m_pages, 1);
     setCentralWidget(central);
     createDocks();
     m_chart->setContextWindow(m_gauge->contextWindow());
     statusBar()->addPermanentWidget(m_status, 1);
     m_status->showSummary(nullptr);
     createMenus();
+    createStartPage();
 
     connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this, &MainWindow::onRowSelected);
     connect(m_diagnostics, &DiagnosticsPanel::lineActivated, this, &MainWindow::jumpToSourceLine);

@@ -22,6 +22,7 @@ namespace cl::strategy {
 class TranscriptTables;
 }
 class QDockWidget;
+class QStackedWidget;
 class QTabWidget;
 
 namespace cl::gui {
@@ -48,6 +49,7 @@ class StatusPanel;
 class TranscriptPanel;
 class UndoneBanner;
 class NoticeBar;
+class StartPage;
 class UsageChart;
 
 class MainWindow : public QMainWindow
@@ -75,6 +77,7 @@ public:
     const QList<QAction *> &transcriptActions() const { return m_needsTranscript; }
     // Error dialogs are window-modal and non-blocking; scripted runs can turn them off.
     void setShowErrorDialogs(bool show) { m_showErrorDialogs = show; }
+    QString currentPath() const { return m_path; } // the open transcript's file ("" if none)
 
     std::shared_ptr<const Transcript> transcript() const { return m_transcript; }
     TranscriptPanel *transcriptPanel() const { return m_transcriptPanel; }
@@ -167,6 +170,7 @@ public:
     UndoneBanner *undoneBanner() const { return m_undoneBanner; }
     // What just happened (written, applied, failed), over the tabs where it is seen.
     NoticeBar *noticeBar() const { return m_notice; }
+    StartPage *startPage() const { return m_start; }
     bool reapplyUndone();
 
     // A transcript "failed" when the file could not be read, or nothing decoded and there is an error.
@@ -194,6 +198,11 @@ private:
     void createCompositionDock();
     void createAuditDock();
     void createSessionsDock();
+    void createStartPage();
+    void showStartPage(bool show);
+    void parkDocks();
+    void unparkDocks();
+    void sizeDocksToWindow();
     void createLiveWatch();
     void createUndoneBanner();
     // Feedback in the notice bar (and the status bar's history): tell fades, tellFailure stays until
@@ -276,6 +285,10 @@ private:
     std::optional<Format> m_format;
     bool m_showErrorDialogs = true;
     bool m_layoutSized = false; // the docks were sized to the window, or a saved layout restored
+    // The start page has the window to itself: the docks are put away (their state kept) until a
+    // transcript opens.
+    QByteArray m_dockState;
+    bool m_docksParked = false;
     LiveWatch *m_live = nullptr;
     QLabel *m_liveLabel = nullptr;
     QString m_liveFailure;
@@ -286,6 +299,8 @@ private:
     bool m_liveActive = false;             // a recent file in an agent's folder, or one that grew since opened
     UndoneBanner *m_undoneBanner = nullptr;
     NoticeBar *m_notice = nullptr;
+    StartPage *m_start = nullptr;      // shown while no transcript is open
+    QStackedWidget *m_pages = nullptr; // the start page, or the tabs
     nlohmann::json m_undoneStrategies; // the strategies of the last undone compaction shown
 };
 

@@ -5,6 +5,7 @@
 #include "widgets/transcript/transcriptdocument.h"
 
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QShowEvent>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -27,15 +28,47 @@ void MainWindow::restoreLayout()
 {
     const QSettings settings;
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    const bool parked = m_docksParked;
+    if (parked)
+        unparkDocks(); // restored onto the docks as they are, then put away again
     m_layoutSized = restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion);
+    if (parked)
+        parkDocks();
+}
+
+void MainWindow::parkDocks()
+{
+    if (m_docksParked)
+        return;
+    m_dockState = saveState(kLayoutVersion);
+    m_docksParked = true;
+    for (QDockWidget *dock : findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly))
+        dock->hide();
+}
+
+void MainWindow::unparkDocks()
+{
+    if (!m_docksParked)
+        return;
+    m_docksParked = false;
+    restoreState(m_dockState, kLayoutVersion);
+    if (!m_layoutSized && isVisible()) {
+        m_layoutSized = true;
+        sizeDocksToWindow();
+    }
 }
 
 void MainWindow::showEvent(QShowEvent *event)
 {
     QMainWindow::showEvent(event);
-    if (m_layoutSized)
+    if (m_layoutSized || m_docksParked) // parked: sized when they come back (unparkDocks)
         return;
     m_layoutSized = true;
+    sizeDocksToWindow();
+}
+
+void MainWindow::sizeDocksToWindow()
+{
     // Sized in the constructor, the docks only had the default window to share: now the right
     // column gets about a third of the real width (its tabs and tables readable), the bottom row a
     // quarter of the height. Queued: the dock areas take the window's size once it is shown.
@@ -64,7 +97,8 @@ void MainWindow::saveLayout() const
 {
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
-    settings.setValue(kStateKey, saveState(kLayoutVersion));
+    // On the start page: the docks as they will come back, not put away.
+    settings.setValue(kStateKey, m_docksParked ? m_dockState : saveState(kLayoutVersion));
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

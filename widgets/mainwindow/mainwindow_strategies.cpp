@@ -200,6 +200,7 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
 void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow)
 {
     m_transcript = std::move(transcript);
+    showStartPage(!m_transcript);
     if (OpenMilestones *milestones = OpenMilestones::of(this))
         milestones->transcriptShown(m_transcript.get());
     m_tables = tablesFor(m_transcript);

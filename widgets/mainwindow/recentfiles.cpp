@@ -58,6 +58,7 @@ void RecentFiles::add(const QString &path)
         m_files.removeLast();
     store(m_files);
     rebuildMenu();
+    Q_EMIT changed();
 }
 
 void RecentFiles::rebuildMenu()

@@ -22,6 +22,7 @@ public:
 
 Q_SIGNALS:
     void fileChosen(const QString &path);
+    void changed();
 
 private:
     void rebuildMenu();

@@ -3,6 +3,7 @@
 
 #include "widgets/mainwindow/livewatch.h"
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/startpage.h"
 
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
@@ -194,6 +195,18 @@ int takeScreenshot(const CommandLine &cmd)
     window.setShowErrorDialogs(false); // no one is there to close them
     window.resize(cmd.size);
     window.show();
+    if (cmd.view == QLatin1String("start")) {
+        // The start page over the sessions under $HOME (the script points HOME at generated ones).
+        SessionBrowser *sessions = window.startPage()->sessions();
+        if ((sessions->isScanning() || sessions->model()->sessions().empty())
+            && !waitFor(sessions, &SessionBrowser::scanned, 60000)) {
+            err << "contextlens: the session scan did not finish" << Qt::endl;
+            return 1;
+        }
+        sessions->view()->expandAll();
+        QApplication::processEvents();
+        return window.grab().save(cmd.screenshot, "PNG") ? 0 : 1;
+    }
     const bool ok = window.openFileNow(cmd.file, cmd.format);
     if (!ok)
         err << "contextlens: cannot load " << cmd.file << ": " << window.lastError() << Qt::endl;

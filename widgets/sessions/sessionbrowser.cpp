@@ -7,6 +7,7 @@
 #include "widgets/models/roles.h"
 #include "widgets/models/sessionmodel.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
@@ -128,8 +129,19 @@ SessionBrowser::SessionBrowser(QWidget *parent)
     connect(add, &QPushButton::clicked, this, &SessionBrowser::addFolder);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex &index) {
         const QString path = index.data(SessionPathRole).toString();
-        if (!path.isEmpty())
+        // The double-click that follows a click which already opened this session.
+        const bool again = m_openOnClick && path == m_clickedPath && m_clicked.isValid()
+                           && m_clicked.elapsed() < QApplication::doubleClickInterval();
+        if (!path.isEmpty() && !again)
             Q_EMIT openRequested(path);
+    });
+    connect(m_view, &QTreeView::clicked, this, [this](const QModelIndex &index) {
+        const QString path = index.data(SessionPathRole).toString();
+        if (!m_openOnClick || path.isEmpty())
+            return;
+        m_clickedPath = path;
+        m_clicked.start();
+        Q_EMIT openRequested(path);
     });
     // An agent writing a session (or starting one) touches its folder: rescan, warm and cheap.
     connect(m_watcher, &QFileSystemWatcher::directoryChanged, m_debounce, qOverload<>(&QTimer::start));
@@ -140,7 +152,7 @@ SessionBrowser::SessionBrowser(QWidget *parent)
             rescan();
     });
     m_folders = QSettings().value(QStringLiteral("sessions/folders")).toStringList();
-    m_status->setText(tr("Shown when the dock is opened."));
+    m_status->setText(tr("Scanned when shown."));
 }
 
 SessionBrowser::~SessionBrowser() = default;

@@ -9,6 +9,7 @@
 #include "core/sessions/sessions.h"
 #include "widgets/jobs/backgroundjob.h"
 
+#include <QElapsedTimer>
 #include <QStringList>
 #include <QWidget>
 
@@ -40,6 +41,8 @@ public:
     void setFolders(const QStringList &folders);
     // Off: nothing scanned; on: scans when out of date.
     void setActive(bool active);
+    // Opens a session on a single click (the start page) instead of a double-click (the dock).
+    void setOpenOnClick(bool on) { m_openOnClick = on; }
     void rescan();
     bool isScanning() const { return m_job.isRunning(); }
     const cl::sessions::ScanStats &lastStats() const { return m_stats; }
@@ -62,7 +65,9 @@ private:
 
     QString m_home, m_cachePath;
     QStringList m_folders;
-    bool m_active = false, m_stale = true;
+    bool m_active = false, m_stale = true, m_openOnClick = false;
+    QString m_clickedPath; // the session a single click opened, and when
+    QElapsedTimer m_clicked;
     cl::sessions::ScanStats m_stats;
     BackgroundJob<cl::sessions::ScanResult> m_job{this};
     SessionModel *m_model;
