@@ -87,6 +87,7 @@ MainWindow::MainWindow(QWidget *parent)
     createStartPage();
 
     connect(m_transcriptPanel, &TranscriptPanel::rowSelected, this, &MainWindow::onRowSelected);
+    connect(m_transcriptPanel, &TranscriptPanel::subagentRowSelected, this, &MainWindow::onSubagentRowSelected);
     connect(m_diagnostics, &DiagnosticsPanel::lineActivated, this, &MainWindow::jumpToSourceLine);
     connect(m_chart, &UsageChart::messageActivated, this, &MainWindow::jumpToMessage);
     connect(m_gauge, &ContextGauge::contextWindowChanged, m_chart, &UsageChart::setContextWindow);

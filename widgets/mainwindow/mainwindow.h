@@ -220,6 +220,7 @@ private:
     void startAnalysis(bool now);
     void onAnalysisReady(std::shared_ptr<const cl::analysis::Analysis> analysis);
     void onRowSelected(int message, int block);
+    void onSubagentRowSelected(int run, int message);
     void showOpenDialog();
     void reload();
     void cancelLoad();

@@ -13,6 +13,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/analysis/estimatorreport.h"
 #include "widgets/transcript/transcriptpanel.h"
+#include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/usagechart.h"
 
 #include <QDockWidget>
@@ -113,6 +114,20 @@ void MainWindow::onRowSelected(int message, int block)
     m_analysisPanel->showMessage(message);
     m_map->setSelectedMessage(message);
     m_compositionPanel->showMessage(message);
+}
+
+void MainWindow::onSubagentRowSelected(int run, int message)
+{
+    // The subagent's message in the detail pane; the session's panels stay on the call that started it.
+    const TranscriptModel *model = m_transcriptPanel->model();
+    const auto &runs = model->subagentRuns();
+    if (!m_transcript || run < 0 || std::size_t(run) >= runs.size() || runs[std::size_t(run)].subagent >= m_transcript->subagents.size())
+        return;
+    const analysis::SubagentRun &r = runs[std::size_t(run)];
+    m_detail->showRow(m_transcript->subagents[r.subagent], message, -1);
+    m_analysisPanel->showMessage(r.message);
+    m_map->setSelectedMessage(r.message);
+    m_compositionPanel->showMessage(r.message);
 }
 
 } // namespace cl::gui

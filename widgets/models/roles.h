@@ -22,6 +22,8 @@ enum Roles {
     IsMetaOrEventRole,             // bool the row is (or belongs to) a Meta / Event message
     IsHistoryRole,                 // bool the row is (or belongs to) history before the last compaction
     FoldedEventsRole,              // int events folded into this message row (TranscriptFilterModel)
+    SubagentRole,                  // int the subagent run of a subagent message row, -1 otherwise (TranscriptModel)
+    SubagentMessageRole,           // int that message's index in the subagent's transcript, -1 otherwise
     SeverityRole,                  // int cl::Diagnostic::Severity (diagnostics model)
     // Analysis columns of the transcript model (all invalid when no analysis is set or the row is
     // not a conversation message; block rows answer PriorityRole, RoundRole and CriticalRole).

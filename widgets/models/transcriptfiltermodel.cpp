@@ -249,6 +249,13 @@ bool TranscriptFilterModel::lessThan(const QModelIndex &left, const QModelIndex 
 bool TranscriptFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
     const QModelIndex idx = sourceModel()->index(sourceRow, 0, sourceParent);
+    if (TranscriptModel::isSubagentRow(idx)) {
+        // A subagent's message, under the call that started it: no analysis of its own (the
+        // analysis filters show the session's rows), events hidden with the session's.
+        if ((m_hideMeta && idx.data(IsMetaOrEventRole).toBool()) || hasAnalysisFilter() || m_messageSet)
+            return false;
+        return m_text.isEmpty() || (m_expression.isValid() && m_expression.match(idx.data(FilterTextRole).toString()).hasMatch());
+    }
     // IsMetaOrEventRole is also true on the blocks of such a message, so recursion cannot revive it.
     if (m_hideMeta && idx.data(IsMetaOrEventRole).toBool()) {
         const int owner = ownerOf(sourceParent.isValid() ? sourceParent.row() : sourceRow);

@@ -38,6 +38,7 @@ void TranscriptModel::setTranscript(std::shared_ptr<const Transcript> transcript
     if (m_transcript)
         for (const Message &m : m_transcript->messages)
             m_maxTokens = std::max(m_maxTokens, qint64(tokens::estimateMessage(m)));
+    linkSubagents();
     endResetModel();
     Q_EMIT analysisChanged();
 }
@@ -48,7 +49,14 @@ QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &paren
         return {};
     if (!parent.isValid())
         return row < int(m_transcript->messages.size()) ? createIndex(row, column, kMessageRow) : QModelIndex();
-    if (parent.internalId() != kMessageRow || parent.row() >= int(m_transcript->messages.size()))
+    if (isSubagentRow(parent))
+        return {};
+    if (parent.internalId() != kMessageRow) { // a block: the subagent its call started
+        const int run = parent.column() == 0 ? runAt(int(parent.internalId() - 1), parent.row()) : -1;
+        const Transcript *sub = subagentTranscript(run);
+        return sub && row < int(sub->messages.size()) ? createIndex(row, column, kSubagentRow | quintptr(run)) : QModelIndex();
+    }
+    if (parent.row() >= int(m_transcript->messages.size()))
         return {};
     const Message &m = m_transcript->messages[std::size_t(parent.row())];
     if (row >= int(m.blocks.size()))
@@ -60,6 +68,10 @@ QModelIndex TranscriptModel::parent(const QModelIndex &child) const
 {
     if (!child.isValid() || child.internalId() == kMessageRow)
         return {};
+    if (isSubagentRow(child)) {
+        const auto &run = m_runs[std::size_t(child.internalId() & ~kSubagentRow)];
+        return createIndex(run.block, 0, quintptr(run.message) + 1);
+    }
     return createIndex(int(child.internalId() - 1), 0, kMessageRow);
 }
 
@@ -69,8 +81,12 @@ int TranscriptModel::rowCount(const QModelIndex &parent) const
         return 0;
     if (!parent.isValid())
         return int(m_transcript->messages.size());
-    if (parent.internalId() != kMessageRow || parent.column() != 0)
-        return 0; // blocks have no children; only column 0 carries children (tree convention)
+    if (parent.column() != 0 || isSubagentRow(parent))
+        return 0; // only column 0 carries children (tree convention)
+    if (parent.internalId() != kMessageRow) {
+        const Transcript *sub = subagentTranscript(runAt(int(parent.internalId() - 1), parent.row()));
+        return sub ? int(sub->messages.size()) : 0;
+    }
     return int(m_transcript->messages[std::size_t(parent.row())].blocks.size());
 }
 
@@ -109,6 +125,8 @@ QVariant TranscriptModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
+    if (isSubagentRow(index))
+        return subagentData(int(index.internalId() & ~kSubagentRow), index.row(), index.column(), role);
     const bool messageRow = index.internalId() == kMessageRow;
     const int message = messageRow ? index.row() : int(index.internalId() - 1);
     const int block = messageRow ? -1 : index.row();
@@ -162,6 +180,8 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
     case MaxTokensRole: return m_maxTokens;
     case MessageIndexRole: return row;
     case BlockIndexRole: return -1;
+    case SubagentRole:
+    case SubagentMessageRole: return -1;
     case RoleNameRole: return text::fromUtf8(roleName(m.role));
     case KindRole: return text::fromUtf8(messageKindName(m.kind));
     case RawJsonRole: return rawJson(*m_transcript, m);
@@ -186,11 +206,17 @@ QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, in
         case IndexColumn: return QStringLiteral("%1.%2").arg(messageRow + 1).arg(blockRow + 1);
         case TimeColumn: return QString();
         case RoleColumn: return text::fromUtf8(blockTypeName(b.type));
-        case PreviewColumn: return text::blockPreview(b);
+        case PreviewColumn: {
+            const int run = runAt(messageRow, blockRow);
+            return run < 0 ? text::blockPreview(b) : QString(runSummary(run) + QStringLiteral(" · ") + text::blockPreview(b));
+        }
         case TokensColumn: return qint64(tokens::estimateBlock(b));
         }
         return {};
-    case Qt::ToolTipRole: return text::blockToolTip(b);
+    case Qt::ToolTipRole: {
+        const int run = runAt(messageRow, blockRow);
+        return run < 0 ? text::blockToolTip(b) : QString(runSummary(run) + QStringLiteral("\n") + text::blockToolTip(b));
+    }
     case Qt::TextAlignmentRole:
         return column == IndexColumn || column == TokensColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ForegroundRole:
@@ -203,6 +229,8 @@ QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, in
     case MaxTokensRole: return m_maxTokens;
     case MessageIndexRole: return messageRow;
     case BlockIndexRole: return blockRow;
+    case SubagentRole:
+    case SubagentMessageRole: return -1;
     case RoleNameRole: return text::fromUtf8(roleName(m.role));
     case KindRole: return text::fromUtf8(blockTypeName(b.type));
     case RawJsonRole: return rawJson(*m_transcript, m);

@@ -2,18 +2,22 @@
 #pragma once
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/subagents.h"
 #include "core/model/transcript.h"
 #include "widgets/models/analysisrows.h"
 
 #include <QAbstractItemModel>
 
 #include <memory>
+#include <unordered_map>
 #include <optional>
 
 namespace cl::gui {
 
-// Tree over a loaded transcript: top-level rows are messages, their children the content blocks.
-// Internal id 0 marks a message row; a block row stores its message index + 1, so parent() is O(1).
+// Tree over a loaded transcript: top-level rows are messages, their children the content blocks, and
+// under the Task / Agent call that started a subagent, the subagent's own messages (its file).
+// Internal id 0 marks a message row; a block row stores its message index + 1; a subagent message
+// row kSubagentRow | its run's index; so parent() is O(1).
 class TranscriptModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -56,6 +60,13 @@ public:
     // The SortRole value of a message row's cell; nullopt when the cell has no value.
     std::optional<double> sortKey(int message, int column) const;
 
+    // The subagents beside the calls that started them; runAt: the run started by that call, -1 if none.
+    const std::vector<cl::analysis::SubagentRun> &subagentRuns() const { return m_runs; }
+    int runAt(int message, int block) const;
+    // The subagent's transcript of a run (null if out of range).
+    const Transcript *subagentTranscript(int run) const;
+    static bool isSubagentRow(const QModelIndex &index) { return index.isValid() && (index.internalId() & kSubagentRow); }
+
     // Row of the message decoded from the given 1-based source line; invalid index if none.
     QModelIndex indexForSourceLine(std::uint32_t line) const;
     QModelIndex indexForMessage(int message, int block = -1) const;
@@ -79,7 +90,13 @@ Q_SIGNALS:
     void analysisChanged();
 
 private:
+    static constexpr quintptr kSubagentRow = quintptr(1) << (sizeof(quintptr) * 8 - 1);
+
     QVariant messageData(int row, int column, int role) const;
+    // A subagent's message under its call (transcriptmodel_subagents.cpp).
+    QVariant subagentData(int run, int row, int column, int role) const;
+    QString runSummary(int run) const;
+    void linkSubagents();
     QVariant blockData(int messageRow, int blockRow, int column, int role) const;
     // Analysis columns and roles (transcriptmodel_analysis.cpp); block -1 for a message row.
     QVariant analysisData(int message, int block, int column, int role) const;
@@ -92,6 +109,8 @@ private:
     std::shared_ptr<const Transcript> m_transcript;
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     AnalysisRows m_rows;
+    std::vector<cl::analysis::SubagentRun> m_runs;
+    std::unordered_map<quint64, int> m_runAt; // (message << 32 | block) of a linked call -> run
     qint64 m_maxTokens = 0;
 };
 

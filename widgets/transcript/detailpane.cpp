@@ -343,7 +343,9 @@ void DetailPane::render(const Message &m, const Block *b)
         m_highlighter->setContent({}, ContentHighlighter::Mode::Plain);
     else
         m_highlighter->setContent(file, mode);
-    QString title = tr("Message %1").arg(m_message + 1);
+    // A subagent's message says whose it is (its number is in the subagent's own conversation).
+    QString title = m.sidechain && !m.agentId.empty() ? tr("Subagent %1 · message %2").arg(text::fromUtf8(m.agentId)).arg(m_message + 1)
+                                                      : tr("Message %1").arg(m_message + 1);
     if (m_block >= 0)
         title += u'.' + QString::number(m_block + 1);
     title += u" · " + what;

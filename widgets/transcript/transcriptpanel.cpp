@@ -246,6 +246,10 @@ void TranscriptPanel::onCurrentChanged(const QModelIndex &current)
         Q_EMIT rowSelected(-1, -1);
         return;
     }
+    if (const int run = current.data(SubagentRole).toInt(); run >= 0) {
+        Q_EMIT subagentRowSelected(run, current.data(SubagentMessageRole).toInt());
+        return;
+    }
     Q_EMIT rowSelected(current.data(MessageIndexRole).toInt(), current.data(BlockIndexRole).toInt());
 }
 

@@ -59,6 +59,9 @@ public:
 Q_SIGNALS:
     // block is -1 for a message row; message is -1 when nothing is selected.
     void rowSelected(int message, int block);
+    // A subagent's message under the call that started it: run as in TranscriptModel::subagentRuns(),
+    // message an index into that subagent's transcript.
+    void subagentRowSelected(int run, int message);
 
 private:
     void onCurrentChanged(const QModelIndex &current);

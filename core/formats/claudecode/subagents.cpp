@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <unordered_map>
 
 namespace cl::formats::claudecode {
 
@@ -46,6 +47,58 @@ bool mentionsSession(const fs::path &file, const std::string &sessionId)
     return head.find("\"" + sessionId + "\"") != std::string::npos;
 }
 
+// Writes into each subagent's header the Task (Agent) call of `t` it answers: the session's
+// tool_result line whose toolUseResult names the agent gives the call's id, and what the agent
+// recorded about the run (its duration, tokens and tool uses). One pass over the session's lines;
+// only those with a toolUseResult naming a wanted agent are parsed.
+void linkToCalls(const Transcript &t, const std::vector<std::shared_ptr<Transcript>> &subs)
+{
+    std::unordered_map<std::string, Transcript *> wanted;
+    for (const auto &s : subs)
+        if (!s->messages.empty() && !s->messages.front().agentId.empty())
+            wanted.emplace(s->messages.front().agentId, s.get());
+    constexpr std::string_view key = "\"agentId\":\"";
+    for (const Record &r : t.records) {
+        if (wanted.empty())
+            return;
+        const std::string_view bytes = t.recordBytes(r);
+        if (bytes.find("\"toolUseResult\"") == std::string_view::npos)
+            continue;
+        Transcript *found = nullptr;
+        std::string id;
+        for (std::size_t at = bytes.find(key); at != std::string_view::npos && !found; at = bytes.find(key, at + 1)) {
+            const std::size_t begin = at + key.size(), end = bytes.find('"', begin);
+            if (end == std::string_view::npos)
+                break;
+            id.assign(bytes.substr(begin, end - begin));
+            if (auto it = wanted.find(id); it != wanted.end())
+                found = it->second;
+        }
+        if (!found)
+            continue;
+        nlohmann::json o;
+        std::string err;
+        if (cl::json::parse(bytes, o, err) == cl::json::ParseStatus::Failed || !o.is_object())
+            continue;
+        const nlohmann::json *result = cl::json::object(o, "toolUseResult");
+        const nlohmann::json *msg = cl::json::object(o, "message");
+        const nlohmann::json *content = msg ? cl::json::array(*msg, "content") : nullptr;
+        if (!result || cl::json::str(*result, "agentId") != id || !content)
+            continue;
+        for (const auto &block : *content)
+            if (cl::json::str(block, "type") == "tool_result") {
+                if (!found->header.is_object())
+                    found->header = nlohmann::json::object();
+                found->header["parentToolUseId"] = cl::json::str(block, "tool_use_id");
+                for (const char *k : {"totalDurationMs", "totalTokens", "totalToolUseCount"})
+                    if (const nlohmann::json *v = cl::json::child(*result, k); v && v->is_number_integer())
+                        found->header[k] = *v;
+                wanted.erase(id);
+                break;
+            }
+    }
+}
+
 } // namespace
 
 void loadSubagents(Transcript &t, const LoadContext &ctx)
@@ -67,6 +120,7 @@ void loadSubagents(Transcript &t, const LoadContext &ctx)
     opts.loadSubagents = false;
     opts.threads = ctx.options.threads;
     opts.cancel = ctx.options.cancel;
+    std::vector<std::shared_ptr<Transcript>> loaded;
     for (const auto &p : files) {
         if (ctx.cancelled())
             return;
@@ -84,8 +138,11 @@ void loadSubagents(Transcript &t, const LoadContext &ctx)
             if (m.agentId.empty())
                 m.agentId = agentId;
         }
-        t.subagents.push_back(std::move(r.transcript));
+        loaded.push_back(std::move(r.transcript));
     }
+    linkToCalls(t, loaded);
+    for (auto &s : loaded)
+        t.subagents.push_back(std::move(s));
 }
 
 void linkAgentFile(Transcript &t)
