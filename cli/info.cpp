@@ -199,7 +199,7 @@ std::string text(const ojson &j)
         row("  history", num(live["historyMessages"]) + " messages (" + num(live["historyTokens"])
                              + " tokens) before the last compaction, no longer sent; live from message "
                              + num(live["liveFromMessage"]));
-    row("tokens estimated", num(tok["estimated"]) + " (seed 001 estimator, conversation)");
+    row("tokens estimated", num(tok["estimated"]) + " (plain estimate, conversation)");
     if (!tok["measured"].is_null())
         row("tokens measured", num(tok["measured"]) + " (last of " + num(tok["measuredPoints"]) + " responses; estimator error "
                                    + num(tok["estimatorErrorPercent"]) + " %, bias " + num(tok["estimatorBiasPercent"]) + " %)");

@@ -219,7 +219,7 @@ int simulate(const std::vector<std::string> &args, std::string &out, std::string
            + std::to_string(r.turns.size()) + " of " + std::to_string(r.totalTurns) + " " + std::string(sim::stepName(r.step)) + "s";
     out += r.stride > 1 ? ", strategy every " + std::to_string(r.stride) + " " + std::string(sim::stepName(r.step)) + "s\n" : "\n";
     out += "live context (fixed part included, " + std::string(tokens::estimatorName(so.analysis.estimator))
-           + ") without and with the strategy; conversation: seed 001 estimate with it\n";
+           + ") without and with the strategy; conversation: plain estimate with it\n";
     char line[512];
     char costCells[64] = "";
     if (c)

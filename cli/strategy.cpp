@@ -352,7 +352,7 @@ int compact(const std::vector<std::string> &args, std::string &out, std::string 
                 + percent(st.liveReduction) + " less, fixed part included, in the agent's count)\n";
         text += "  messages " + std::to_string(st.messagesBefore) + " -> " + std::to_string(st.messagesAfter)
                 + ", conversation " + std::to_string(st.tokensBefore) + " -> " + std::to_string(st.tokensAfter) + " ("
-                + percent(st.reduction) + " less, seed 001 estimate)\n";
+                + percent(st.reduction) + " less, plain estimate)\n";
         char line[256];
         std::snprintf(line, sizeof line,
                       "  efficiency %.4f, facts kept %zu/%zu (%s), cache prefix %lld tokens (%s), %.2f ms\n",

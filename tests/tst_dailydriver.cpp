@@ -245,6 +245,24 @@ private Q_SLOTS:
                  qPrintable(w.compositionPanel()->header()->text()));
     }
 
+    // The session's analysis names strategies as the Strategy dock does, adds the agent's own
+    // compaction, and quotes no design document.
+    void analysisSpeaksPlainWords()
+    {
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.show();
+        QVERIFY(w.openFileNow(m_first));
+        QTRY_VERIFY(w.analysis());
+        const QString text = w.analysisPanel()->sessionView()->toPlainText();
+        const strategy::Strategy *s = strategy::find(w.analysis()->recommendation.strategy);
+        QVERIFY(s);
+        QVERIFY2(text.contains(QStringLiteral("Recommended strategy: ") + QString::fromUtf8(s->title().data(), int(s->title().size()))),
+                 qPrintable(text.left(400)));
+        QVERIFY(text.contains(QStringLiteral("This agent's own compaction: Claude Code compact")));
+        QVERIFY2(!text.contains(QStringLiteral("seed 0"), Qt::CaseInsensitive), qPrintable(text));
+    }
+
     // Nothing that acts on a transcript is enabled before one is open.
     void transcriptActionsNeedATranscript()
     {

@@ -315,7 +315,7 @@ public:
             f.conversation = conversation;
             f.total = f.fixed + f.conversation;
             if (describe) {
-                f.how = "seed 001 estimate of the conversation + the fixed part (" + std::string(fixedPartSourceName(m_fp.source)) + ")";
+                f.how = "plain estimate of the conversation + the fixed part (" + std::string(fixedPartSourceName(m_fp.source)) + ")";
                 f.fixedHow = std::string(fixedPartSourceName(m_fp.source)) + ": " + m_fp.how;
             }
             return f;

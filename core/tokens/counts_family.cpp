@@ -53,7 +53,7 @@ void countOpenAI(const Transcript &t, const Raw &raw, TranscriptCount &r)
             c.how = r.encoding + " count + " + std::to_string(kMessageFraming) + " framing";
         } else {
             c.source = Count::Estimated;
-            c.how = raw.exact ? r.encoding + " count + framing; images / documents estimated" : "seed 001 estimator";
+            c.how = raw.exact ? r.encoding + " count + framing; images / documents estimated" : "plain estimator";
         }
         if (inContext(t.messages[i]) && i >= start) {
             total += c.tokens;
@@ -63,7 +63,7 @@ void countOpenAI(const Transcript &t, const Raw &raw, TranscriptCount &r)
     r.total.tokens = total;
     r.total.source = allExact ? Count::Exact : Count::Estimated;
     r.total.how = allExact ? r.encoding + " counts + message framing + reply priming (exact)"
-                           : (raw.exact ? r.encoding + " counts; some blocks estimated" : "seed 001 estimator");
+                           : (raw.exact ? r.encoding + " counts; some blocks estimated" : "plain estimator");
     (allExact ? r.measuredPart : r.estimatedPart) = total;
 }
 
@@ -215,9 +215,9 @@ TranscriptCount countTranscript(const Transcript &t, const CountOptions &opts)
         if (!tok)
             tok = bpe::Tokenizer::load(enc, &error);
         if (!tok)
-            r.note = "no " + std::string(bpe::encodingName(enc)) + " vocabulary (" + error + "): seed 001 estimator";
+            r.note = "no " + std::string(bpe::encodingName(enc)) + " vocabulary (" + error + "): plain estimator";
     } else {
-        r.note = "vocabulary not used: seed 001 estimator";
+        r.note = "vocabulary not used: plain estimator";
     }
 
     Raw raw;

@@ -7,6 +7,7 @@
 #include "widgets/models/prioritycolors.h"
 #include "widgets/style/theme.h"
 
+#include "core/strategies/registry.h"
 #include "core/tokens/estimator.h"
 
 #include <QEvent>
@@ -304,7 +305,7 @@ QString AnalysisPanel::messageHtml(const Transcript &t, const an::Analysis &a, i
     return html;
 }
 
-QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bool)
+QString AnalysisPanel::sessionHtml(const Transcript &t, const an::Analysis &a, bool)
 {
     QString html = QStringLiteral("<h3>Session</h3>");
     const an::Features &f = a.features;
@@ -322,14 +323,29 @@ QString AnalysisPanel::sessionHtml(const Transcript &, const an::Analysis &a, bo
     html += QStringLiteral("</table>");
 
     const an::Recommendation &r = a.recommendation;
+    // Strategies by their titles ("Oldest removal"), as the Strategy dock lists them.
+    const auto title = [](const std::string &name) {
+        const strategy::Strategy *s = strategy::find(name);
+        return s ? esc(s->title()) : esc(name);
+    };
     html += QStringLiteral("<p><b>Recommended strategy: %1</b> (confidence %2, rule <code>%3</code>)</p>")
-                .arg(esc(r.strategy), num(r.confidence), esc(r.rule));
+                .arg(title(r.strategy), num(r.confidence), esc(r.rule));
     html += QStringLiteral("<p>Model <code>%1</code>, provider %2: table entry %3.%4</p>")
                 .arg(esc(r.model.empty() ? std::string_view("unknown") : std::string_view(r.model)),
                      esc(r.provider.empty() ? std::string_view("unknown") : std::string_view(r.provider)),
-                     r.providerStrategy.empty() ? QStringLiteral("none") : QStringLiteral("<b>%1</b>").arg(esc(r.providerStrategy)),
+                     r.providerStrategy.empty() ? QStringLiteral("none") : QStringLiteral("<b>%1</b>").arg(title(r.providerStrategy)),
                      r.adaptiveReason.empty() ? QString() : QStringLiteral(" Adaptive because <code>%1</code>.").arg(esc(r.adaptiveReason)));
     html += reasonTable(r.reasons, false);
+    // Beside the removal the rules pick: what the session's own agent would do when it compacts.
+    const std::string_view agent = t.format == Format::ClaudeCode  ? "Claude Code"
+                                   : t.format == Format::Codex     ? "Codex CLI"
+                                   : t.format == Format::GeminiCli ? "Gemini CLI"
+                                                                   : "";
+    for (const strategy::Strategy *s : strategy::all())
+        if (!agent.empty() && s->follows() == agent && s->group() == strategy::Group::Summary) {
+            html += QStringLiteral("<p>This agent's own compaction: <b>%1</b> (Strategy dock, <i>Summarize</i>).</p>").arg(esc(s->title()));
+            break;
+        }
 
     const an::Zones &z = a.zones;
     html += QStringLiteral("<p><b>Zone triggers</b> (threshold %1)</p><table cellspacing=\"0\" cellpadding=\"1\">").arg(tokens(z.threshold));
