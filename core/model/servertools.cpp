@@ -5,6 +5,19 @@
 
 namespace cl {
 
+bool decodeServerToolResult(const nlohmann::json &block, Block &out)
+{
+    if (!isServerToolResult(cl::json::str(block, "type")) || !cl::json::child(block, "tool_use_id"))
+        return false;
+    out.type = BlockType::ToolResult;
+    out.serverSide = true;
+    out.toolId = cl::json::str(block, "tool_use_id");
+    const nlohmann::json *content = cl::json::child(block, "content");
+    out.isError = content && cl::json::str(*content, "type").ends_with("_error");
+    out.text = cl::json::dump(block);
+    return true;
+}
+
 std::string serverResultSummary(const Block &b)
 {
     if (b.type != BlockType::ToolResult || !b.serverSide)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Anthropic Messages API request: {model, max_tokens, system, messages, tools, thinking}.
 #include "core/formats/api/common.h"
+#include "core/model/servertools.h"
 
 #include <cctype>
 
@@ -9,13 +10,6 @@ namespace cl::formats {
 namespace {
 
 using api::json;
-
-// Results of the tools Anthropic runs itself (web search, web fetch, code execution), answering a
-// server_tool_use in the same assistant message.
-bool isServerToolResult(std::string_view type)
-{
-    return type.size() > 12 && type.ends_with("_tool_result") && !type.starts_with("mcp_");
-}
 
 Block decodeSource(BlockType type, const json &block)
 {
@@ -68,15 +62,8 @@ void decodeBlocks(Transcript &t, const json &content, std::uint32_t line, Messag
             const json *c = cl::json::child(block, "content");
             b.text = c ? api::blocksText(*c) : std::string();
             b.isError = cl::json::boolean(block, "is_error");
-        } else if (isServerToolResult(type) && cl::json::child(block, "tool_use_id")) {
-            // web_search_tool_result, web_fetch_tool_result, ...: the whole block as JSON (its
-            // encrypted content goes back as it was), counted and paired like any tool result.
-            b.type = BlockType::ToolResult;
-            b.serverSide = true;
-            b.toolId = cl::json::str(block, "tool_use_id");
-            const json *c = cl::json::child(block, "content");
-            b.isError = c && cl::json::str(*c, "type").ends_with("_error");
-            b.text = cl::json::dump(block);
+        } else if (decodeServerToolResult(block, b)) {
+            // web_search_tool_result, ...: counted and paired like any tool result.
         } else if (type == "thinking") {
             b.type = BlockType::Thinking;
             b.text = cl::json::str(block, "thinking");

@@ -112,13 +112,8 @@ void decodeBlock(json &block, std::vector<Block> &blocks, std::vector<Problem> &
         for (auto &img : images)
             blocks.push_back(std::move(img));
         return;
-    } else if (isServerToolResult(type) && cl::json::child(block, "tool_use_id")) {
-        b.type = BlockType::ToolResult;
-        b.serverSide = true;
-        b.toolId = cl::json::str(block, "tool_use_id");
-        const json *content = cl::json::child(block, "content");
-        b.isError = content && cl::json::str(*content, "type").ends_with("_error");
-        b.text = cl::json::dump(block);
+    } else if (decodeServerToolResult(block, b)) {
+        // web_search_tool_result, ... (core/model/servertools.h)
     } else if (type == "thinking") {
         b.type = BlockType::Thinking;
         b.text = take(block, "thinking");

@@ -7,6 +7,7 @@
 // assembly of messages (grouping the lines of one API response by message.id).
 
 #include "core/formats/formats.h"
+#include "core/model/servertools.h"
 #include "core/util/json.h"
 
 #include <array>
@@ -143,15 +144,6 @@ bool isSmall(const simdjson::dom::element &e);
 // them were nested in that result and go back inside it. notes collects what could not be kept.
 nlohmann::ordered_json encodeBlocks(const std::vector<Block> &blocks, std::vector<std::string> *notes);
 bool sameBlock(const Block &a, const Block &b);
-// Tools Anthropic runs itself (web search, web fetch, code execution): a server_tool_use block and
-// the result block that answers it in the same assistant message (web_search_tool_result, ...). They
-// decode to a ToolUse and a ToolResult marked serverSide, the result's text being the whole block as
-// JSON (it carries encrypted content that can only be sent back as it was); strategies leave them.
-inline bool isServerToolResult(std::string_view type)
-{
-    return type.size() > 12 && type.ends_with("_tool_result") && !type.starts_with("mcp_");
-}
-
 // Keeps small values only, so Message::meta never holds a whole file snapshot.
 nlohmann::json smallMeta(const nlohmann::json &obj, std::initializer_list<std::string_view> skip);
 
