@@ -47,6 +47,27 @@ bool mentionsSession(const fs::path &file, const std::string &sessionId)
     return head.find("\"" + sessionId + "\"") != std::string::npos;
 }
 
+// The line of a Task (Agent) call's result naming agent `agentId` (toolUseResult.agentId): the
+// toolUseResult (inside `parsed`) and the call's id; null when the line is no such result.
+const nlohmann::json *agentResult(std::string_view line, const std::string &agentId, nlohmann::json &parsed,
+                                  std::string &toolUseId)
+{
+    std::string err;
+    if (cl::json::parse(line, parsed, err) == cl::json::ParseStatus::Failed || !parsed.is_object())
+        return nullptr;
+    const nlohmann::json *result = cl::json::object(parsed, "toolUseResult");
+    const nlohmann::json *msg = cl::json::object(parsed, "message");
+    const nlohmann::json *content = msg ? cl::json::array(*msg, "content") : nullptr;
+    if (!result || cl::json::str(*result, "agentId") != agentId || !content)
+        return nullptr;
+    for (const auto &block : *content)
+        if (cl::json::str(block, "type") == "tool_result") {
+            toolUseId = cl::json::str(block, "tool_use_id");
+            return result;
+        }
+    return nullptr;
+}
+
 // Writes into each subagent's header the Task (Agent) call of `t` it answers: the session's
 // tool_result line whose toolUseResult names the agent gives the call's id, and what the agent
 // recorded about the run (its duration, tokens and tool uses). One pass over the session's lines;
@@ -77,25 +98,17 @@ void linkToCalls(const Transcript &t, const std::vector<std::shared_ptr<Transcri
         if (!found)
             continue;
         nlohmann::json o;
-        std::string err;
-        if (cl::json::parse(bytes, o, err) == cl::json::ParseStatus::Failed || !o.is_object())
+        std::string toolUseId;
+        const nlohmann::json *result = agentResult(bytes, id, o, toolUseId);
+        if (!result)
             continue;
-        const nlohmann::json *result = cl::json::object(o, "toolUseResult");
-        const nlohmann::json *msg = cl::json::object(o, "message");
-        const nlohmann::json *content = msg ? cl::json::array(*msg, "content") : nullptr;
-        if (!result || cl::json::str(*result, "agentId") != id || !content)
-            continue;
-        for (const auto &block : *content)
-            if (cl::json::str(block, "type") == "tool_result") {
-                if (!found->header.is_object())
-                    found->header = nlohmann::json::object();
-                found->header["parentToolUseId"] = cl::json::str(block, "tool_use_id");
-                for (const char *k : {"totalDurationMs", "totalTokens", "totalToolUseCount"})
-                    if (const nlohmann::json *v = cl::json::child(*result, k); v && v->is_number_integer())
-                        found->header[k] = *v;
-                wanted.erase(id);
-                break;
-            }
+        if (!found->header.is_object())
+            found->header = nlohmann::json::object();
+        found->header["parentToolUseId"] = toolUseId;
+        for (const char *k : {"totalDurationMs", "totalTokens", "totalToolUseCount"})
+            if (const nlohmann::json *v = cl::json::child(*result, k); v && v->is_number_integer())
+                found->header[k] = *v;
+        wanted.erase(id);
     }
 }
 
@@ -178,21 +191,13 @@ void linkAgentFile(Transcript &t)
             if (line.find(agentId) == std::string::npos || line.find("tool_result") == std::string::npos)
                 continue;
             nlohmann::json o;
-            std::string err;
-            if (cl::json::parse(line, o, err) == cl::json::ParseStatus::Failed || !o.is_object())
+            std::string toolUseId;
+            if (!agentResult(line, agentId, o, toolUseId))
                 continue;
-            const nlohmann::json *result = cl::json::object(o, "toolUseResult");
-            if (!result || cl::json::str(*result, "agentId") != agentId)
-                continue;
-            const nlohmann::json *msg = cl::json::object(o, "message");
-            const nlohmann::json *content = msg ? cl::json::array(*msg, "content") : nullptr;
-            for (std::size_t k = 0; content && k < content->size() && !found; ++k)
-                if (cl::json::str((*content)[k], "type") == "tool_result") {
-                    t.header["parentSession"] = parent.string();
-                    t.header["parentToolUseId"] = cl::json::str((*content)[k], "tool_use_id");
-                    t.header["parentLine"] = number;
-                    found = true;
-                }
+            t.header["parentSession"] = parent.string();
+            t.header["parentToolUseId"] = toolUseId;
+            t.header["parentLine"] = number;
+            found = true;
         }
         std::fclose(f);
         if (found)
