@@ -28,7 +28,7 @@ CommandLine parseCommandLine(const QStringList &arguments)
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Load FILE, save a window screenshot to OUT.png and exit."), QStringLiteral("OUT.png"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Screenshot window size (default 1400x860)."), QStringLiteral("WxH"));
     const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("Screenshot view: start (the start page, no FILE), transcript, live (the last compaction), watch (waits for the file to grow), composition, audit, sessions (under $HOME), preview:STRATEGY, compare or "
+                                  QStringLiteral("Screenshot view: start (the start page, no FILE), transcript, live (the last compaction), watch (waits for the file to grow), composition, audit, timeline, subagent, sessions (under $HOME), preview:STRATEGY, compare or "
                                                  "simulate:STRATEGY[@WINDOW]."),
                                   QStringLiteral("view"));
     parser.addOptions({format, themeOpt, shot, size, view});
@@ -72,9 +72,10 @@ CommandLine parseCommandLine(const QStringList &arguments)
         cmd.view = parser.value(view);
         if (cmd.view != QLatin1String("transcript") && cmd.view != QLatin1String("compare") && cmd.view != QLatin1String("live")
             && cmd.view != QLatin1String("composition") && cmd.view != QLatin1String("audit")
+            && cmd.view != QLatin1String("timeline") && cmd.view != QLatin1String("subagent")
             && cmd.view != QLatin1String("sessions") && cmd.view != QLatin1String("watch") && cmd.view != QLatin1String("start")
             && !cmd.view.startsWith(QLatin1String("preview:")) && !cmd.view.startsWith(QLatin1String("simulate:")))
-            cmd.error = QStringLiteral("--view wants start, transcript, live, watch, composition, audit, sessions, preview:STRATEGY, compare or simulate:STRATEGY[@WINDOW]");
+            cmd.error = QStringLiteral("--view wants start, transcript, live, watch, composition, audit, timeline, subagent, sessions, preview:STRATEGY, compare or simulate:STRATEGY[@WINDOW]");
     }
     if (!cmd.screenshot.isEmpty() && cmd.file.isEmpty() && cmd.view != QLatin1String("start"))
         cmd.error = QStringLiteral("--screenshot needs a FILE to load");

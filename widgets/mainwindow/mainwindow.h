@@ -31,6 +31,7 @@ class AnalysisController;
 class AnalysisPanel;
 class CompareView;
 class AuditPanel;
+class TimelineView;
 class SessionBrowser;
 class CompositionPanel;
 class OperationsDialog;
@@ -97,6 +98,9 @@ public:
     // What each compaction of the session replaced and dropped (mainwindow_audit.cpp).
     AuditPanel *auditPanel() const { return m_auditPanel; }
     QDockWidget *auditDock() const { return m_auditDock; }
+    // The session over wall-clock time (mainwindow_timeline.cpp).
+    TimelineView *timelineView() const { return m_timelineView; }
+    QDockWidget *timelineDock() const { return m_timelineDock; }
     // The agents' sessions on this machine (mainwindow_sessions.cpp).
     SessionBrowser *sessionBrowser() const { return m_sessionBrowser; }
     QDockWidget *sessionsDock() const { return m_sessionsDock; }
@@ -197,6 +201,7 @@ private:
     void createDocks();
     void createCompositionDock();
     void createAuditDock();
+    void createTimelineDock();
     void createSessionsDock();
     void createStartPage();
     void showStartPage(bool show);
@@ -254,6 +259,8 @@ private:
     QDockWidget *m_compositionDock = nullptr;
     AuditPanel *m_auditPanel = nullptr;
     QDockWidget *m_auditDock = nullptr;
+    TimelineView *m_timelineView = nullptr;
+    QDockWidget *m_timelineDock = nullptr;
     SessionBrowser *m_sessionBrowser = nullptr;
     QDockWidget *m_sessionsDock = nullptr;
     struct ReportOutcome {

@@ -208,6 +208,10 @@ void MainWindow::createMenus()
     raiseOrToggle(this, m_auditDock);
     audit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
     view->addAction(audit);
+    QAction *timeline = m_timelineDock->toggleViewAction();
+    raiseOrToggle(this, m_timelineDock);
+    timeline->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    view->addAction(timeline);
     QAction *sessionsAction = m_sessionsDock->toggleViewAction();
     raiseOrToggle(this, m_sessionsDock);
     sessionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));

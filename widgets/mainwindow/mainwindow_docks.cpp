@@ -9,6 +9,7 @@
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
+#include "widgets/analysis/timelineview.h"
 #include "widgets/transcript/detailpane.h"
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/analysis/estimatorreport.h"
@@ -40,6 +41,7 @@ void MainWindow::createDocks()
     resizeDocks({m_analysisDock}, {350}, Qt::Horizontal);
     createCompositionDock();
     createAuditDock();
+    createTimelineDock();
     createSessionsDock();
     createLiveWatch();
     createUndoneBanner();
@@ -114,6 +116,7 @@ void MainWindow::onRowSelected(int message, int block)
     m_analysisPanel->showMessage(message);
     m_map->setSelectedMessage(message);
     m_compositionPanel->showMessage(message);
+    m_timelineView->setSelectedMessage(message);
 }
 
 void MainWindow::onSubagentRowSelected(int run, int message)

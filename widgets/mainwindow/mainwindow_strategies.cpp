@@ -12,6 +12,7 @@
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/compositionpanel.h"
 #include "widgets/analysis/auditpanel.h"
+#include "widgets/analysis/timelineview.h"
 #include "widgets/strategy/compareview.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/analysis/contextmap.h"
@@ -213,6 +214,7 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_compositionPanel->setContextWindow(m_gauge->contextWindow());
     m_compositionPanel->setTranscript(m_transcript);
     m_auditPanel->setTranscript(m_transcript);
+    m_timelineView->setTranscript(m_transcript);
     m_status->showSummary(m_transcript.get());
     startAnalysis(analyzeNow);
     updateStrategyInputs();

@@ -8,6 +8,7 @@
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
 #include "widgets/analysis/auditpanel.h"
+#include "widgets/analysis/timelineview.h"
 #include "widgets/models/sessionmodel.h"
 #include "widgets/sessions/sessionbrowser.h"
 #include "widgets/analysis/compositionpanel.h"
@@ -16,6 +17,7 @@
 #include "widgets/strategy/previewview.h"
 #include "widgets/strategy/simulationview.h"
 #include "widgets/strategy/strategypanel.h"
+#include "widgets/models/transcriptfiltermodel.h"
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/transcriptpanel.h"
 
@@ -25,6 +27,7 @@
 #include <QEventLoop>
 #include <QHeaderView>
 #include <QTimer>
+#include <QTreeView>
 
 #include <QApplication>
 #include <QPixmap>
@@ -174,6 +177,33 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
             err << "contextlens: --view audit wants a transcript with a compaction" << Qt::endl;
             return false;
         }
+    } else if (view == QLatin1String("subagent")) {
+        // The first subagent's conversation open under the call that started it, its third message selected.
+        TranscriptPanel *panel = window.transcriptPanel();
+        const auto &runs = panel->model()->subagentRuns();
+        if (runs.empty() || runs.front().message < 0) {
+            err << "contextlens: --view subagent wants a Claude Code session whose subagent answers a call in it" << Qt::endl;
+            return false;
+        }
+        const QModelIndex call = panel->filterModel()->mapFromSource(panel->model()->indexForMessage(runs.front().message, runs.front().block));
+        panel->view()->expand(call.parent());
+        panel->view()->expand(call);
+        const int rows = panel->filterModel()->rowCount(call);
+        panel->view()->setCurrentIndex(panel->filterModel()->index(std::min(2, rows - 1), 0, call));
+        panel->view()->scrollTo(call.parent(), QAbstractItemView::PositionAtTop);
+    } else if (view == QLatin1String("timeline")) {
+        window.timelineDock()->show();
+        window.timelineDock()->raise();
+        window.resizeDocks({window.timelineDock()}, {window.height() * 2 / 5}, Qt::Vertical);
+        window.timelineView()->refreshNow();
+        if (window.timelineView()->timeline().empty()) {
+            err << "contextlens: --view timeline wants a transcript with timestamps" << Qt::endl;
+            return false;
+        }
+        // A message in the middle of the session selected: its line and outline on the timeline.
+        const auto &spans = window.timelineView()->timeline().spans;
+        if (!spans.empty())
+            window.selectMessage(spans[spans.size() / 2].message);
     } else if (view == QLatin1String("compare")) {
         window.showCompareTab();
         window.compareView()->forceTriggers()->setChecked(true); // show what each would do, not only who fires
