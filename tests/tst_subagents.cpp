@@ -4,7 +4,9 @@
 // pairs them with the run's size and duration, the transcript tree shows the subagent's messages
 // under the call (a consistent model, filterable), and selecting one shows it in the detail pane.
 #include "core/analysis/subagents.h"
+#include "core/cost/sessioncost.h"
 #include "core/io/loader.h"
+#include "core/llm/pricing.h"
 #include "core/util/json.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/models/roles.h"
@@ -22,6 +24,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 using namespace cl;
 using namespace cl::gui;
@@ -77,6 +80,7 @@ private Q_SLOTS:
     void runsPairWithTheirCalls();
     void treeShowsThemUnderTheCall();
     void windowShowsASubagentMessage();
+    void parallelRunsArePriced();
 };
 
 void TestSubagents::runsPairWithTheirCalls()
@@ -101,6 +105,15 @@ void TestSubagents::runsPairWithTheirCalls()
     QCOMPARE(run.durationMs, std::int64_t(7400)); // as the agent recorded it
     QCOMPARE(run.toolUses, std::int64_t(2));
     QCOMPARE(run.recordedTokens, std::int64_t(5120));
+    // Priced by its own responses: two of 10 input, 3 000 cache read and 20 output tokens each.
+    llm::PriceTable prices;
+    QVERIFY(prices.merge(R"({"models":[{"match":"claude-x","input":3,"output":15,"cacheRead":0.3}]})"));
+    const auto priced = cost::subagentCosts(t, prices);
+    QCOMPARE(priced.size(), std::size_t(1));
+    QVERIFY(priced[0].priced && priced[0].complete);
+    QCOMPARE(qRound64(priced[0].dollars * 1e6), qint64(2 * (10 * 3 + 3000 * 0.3 + 20 * 15)));
+    // A model without a price: no figure rather than a wrong one.
+    QVERIFY(!cost::subagentCosts(t, llm::PriceTable()).at(0).priced);
     // The session's own context does not hold the subagent's messages.
     for (const Message &m : t.messages)
         QVERIFY(m.plainText().find("quokka") == std::string::npos);
@@ -120,6 +133,8 @@ void TestSubagents::treeShowsThemUnderTheCall()
     QVERIFY2(call.siblingAtColumn(TranscriptModel::PreviewColumn).data().toString().startsWith(QStringLiteral("subagent: 4 messages")),
              qPrintable(call.siblingAtColumn(TranscriptModel::PreviewColumn).data().toString()));
     QVERIFY(call.siblingAtColumn(TranscriptModel::PreviewColumn).data().toString().contains(QStringLiteral("7.4 s")));
+    // Its model has no price: no dollar figure rather than a wrong one.
+    QVERIFY(!call.siblingAtColumn(TranscriptModel::PreviewColumn).data().toString().contains(QLatin1Char('$')));
     const QModelIndex third = model.index(2, TranscriptModel::PreviewColumn, call);
     QVERIFY(third.data().toString().contains(QStringLiteral("quokka")));
     QCOMPARE(third.parent(), call.siblingAtColumn(0));
@@ -168,6 +183,42 @@ void TestSubagents::windowShowsASubagentMessage()
     // Back on a session row, the pane follows it.
     view->setCurrentIndex(call.parent());
     QTRY_VERIFY(!w.detailPane()->text().contains(QStringLiteral("quokka")));
+}
+
+// Two subagents started by parallel Task calls of one response (the bundled fixture the screenshots
+// use): each under its own call, priced by its own measured usage, its cost on the call's row.
+void TestSubagents::parallelRunsArePriced()
+{
+    const LoadResult r = loadFile(CL_TEST_DATA_DIR "/claudecode/subagents-session.jsonl");
+    QVERIFY(r.ok());
+    QCOMPARE(r.transcript->subagents.size(), std::size_t(2));
+    llm::PriceTable prices;
+    const auto runs = analysis::subagentRuns(*r.transcript);
+    const auto costs = cost::subagentCosts(*r.transcript, prices);
+    QCOMPARE(runs.size(), std::size_t(2));
+    QCOMPARE(costs.size(), std::size_t(2));
+    std::set<std::string> descriptions;
+    for (const analysis::SubagentRun &run : runs) {
+        QVERIFY(run.message >= 0);
+        descriptions.insert(run.description);
+        // Its own responses only, priced from its file's usage (cache writes and reads of sonnet).
+        const cost::SubagentCost &c = costs[run.subagent];
+        QVERIFY(c.priced && c.complete);
+        cost::Tokens own;
+        for (const Message &m : r.transcript->subagents[run.subagent]->messages)
+            if (m.usage)
+                own += cost::claudeTokens(m.usage->inputTokens, m.usage->cacheCreationTokens, m.usage->cacheReadTokens,
+                                          m.usage->outputTokens, false, 0, 0);
+        QCOMPARE(qRound64(c.dollars * 1e9), qRound64(cost::price(own, *prices.find("claude-sonnet-4-5")).total() * 1e9));
+    }
+    QCOMPARE(descriptions, (std::set<std::string>{"Find the flaky login test", "Review the session store"}));
+    QVERIFY(costs[0].dollars != costs[1].dollars);
+    TranscriptModel model;
+    model.setTranscript(r.transcript);
+    for (const analysis::SubagentRun &run : model.subagentRuns()) {
+        const QString summary = model.indexForMessage(run.message, run.block).siblingAtColumn(TranscriptModel::PreviewColumn).data().toString();
+        QVERIFY2(summary.contains(QStringLiteral("$%1").arg(costs[run.subagent].dollars, 0, 'f', 3)), qPrintable(summary));
+    }
 }
 
 QTEST_MAIN(TestSubagents)

@@ -138,4 +138,19 @@ std::string sessionModel(const Transcript &t, const std::vector<Response> &respo
     return {};
 }
 
+std::vector<SubagentCost> subagentCosts(const Transcript &t, const llm::PriceTable &prices)
+{
+    std::vector<SubagentCost> out;
+    out.reserve(t.subagents.size());
+    for (const auto &sub : t.subagents) {
+        const SessionCost c = sessionCost(*sub, prices);
+        SubagentCost s;
+        s.complete = c.responses > 0 && c.complete();
+        s.priced = c.responses > 0 && (s.complete || c.dollars.total() > 0);
+        s.dollars = c.dollars.total();
+        out.push_back(s);
+    }
+    return out;
+}
+
 } // namespace cl::cost

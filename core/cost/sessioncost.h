@@ -147,6 +147,14 @@ SessionCost sessionCost(const Transcript &t, const llm::PriceTable &prices, cons
 SessionCost sessionCost(const SessionUsage &usage, const llm::PriceTable &prices, const std::string &modelOverride = {},
                         Format format = Format::Unknown);
 
+// What each subagent of `t` (in Transcript::subagents order) cost by its own measured usage.
+struct SubagentCost {
+    bool priced = false;   // it has measured responses and some of them a price
+    bool complete = false; // every response's model had a price
+    double dollars = 0;
+};
+std::vector<SubagentCost> subagentCosts(const Transcript &t, const llm::PriceTable &prices);
+
 // The model of the session: the last main-chain response's, else the transcript header's "model".
 std::string sessionModel(const Transcript &t, const std::vector<Response> &responses);
 

@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/subagents.h"
+#include "core/cost/sessioncost.h"
 #include "core/model/transcript.h"
 #include "widgets/models/analysisrows.h"
 
@@ -110,7 +111,8 @@ private:
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     AnalysisRows m_rows;
     std::vector<cl::analysis::SubagentRun> m_runs;
-    std::unordered_map<quint64, int> m_runAt; // (message << 32 | block) of a linked call -> run
+    std::vector<cl::cost::SubagentCost> m_runCosts; // by Transcript::subagents index
+    std::unordered_map<quint64, int> m_runAt;       // (message << 32 | block) of a linked call -> run
     qint64 m_maxTokens = 0;
 };
 

@@ -7,33 +7,32 @@
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptmodel_text.h"
 
+#include "core/cost/sessioncost.h"
+#include "core/llm/pricing.h"
 #include "core/tokens/estimator.h"
+#include "core/util/numbertext.h"
 
 #include <QGuiApplication>
 #include <QPalette>
 
 namespace cl::gui {
 
-namespace {
-
-QString durationText(std::int64_t ms)
-{
-    if (ms < 0)
-        return {};
-    if (ms < 60'000)
-        return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
-    return QStringLiteral("%1 min %2 s").arg(ms / 60'000).arg((ms % 60'000) / 1000);
-}
-
-} // namespace
-
 void TranscriptModel::linkSubagents()
 {
     m_runs.clear();
+    m_runCosts.clear();
     m_runAt.clear();
     if (!m_transcript)
         return;
+    // The shipped prices and the user's own (prices.json), read once.
+    static const llm::PriceTable prices = [] {
+        llm::PriceTable table;
+        std::string error;
+        llm::PriceTable::load(table, {}, &error);
+        return table;
+    }();
     m_runs = analysis::subagentRuns(*m_transcript);
+    m_runCosts = cost::subagentCosts(*m_transcript, prices);
     for (std::size_t r = 0; r < m_runs.size(); ++r)
         if (m_runs[r].message >= 0)
             m_runAt.emplace(quint64(m_runs[r].message) << 32 | quint32(m_runs[r].block), int(r));
@@ -60,10 +59,16 @@ QString TranscriptModel::runSummary(int run) const
     const analysis::SubagentRun &r = m_runs[std::size_t(run)];
     QString s = (r.messages == 1 ? tr("subagent: 1 message") : tr("subagent: %1 messages").arg(r.messages))
                 + tr(", %L1 tokens").arg(r.tokens);
-    if (const QString d = durationText(r.durationMs); !d.isEmpty())
+    if (const QString d = QString::fromStdString(util::durationText(r.durationMs)); !d.isEmpty())
         s += QStringLiteral(", ") + d;
     if (r.toolUses >= 0)
         s += r.toolUses == 1 ? tr(", 1 tool use") : tr(", %1 tool uses").arg(r.toolUses);
+    if (r.subagent < m_runCosts.size() && m_runCosts[r.subagent].priced) {
+        const cost::SubagentCost &c = m_runCosts[r.subagent];
+        s += QStringLiteral(", $%1").arg(c.dollars, 0, 'f', c.dollars < 1 ? 3 : 2);
+        if (!c.complete)
+            s += tr(" (some models unpriced)");
+    }
     return s;
 }
 
