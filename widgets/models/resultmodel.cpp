@@ -64,7 +64,31 @@ void ResultModel::setResult(std::shared_ptr<const Transcript> original, std::sha
     beginResetModel();
     m_original = std::move(original);
     m_result = m_original ? std::move(result) : nullptr;
+    rebuildFolds();
     endResetModel();
+}
+
+void ResultModel::setFoldEvents(bool fold)
+{
+    if (m_fold == fold)
+        return;
+    m_fold = fold;
+    rebuildFolds();
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, RoleColumn), index(rowCount() - 1, RoleColumn), {Qt::DisplayRole});
+}
+
+void ResultModel::rebuildFolds()
+{
+    m_folds.clear();
+    if (m_fold)
+        m_folds = cl::gui::foldEvents(std::size_t(rowCount()),
+                                      [this](std::size_t row) { return fate(int(row)) == Fate::Kept && isFoldableEvent(*message(int(row))); });
+}
+
+bool ResultModel::isFolded(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_folds.owner.size() && m_folds.owner[std::size_t(row)] >= 0;
 }
 
 void ResultModel::setDarkPalette(bool dark)
@@ -145,7 +169,12 @@ QVariant ResultModel::data(const QModelIndex &index, int role) const
             const int origin = partnerRow(row);
             return origin >= 0 ? QString::number(origin + 1) : QStringLiteral("+");
         }
-        case RoleColumn: return text::roleLabel(m);
+        case RoleColumn: {
+            const int folded = std::size_t(row) < m_folds.count.size() ? m_folds.count[std::size_t(row)] : 0;
+            if (folded == 0)
+                return text::roleLabel(m);
+            return QString(text::roleLabel(m) + QStringLiteral("  \u25b8 ") + (folded == 1 ? tr("1 event") : tr("%1 events").arg(folded)));
+        }
         case PreviewColumn: return text::messagePreview(m);
         case TokensColumn: return static_cast<qint64>(tokens::estimateMessage(m));
         case FateColumn: {

@@ -8,6 +8,7 @@
 
 #include "core/strategy/strategy.h"
 #include "core/model/transcript.h"
+#include "widgets/models/eventfolds.h"
 #include "widgets/models/roles.h"
 
 #include <QAbstractTableModel>
@@ -47,6 +48,12 @@ public:
     void setDarkPalette(bool dark);
     bool darkPalette() const { return m_dark; }
 
+    // Folds unchanged event and metadata rows into the message before them (eventfolds.h): the view
+    // hides the rows isFolded() names, the owner's Role cell says "▸ N events". A changed event stays.
+    void setFoldEvents(bool fold);
+    bool foldEvents() const { return m_fold; }
+    bool isFolded(int row) const;
+
     int partnerRow(int row) const;
     cl::strategy::Fate fate(int row) const;
     QString reason(int row) const;
@@ -62,6 +69,10 @@ private:
     std::shared_ptr<const cl::strategy::Result> m_result;
     Side m_side;
     bool m_dark = false;
+    bool m_fold = false;
+    EventFolds m_folds;
+
+    void rebuildFolds();
 };
 
 } // namespace cl::gui

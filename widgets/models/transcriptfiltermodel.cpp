@@ -116,41 +116,20 @@ void TranscriptFilterModel::setSourceModel(QAbstractItemModel *model)
 
 void TranscriptFilterModel::rebuildOwners()
 {
-    m_owner.clear();
-    m_foldCount.clear();
+    m_folds.clear();
     const Transcript *t = m_transcriptModel && m_transcriptModel->transcript() ? m_transcriptModel->transcript().get() : nullptr;
-    if (!t)
-        return;
-    const std::size_t n = t->messages.size();
-    m_owner.assign(n, -1);
-    m_foldCount.assign(n, 0);
-    const auto isEvent = [](const Message &m) { return m.kind == MessageKind::Meta || m.kind == MessageKind::Event; };
-    int last = -1;
-    std::size_t leading = 0; // events before the first message fold into it
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!isEvent(t->messages[i])) {
-            if (last < 0)
-                for (std::size_t k = 0; k < leading; ++k)
-                    m_owner[k] = int(i);
-            m_foldCount[i] = last < 0 ? int(leading) : 0;
-            last = int(i);
-        } else if (last >= 0) {
-            m_owner[i] = last;
-            ++m_foldCount[std::size_t(last)];
-        } else {
-            ++leading;
-        }
-    }
+    if (t)
+        m_folds = foldEvents(t->messages.size(), [t](std::size_t i) { return isFoldableEvent(t->messages[i]); });
 }
 
 int TranscriptFilterModel::ownerOf(int row) const
 {
-    return row >= 0 && std::size_t(row) < m_owner.size() ? m_owner[std::size_t(row)] : -1;
+    return row >= 0 && std::size_t(row) < m_folds.owner.size() ? m_folds.owner[std::size_t(row)] : -1;
 }
 
 int TranscriptFilterModel::foldedCount(int row) const
 {
-    return row >= 0 && std::size_t(row) < m_foldCount.size() ? m_foldCount[std::size_t(row)] : 0;
+    return row >= 0 && std::size_t(row) < m_folds.count.size() ? m_folds.count[std::size_t(row)] : 0;
 }
 
 void TranscriptFilterModel::toggleEvents(int row)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "widgets/models/eventfolds.h"
+
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QTimer>
@@ -106,9 +108,8 @@ private:
     bool m_importantOnly = false;
     double m_minBoundary = 0;
     std::optional<QSet<int>> m_messageSet;
-    std::vector<int> m_owner;     // per top-level source row: the message it folds into, or -1
-    std::vector<int> m_foldCount; // per top-level source row: events folded into it
-    QSet<int> m_expanded;         // messages whose events are shown
+    EventFolds m_folds;   // per top-level source row
+    QSet<int> m_expanded; // messages whose events are shown
 };
 
 } // namespace cl::gui

@@ -29,13 +29,13 @@ int ChangeStrip::rowAt(int y) const
     if (m_marks.empty() || m_rows <= 0 || height() <= 0)
         return -1;
     const double row = double(y) / double(height()) * double(m_rows);
-    const auto it = std::lower_bound(m_marks.begin(), m_marks.end(), row, [](const Mark &m, double r) { return double(m.row) < r; });
+    const auto it = std::lower_bound(m_marks.begin(), m_marks.end(), row, [](const Mark &m, double r) { return double(m.at()) < r; });
     if (it == m_marks.end())
         return m_marks.back().row;
     if (it == m_marks.begin())
         return it->row;
     const auto before = std::prev(it);
-    return row - double(before->row) <= double(it->row) - row ? before->row : it->row;
+    return row - double(before->at()) <= double(it->at()) - row ? before->row : it->row;
 }
 
 void ChangeStrip::paintEvent(QPaintEvent *)
@@ -47,7 +47,7 @@ void ChangeStrip::paintEvent(QPaintEvent *)
     // One pixel row per mark at least; on a long list many rows share a pixel row (drawn once).
     int last = -1;
     for (const Mark &m : m_marks) {
-        const int y = int(std::floor(double(m.row) / double(m_rows) * double(height())));
+        const int y = int(std::floor(double(m.at()) / double(m_rows) * double(height())));
         if (y == last)
             continue;
         last = y;

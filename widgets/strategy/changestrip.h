@@ -16,8 +16,10 @@ class ChangeStrip : public QWidget
     Q_OBJECT
 public:
     struct Mark {
-        int row;
+        int row; // what a click on it selects
         QColor colour;
+        int position = -1; // where it sits among the rowCount rows; -1: at `row`
+        int at() const { return position >= 0 ? position : row; }
     };
 
     explicit ChangeStrip(QWidget *parent = nullptr);

@@ -9,12 +9,14 @@
 #include "core/strategies/registry.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QTextDocument>
 #include <QToolButton>
@@ -118,6 +120,17 @@ PreviewView::PreviewView(QWidget *parent)
     connect(previous, &QAction::triggered, this, &PreviewView::previousChange);
     connect(m_nextButton, &QToolButton::clicked, this, &PreviewView::nextChange);
     connect(m_previousButton, &QToolButton::clicked, this, &PreviewView::previousChange);
+    // Progress, hook and other event lines folded into their message, as in the transcript; remembered.
+    m_foldEvents = new QCheckBox(tr("Fold events"), this);
+    m_foldEvents->setObjectName(QStringLiteral("foldEvents"));
+    m_foldEvents->setToolTip(tr("Hide the unchanged progress, hook and metadata lines; their message says how many"));
+    m_foldEvents->setChecked(QSettings().value(QStringLiteral("preview/foldEvents"), true).toBool());
+    connect(m_foldEvents, &QCheckBox::toggled, this, [this](bool fold) {
+        QSettings().setValue(QStringLiteral("preview/foldEvents"), fold);
+        applyFolds();
+        updateChanges();
+    });
+    headerRow->addWidget(m_foldEvents, 0, Qt::AlignTop);
     headerRow->addWidget(m_detailsButton, 0, Qt::AlignTop);
     layout->addLayout(headerRow);
     m_fates = new QLabel(this);
@@ -187,6 +200,7 @@ void PreviewView::setResult(std::shared_ptr<const Transcript> original, std::sha
     m_leftText->setText({});
     m_rightText->setText({});
     m_sync->clear();
+    applyFolds();
     updateHeader();
     updateChanges();
     if (!m_changes.empty()) // open where the strategy did something, not at row 0
@@ -197,14 +211,38 @@ void PreviewView::updateChanges()
 {
     m_changes.clear();
     std::vector<ChangeStrip::Mark> marks;
-    if (m_result)
-        for (int r = 0; r < m_leftModel->rowCount(); ++r)
+    int shown = 0; // the marks sit where their rows are among the rows shown (folded events hidden)
+    for (int r = 0; r < m_leftModel->rowCount(); ++r) {
+        if (m_result)
             if (const Fate f = m_leftModel->fate(r); f != Fate::Kept) {
                 m_changes.push_back(r);
-                marks.push_back({r, fateAccent(f, m_leftModel->darkPalette())});
+                marks.push_back({r, fateAccent(f, m_leftModel->darkPalette()), shown});
             }
-    m_strip->setMarks(m_leftModel->rowCount(), std::move(marks));
+        shown += !m_leftModel->isFolded(r);
+    }
+    m_strip->setMarks(shown, std::move(marks));
     updateChangeLabel();
+}
+
+void PreviewView::applyFolds()
+{
+    // Only rows that change state are touched: hiding a row costs the view a persistent index.
+    const bool fold = m_foldEvents->isChecked();
+    for (auto [view, model] : {std::pair{m_left, m_leftModel}, std::pair{m_right, m_rightModel}}) {
+        std::vector<int> &hidden = view == m_left ? m_leftHidden : m_rightHidden;
+        view->setUpdatesEnabled(false);
+        for (const int row : hidden)
+            if (row < model->rowCount())
+                view->setRowHidden(row, {}, false);
+        hidden.clear();
+        model->setFoldEvents(fold);
+        for (int row = 0; row < model->rowCount(); ++row)
+            if (model->isFolded(row)) {
+                view->setRowHidden(row, {}, true);
+                hidden.push_back(row);
+            }
+        view->setUpdatesEnabled(true);
+    }
 }
 
 int PreviewView::currentChange() const

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+class QCheckBox;
 class QLabel;
 class QModelIndex;
 class QPlainTextEdit;
@@ -54,6 +55,7 @@ public:
     const std::vector<int> &changedRows() const { return m_changes; }
     int currentChange() const;
     ChangeStrip *changeStrip() const { return m_strip; }
+    QCheckBox *foldEventsBox() const { return m_foldEvents; }
 
 public Q_SLOTS:
     void selectOriginal(int transcriptIndex);
@@ -77,6 +79,7 @@ private:
     void updatePalette();
     void updateChanges();
     void updateChangeLabel();
+    void applyFolds();
 
     std::shared_ptr<const Transcript> m_original;
     std::shared_ptr<const cl::strategy::Result> m_result;
@@ -88,6 +91,8 @@ private:
     QLabel *m_fates = nullptr;
     QLabel *m_note = nullptr;
     QToolButton *m_detailsButton = nullptr;
+    QCheckBox *m_foldEvents = nullptr;
+    std::vector<int> m_leftHidden, m_rightHidden; // rows hidden as folded events
     QToolButton *m_previousButton = nullptr;
     QToolButton *m_nextButton = nullptr;
     QLabel *m_changeLabel = nullptr;
