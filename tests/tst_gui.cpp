@@ -20,6 +20,7 @@
 #include "test_support.h"
 
 #include <QApplication>
+#include <QHeaderView>
 #include <QImage>
 #include <QLineEdit>
 #include <QSettings>
@@ -346,6 +347,39 @@ private Q_SLOTS:
         QCOMPARE(formats.first().start, 1);
         QCOMPARE(formats.first().length, 5); // "key" with its quotes
         QVERIFY(formats.first().format.fontWeight() == QFont::Bold);
+    }
+
+    // The Preview column takes what the other columns leave, never less than its minimum (the tree
+    // scrolls sideways then), and keeps a width the user gave it.
+    void previewColumnFillsTheTree()
+    {
+        TranscriptPanel panel;
+        panel.resize(700, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QHeaderView *header = panel.view()->header();
+        const auto others = [&] {
+            int sum = 0;
+            for (int c = 0; c < header->count(); ++c)
+                if (c != TranscriptModel::PreviewColumn && !header->isSectionHidden(c))
+                    sum += header->sectionSize(c);
+            return sum;
+        };
+        // Narrow: the analysis columns do not squeeze it below its minimum.
+        QVERIFY(others() + TranscriptPanel::kMinPreviewWidth > panel.view()->viewport()->width());
+        QCOMPARE(header->sectionSize(TranscriptModel::PreviewColumn), TranscriptPanel::kMinPreviewWidth);
+        // Wide: it fills the rest exactly.
+        panel.resize(2200, 500);
+        QTRY_COMPARE(header->sectionSize(TranscriptModel::PreviewColumn), panel.view()->viewport()->width() - others());
+        // A narrower Role column gives its pixels to Preview.
+        const int before = header->sectionSize(TranscriptModel::PreviewColumn);
+        header->resizeSection(TranscriptModel::RoleColumn, header->sectionSize(TranscriptModel::RoleColumn) - 40);
+        QCOMPARE(header->sectionSize(TranscriptModel::PreviewColumn), before + 40);
+        // Sized by hand, it stays so.
+        header->resizeSection(TranscriptModel::PreviewColumn, 400);
+        panel.resize(1800, 500);
+        QApplication::processEvents();
+        QCOMPARE(header->sectionSize(TranscriptModel::PreviewColumn), 400);
     }
 
     void fileHintFromPairedToolUse()

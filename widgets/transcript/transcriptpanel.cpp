@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,6 +20,8 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace cl::gui {
 
@@ -64,7 +67,18 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     m_view->setSortingEnabled(true);
     QHeaderView *header = m_view->header();
     header->setStretchLastSection(false);
-    header->setSectionResizeMode(TranscriptModel::PreviewColumn, QHeaderView::Stretch);
+    // Preview takes what the other columns leave, but never less than kMinPreviewWidth (the tree then
+    // scrolls sideways): stretched, it shrank to a sliver beside the analysis columns.
+    header->setSectionResizeMode(TranscriptModel::PreviewColumn, QHeaderView::Interactive);
+    connect(header, &QHeaderView::sectionResized, this, [this](int section) {
+        if (m_fitting)
+            return;
+        if (section == TranscriptModel::PreviewColumn)
+            m_previewSized = true;
+        else
+            fitPreviewColumn();
+    });
+    m_view->viewport()->installEventFilter(this);
     m_view->setIndentation(14); // the Index column holds the tree; keep "123.4" readable
     header->resizeSection(TranscriptModel::IndexColumn, 86);
     header->resizeSection(TranscriptModel::TimeColumn, 68);
@@ -184,6 +198,27 @@ void TranscriptPanel::updateEmptyNote()
                             "filters to see them.")
                              .arg(m_model->rowCount()));
     m_empty->setVisible(empty);
+}
+
+bool TranscriptPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitPreviewColumn();
+    return QWidget::eventFilter(watched, event);
+}
+
+void TranscriptPanel::fitPreviewColumn()
+{
+    if (m_previewSized)
+        return;
+    QHeaderView *header = m_view->header();
+    int others = 0;
+    for (int c = 0; c < header->count(); ++c)
+        if (c != TranscriptModel::PreviewColumn && !header->isSectionHidden(c))
+            others += header->sectionSize(c);
+    m_fitting = true;
+    header->resizeSection(TranscriptModel::PreviewColumn, std::max(kMinPreviewWidth, m_view->viewport()->width() - others));
+    m_fitting = false;
 }
 
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)

@@ -56,6 +56,9 @@ public:
     QCheckBox *importantOnlyBox() const { return m_importantOnly; }
     QDoubleSpinBox *minBoundarySpin() const { return m_minBoundary; }
 
+    // The Preview column's least width when it takes what the other columns leave.
+    static constexpr int kMinPreviewWidth = 240;
+
 Q_SIGNALS:
     // block is -1 for a message row; message is -1 when nothing is selected.
     void rowSelected(int message, int block);
@@ -63,8 +66,12 @@ Q_SIGNALS:
     // message an index into that subagent's transcript.
     void subagentRowSelected(int run, int message);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void onCurrentChanged(const QModelIndex &current);
+    void fitPreviewColumn();
     void updateFilter();
     void updateAnalysisControls();
     void updateEmptyNote();
@@ -82,6 +89,8 @@ private:
     QDoubleSpinBox *m_minBoundary;
     QToolButton *m_chip;
     QLabel *m_empty;
+    bool m_previewSized = false; // the user dragged the Preview column: it keeps that width
+    bool m_fitting = false;
 };
 
 } // namespace cl::gui
