@@ -24,6 +24,16 @@ compacted=$XDG_CONFIG_HOME/compacted.jsonl
 "$app" --screenshot "$out/screenshot-composition.png" --size 1500x950 --view composition "$samples/viewer-sample-edits.jsonl"
 "$app" --screenshot "$out/screenshot-composition-dark.png" --size 1500x950 --theme dark --view composition "$compacted"
 "$app" --screenshot "$out/screenshot-audit.png" --size 1500x950 --view audit "$compacted"
+# The timeline, a subagent open in place and a preview at its first change, on a large and a small
+# screen, light and dark (the timeline: a compacted session, then one with two subagents).
+subagents=$here/tests/data/claudecode/subagents-session.jsonl
+"$app" --screenshot "$out/screenshot-timeline-1600x1000-light.png" --size 1600x1000 --view timeline "$compacted"
+"$app" --screenshot "$out/screenshot-timeline-1024x700-dark.png" --size 1024x700 --theme dark --view timeline "$subagents"
+for shot in "1600x1000 light" "1024x700 dark"; do
+  set -- $shot
+  "$app" --screenshot "$out/screenshot-subagent-$1-$2.png" --size "$1" --theme "$2" --view subagent "$subagents"
+  "$app" --screenshot "$out/screenshot-preview-first-change-$1-$2.png" --size "$1" --theme "$2" --view preview:trim-tools "$demo"
+done
 # A session being written: the window opens its first part and follows it while the rest arrives.
 growing=$XDG_CONFIG_HOME/growing.jsonl
 "$(dirname "$app")/contextlens-cli" generate --format claude-code --messages 300 --seed 9 -o "$growing.full" >/dev/null
