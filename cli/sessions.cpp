@@ -113,6 +113,20 @@ std::string sessionLine(const sessions::Session &s)
     return line;
 }
 
+ojson usageJson(const std::vector<sessions::ModelUsage> &usage);
+
+// Each subagent file's part of the session's usage and cost.
+ojson subagentsJson(const std::vector<sessions::SubagentUsage> &subagents)
+{
+    ojson list = ojson::array();
+    for (const auto &sub : subagents)
+        list.push_back({{"name", sub.name},
+                        {"cost", sub.usage.empty() ? ojson(nullptr) : ojson(std::round(sub.cost * 1e6) / 1e6)},
+                        {"costComplete", !sub.usage.empty() && sub.unpricedTokens == 0},
+                        {"usage", usageJson(sub.usage)}});
+    return list;
+}
+
 ojson usageJson(const std::vector<sessions::ModelUsage> &usage)
 {
     ojson list = ojson::array();
@@ -152,7 +166,8 @@ ojson sessionJson(const sessions::Session &s)
                  {"cost", s.hasCost() ? ojson(std::round(s.cost * 1e6) / 1e6) : ojson(nullptr)},
                  {"costComplete", s.costComplete()},
                  {"unreadSubagents", s.unreadSubagents},
-                 {"usage", usageJson(s.usage)}};
+                 {"usage", usageJson(s.usage)},
+                 {"subagents", subagentsJson(s.subagents)}};
 }
 
 // --folder may repeat (parseArgs keeps one value per option): its values are taken out first.

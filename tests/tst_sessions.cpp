@@ -246,6 +246,30 @@ private Q_SLOTS:
         QCOMPARE(shop.usage[0].responses, std::size_t(1));
         QCOMPARE(shop.usage[0].tokens.cacheWrite5m, std::int64_t(1200));
         QCOMPARE(shop.usage[2].model, std::string("claude-haiku-4-5"));
+        // The split per subagent file: agent-a1 no usage, agent-a2 its haiku response (100); the
+        // older agent file beside s-claude-2 its 40.
+        QCOMPARE(shop.subagents.size(), std::size_t(2));
+        for (const sessions::SubagentUsage &sub : shop.subagents) {
+            QVERIFY(sub.name == "agent-a1" || sub.name == "agent-a2");
+            QCOMPARE(sub.usage.empty(), sub.name == "agent-a1");
+            QVERIFY(near(sub.cost * 1e6, sub.name == "agent-a2" ? 100 : 0));
+        }
+        const sessions::Session &blogSession = *find(r.sessions, m_home + "/.claude/projects/-work-blog/s-claude-2.jsonl");
+        QCOMPARE(blogSession.subagents.size(), std::size_t(1));
+        QCOMPARE(blogSession.subagents[0].name, std::string("agent-old1"));
+        QVERIFY(near(blogSession.subagents[0].cost * 1e6, 40));
+        // Kept by the cache: a second scan takes the session from it with the same split.
+        options.cachePath = m_dir.filePath(QStringLiteral("split-cache.json")).toStdString();
+        sessions::scan(options);
+        const auto again = sessions::scan(options);
+        QVERIFY(again.stats.fromCache > 0);
+        const sessions::Session &cachedShop = *find(again.sessions, fx::claudeShop(m_home));
+        QVERIFY(!std::count(again.stats.parsedPaths.begin(), again.stats.parsedPaths.end(), fx::claudeShop(m_home)));
+        QCOMPARE(cachedShop.subagents.size(), std::size_t(2));
+        for (std::size_t k = 0; k < 2; ++k) {
+            QCOMPARE(cachedShop.subagents[k].name, shop.subagents[k].name);
+            QCOMPARE(cachedShop.subagents[k].cost, shop.subagents[k].cost);
+        }
         const sessions::Session &codex = *find(r.sessions, fx::codexRollout(m_home));
         QCOMPARE(codex.usage.size(), std::size_t(1));
         QCOMPARE(codex.usage[0].responses, std::size_t(2));

@@ -173,6 +173,15 @@ private Q_SLOTS:
         QVERIFY(shop["costComplete"].get<bool>());
         QCOMPARE(shop["usage"].size(), std::size_t(3));
         QCOMPARE(shop["usage"][1]["model"].get<std::string>(), std::string("claude-opus-4-1"));
+        // Each subagent file's share: agent-a1 records no usage, agent-a2 one haiku response.
+        QCOMPARE(shop["subagents"].size(), std::size_t(2));
+        const auto &a1 = shop["subagents"][0]["name"] == "agent-a1" ? shop["subagents"][0] : shop["subagents"][1];
+        const auto &a2 = shop["subagents"][0]["name"] == "agent-a2" ? shop["subagents"][0] : shop["subagents"][1];
+        QCOMPARE(a1["name"].get<std::string>(), std::string("agent-a1"));
+        QVERIFY(a1["cost"].is_null() && a1["usage"].empty());
+        QCOMPARE(a2["name"].get<std::string>(), std::string("agent-a2"));
+        QVERIFY(std::fabs(a2["cost"].get<double>() - 0.0001) < 1e-9);
+        QCOMPARE(a2["usage"][0]["model"].get<std::string>(), std::string("claude-haiku-4-5"));
         QCOMPARE(shop["usage"][1]["tokens"]["cacheRead"].get<int>(), 10203);
 
         // Largest peak first; sessions without usage data last, by path.

@@ -20,7 +20,7 @@ namespace cl::sessions::detail {
 
 namespace {
 
-constexpr int kCacheVersion = 2;
+constexpr int kCacheVersion = 3; // 3: each subagent file's usage
 // The cache holds a few hundred bytes per session: a larger file is no cache of ours.
 constexpr std::size_t kMaxCacheBytes = std::size_t(512) << 20;
 
@@ -77,6 +77,28 @@ bool usageFrom(const nlohmann::json *list, std::vector<ModelUsage> &out)
     return true;
 }
 
+nlohmann::json subagentsJson(const std::vector<SubagentUsage> &subagents)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const SubagentUsage &sub : subagents)
+        list.push_back({sub.name, usageJson(sub.usage)});
+    return list;
+}
+
+bool subagentsFrom(const nlohmann::json *list, std::vector<SubagentUsage> &out)
+{
+    if (!list || !list->is_array())
+        return false;
+    for (const auto &j : *list) {
+        SubagentUsage sub;
+        if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !usageFrom(&j[1], sub.usage))
+            return false;
+        sub.name = j[0].get<std::string>();
+        out.push_back(std::move(sub));
+    }
+    return true;
+}
+
 nlohmann::json entryJson(const std::string &path, const CacheEntry &e)
 {
     const Session &s = e.facts;
@@ -97,7 +119,8 @@ nlohmann::json entryJson(const std::string &path, const CacheEntry &e)
             {"peakContext", count(s.peakContext)},
             {"compactions", s.compactions},
             {"model", s.model},
-            {"usage", usageJson(s.usage)}};
+            {"usage", usageJson(s.usage)},
+            {"subagents", subagentsJson(s.subagents)}};
 }
 
 bool stringIn(const nlohmann::json &j, std::string_view key, std::string &out)
@@ -147,7 +170,8 @@ bool entryFrom(const nlohmann::json &j, std::string &path, CacheEntry &e)
         || !stringIn(j, "project", s.project) || !stringIn(j, "title", s.title) || !stringIn(j, "firstRequest", s.firstRequest)
         || !timeIn(j, "startMs", s.startMs) || !timeIn(j, "lastMs", s.lastMs) || !countIn(j, "messages", e.size, messages)
         || !countIn(j, "peakContext", kMaxTokens, peak) || !countIn(j, "compactions", e.size, compactions)
-        || !stringIn(j, "model", s.model) || !usageFrom(json::child(j, "usage"), s.usage))
+        || !stringIn(j, "model", s.model) || !usageFrom(json::child(j, "usage"), s.usage)
+        || !subagentsFrom(json::child(j, "subagents"), s.subagents))
         return false;
     const std::optional<Format> f = formatFromName(format);
     if (!f && format != formatName(Format::Unknown))

@@ -75,6 +75,8 @@ bool saveCache(const std::string &path, const std::vector<std::pair<std::string,
 
 // Adds one model's tokens (responses of it) to a usage list, in order of first appearance.
 void addUsage(std::vector<ModelUsage> &usage, std::string_view model, const cost::Tokens &tokens, std::size_t responses = 1);
+// A subagent file's name for SubagentUsage: its file name without ".jsonl".
+std::string subagentName(std::string_view path);
 // The usage of folded responses, by model; Claude Code's "<synthetic>" responses (no model call) left out.
 std::vector<ModelUsage> usageByModel(const cost::SessionUsage &usage);
 

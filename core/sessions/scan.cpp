@@ -125,18 +125,23 @@ bool unchanged(const CacheEntry &e, const Candidate &c)
 void price(std::vector<Session> &list, const llm::PriceTable &prices)
 {
     std::unordered_map<std::string, std::optional<llm::Price>> byModel;
-    for (Session &s : list) {
-        s.cost = 0;
-        s.unpricedTokens = 0;
-        for (const ModelUsage &u : s.usage) {
+    const auto priceInto = [&](const std::vector<ModelUsage> &usage, double &dollars, std::int64_t &unpriced) {
+        dollars = 0;
+        unpriced = 0;
+        for (const ModelUsage &u : usage) {
             auto it = byModel.find(u.model);
             if (it == byModel.end())
                 it = byModel.emplace(u.model, u.model.empty() ? std::nullopt : prices.find(u.model)).first;
             if (it->second)
-                s.cost += cost::price(u.tokens, *it->second).total();
+                dollars += cost::price(u.tokens, *it->second).total();
             else
-                s.unpricedTokens += u.tokens.total();
+                unpriced += u.tokens.total();
         }
+    };
+    for (Session &s : list) {
+        priceInto(s.usage, s.cost, s.unpricedTokens);
+        for (SubagentUsage &sub : s.subagents)
+            priceInto(sub.usage, sub.cost, sub.unpricedTokens);
     }
 }
 
@@ -198,6 +203,7 @@ ScanResult scan(const ScanOptions &options)
             owner.subagentBytes += c.size;
             for (const ModelUsage &u : facts[i].usage)
                 detail::addUsage(owner.usage, u.model, u.tokens, u.responses);
+            owner.subagents.push_back({detail::subagentName(c.path), facts[i].usage, 0, 0});
             continue;
         }
         result.sessions.push_back(assemble(c, facts[i]));

@@ -52,6 +52,14 @@ struct ModelUsage {
     cost::Tokens tokens;
 };
 
+// One Claude Code subagent file's share of its session's usage (already counted in Session::usage).
+struct SubagentUsage {
+    std::string name;              // its file's name without ".jsonl": "agent-a1b2c3"
+    std::vector<ModelUsage> usage; // none: it records no usage
+    double cost = 0;               // priced like Session::cost
+    std::int64_t unpricedTokens = 0;
+};
+
 struct Session {
     std::string path;
     Format format = Format::Unknown;
@@ -71,9 +79,10 @@ struct Session {
     std::size_t compactions = 0;
     std::string model; // of the last response
     std::int64_t mtimeNs = 0;
-    std::vector<ModelUsage> usage;   // none: the files record no usage
-    double cost = 0;                 // dollars of the models with a price
-    std::int64_t unpricedTokens = 0; // tokens of the models without one
+    std::vector<ModelUsage> usage;        // none: the files record no usage
+    std::vector<SubagentUsage> subagents; // each subagent file read: its part of `usage` and its cost
+    double cost = 0;                      // dollars of the models with a price
+    std::int64_t unpricedTokens = 0;      // tokens of the models without one
     // Subagent files that could not be read ("path: why"): their usage is missing from `usage`, so
     // the cost is a lower bound; such a session is reported in ScanResult::warnings and not cached.
     std::vector<std::string> unreadSubagents;

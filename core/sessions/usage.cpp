@@ -26,4 +26,12 @@ std::vector<ModelUsage> usageByModel(const cost::SessionUsage &usage)
     return out;
 }
 
+std::string subagentName(std::string_view path)
+{
+    std::string_view name = path.substr(path.find_last_of('/') + 1);
+    if (name.size() > 6 && name.substr(name.size() - 6) == ".jsonl")
+        name.remove_suffix(6);
+    return std::string(name);
+}
+
 } // namespace cl::sessions::detail

@@ -276,6 +276,23 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
                                 QLocale().toString(qlonglong(u.tokens.total())));
             if (s.unpricedTokens > 0)
                 tip += tr("\n%1 tokens of models without a price are not counted").arg(QLocale().toString(qlonglong(s.unpricedTokens)));
+            // The split: the session's own responses, then each subagent's (the costliest first).
+            std::vector<const sessions::SubagentUsage *> subs;
+            double subsCost = 0;
+            for (const sessions::SubagentUsage &sub : s.subagents)
+                if (!sub.usage.empty()) {
+                    subs.push_back(&sub);
+                    subsCost += sub.cost;
+                }
+            if (!subs.empty()) {
+                std::stable_sort(subs.begin(), subs.end(), [](auto *a, auto *b) { return a->cost > b->cost; });
+                tip += tr("\nthe session itself: %1").arg(costText(true, s.cost - subsCost, true));
+                constexpr std::size_t kShown = 10;
+                for (std::size_t k = 0; k < std::min(subs.size(), kShown); ++k)
+                    tip += tr("\nsubagent %1: %2").arg(qs(subs[k]->name), costText(true, subs[k]->cost, subs[k]->unpricedTokens == 0));
+                if (subs.size() > kShown)
+                    tip += tr("\n%1 more subagents").arg(subs.size() - kShown);
+            }
             for (const std::string &why : s.unreadSubagents)
                 tip += tr("\nnot counted, cannot be read: %1").arg(qs(why));
         }
