@@ -14,6 +14,7 @@
 // --baseline another build of this benchmark in turn with it (before and after on the same machine).
 #include "core/util/allocator.h"
 #include "widgets/analysis/analysispanel.h"
+#include "widgets/analysis/timelineview.h"
 #include "widgets/analysis/estimatorreport.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/mainwindow.h"
@@ -25,6 +26,7 @@
 #include <time.h>
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
@@ -43,8 +45,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char *kUsage = "usage: bench_gui [--runs N] [--whole-history] [--markdown] [--baseline OTHER_BENCH_GUI] FILE...\n"
-                     "       bench_gui --once [--whole-history] FILE\n";
+const char *kUsage = "usage: bench_gui [--runs N] [--whole-history] [--timeline] [--markdown] [--baseline OTHER_BENCH_GUI] FILE...\n"
+                     "       bench_gui --once [--whole-history] [--timeline] FILE\n";
 
 double msSince(Clock::time_point t0)
 {
@@ -67,7 +69,9 @@ double peakRssMb()
 }
 
 // One measurement in this process; prints one line of key=value figures (ms unless named).
-int once(const QString &file, bool wholeHistory)
+// With `timeline`, the Timeline dock is shown as the load finishes (built with the transcript, on the
+// GUI thread); then a zoom into its middle is timed until painted ("zoom").
+int once(const QString &file, bool wholeHistory, bool timeline)
 {
     using namespace cl::gui;
     theme::apply(theme::Choice::System);
@@ -94,6 +98,12 @@ int once(const QString &file, bool wholeHistory)
         ok = loaded;
         if (!loaded)
             QApplication::exit(1);
+        // The start page put the docks away until a file is open: the Timeline tab is raised now, as
+        // a user who keeps it open sees it, and builds with the transcript.
+        if (timeline) {
+            window.timelineDock()->show();
+            window.timelineDock()->raise();
+        }
     });
     QObject::connect(&window, &MainWindow::analysisUpdated, &window, [&] { at["analysis"] = msSince(t0); });
     EstimatorReport *report = window.analysisPanel()->estimatorReport();
@@ -131,6 +141,18 @@ int once(const QString &file, bool wholeHistory)
         window.repaint();
         QApplication::processEvents();
         at["raw"] = msSince(t1);
+        if (timeline) {
+            TimelineView *view = window.timelineView();
+            if (view->timeline().empty()) {
+                std::fprintf(stderr, "bench_gui: the timeline was not built\n");
+                QApplication::exit(1);
+                return;
+            }
+            t1 = Clock::now();
+            view->zoomAt(view->lanesRect().center().x(), 0.25);
+            view->repaint();
+            at["zoom"] = msSince(t1);
+        }
         QApplication::exit(0);
     });
     double stall = 0;
@@ -193,7 +215,7 @@ int main(int argc, char **argv)
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
 
     int runs = 3;
-    bool whole = false, markdown = false, single = false;
+    bool whole = false, markdown = false, single = false, timeline = false;
     QString baseline;
     QStringList files;
     const QStringList args = QApplication::arguments();
@@ -203,6 +225,8 @@ int main(int argc, char **argv)
             runs = std::max(1, args[++i].toInt());
         else if (a == QLatin1String("--whole-history"))
             whole = true;
+        else if (a == QLatin1String("--timeline"))
+            timeline = true;
         else if (a == QLatin1String("--markdown"))
             markdown = true;
         else if (a == QLatin1String("--once"))
@@ -220,7 +244,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (single)
-        return once(files.front(), whole);
+        return once(files.front(), whole, timeline);
 
     // Each run of the baseline (another build of this benchmark) is followed by one of this build:
     // both see the same machine, whatever else it runs meanwhile.
@@ -228,8 +252,8 @@ int main(int argc, char **argv)
                                                     : QStringList{baseline, QApplication::applicationFilePath()};
     if (markdown) {
         std::printf("| session | MB | messages | first rows ms | everything ms | load ms | analysis ms | exact counts ms | "
-                    "strategy tables ms | GUI thread CPU ms | longest GUI stall ms | peak RSS MB | detail ms | raw JSON ms |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "strategy tables ms | GUI thread CPU ms | longest GUI stall ms | peak RSS MB | detail ms | raw JSON ms | timeline zoom ms |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     }
     for (const QString &file : files) {
         std::vector<std::map<std::string, std::vector<double>>> figures(std::size_t(programs.size()));
@@ -240,6 +264,8 @@ int main(int argc, char **argv)
                 QStringList childArgs{QStringLiteral("--once")};
                 if (whole)
                     childArgs << QStringLiteral("--whole-history");
+                if (timeline)
+                    childArgs << QStringLiteral("--timeline");
                 child.start(programs[p], childArgs << file);
                 if (!child.waitForFinished(600000) || child.exitCode() != 0) {
                     std::fprintf(stderr, "bench_gui: a run of %s on %s failed: %s\n", qPrintable(programs[p]),
@@ -265,13 +291,14 @@ int main(int argc, char **argv)
                 return QStringLiteral("%1 (%2–%3)").arg(med(key)).arg(*lo, 0, 'f', 0).arg(*hi, 0, 'f', 0);
             };
             const QString name = QFileInfo(file).fileName() + (whole ? QStringLiteral(" (whole history)") : QString())
+                                 + (timeline ? QStringLiteral(" (timeline shown)") : QString())
                                  + (p + 1 < figures.size() ? QStringLiteral(", baseline") : QString());
             if (markdown)
-                std::printf("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", qPrintable(name),
+                std::printf("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", qPrintable(name),
                             mb, qPrintable(med("messages")), qPrintable(range("rows")), qPrintable(range("all")),
                             qPrintable(med("load")), qPrintable(med("analysis")), qPrintable(med("counts")),
                             qPrintable(med("tables")), qPrintable(med("guicpu")), qPrintable(med("stall")),
-                            qPrintable(med("rss")), qPrintable(med("detail")), qPrintable(med("raw")));
+                            qPrintable(med("rss")), qPrintable(med("detail")), qPrintable(med("raw")), qPrintable(med("zoom")));
             else
                 std::printf("%s: %.1f MB, %s messages, median of %d processes: first rows %s ms, everything %s ms\n",
                             qPrintable(name), mb, qPrintable(med("messages")), runs, qPrintable(range("rows")),

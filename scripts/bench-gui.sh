@@ -84,6 +84,8 @@ generated=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$data/session-1
 heaviest=$("$bench" --runs "$runs" --markdown "${baseline[@]}" --whole-history "$data/session-10mb-distinct.jsonl" \
     "$data/session-100mb-distinct.jsonl" 2>/dev/null | tail -n +3)
 unbroken=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$longline" 2>/dev/null | tail -n +3)
+# The 100 MB session with the Timeline dock shown (built with the transcript), then zoomed.
+timeline=$("$bench" --runs "$runs" --markdown --timeline "$data/session-100mb.jsonl" 2>/dev/null | tail -n +3)
 commit=$(git -C "$root" rev-parse --short HEAD)
 [[ -z $(git -C "$root" status --porcelain -- core widgets bench) ]] || commit+=" with uncommitted changes"
 
@@ -121,6 +123,8 @@ fi
     echo "  \"longline\": a session whose first user message is one unbroken line of 100 MB of hex."
     echo "- Detail, raw JSON: then selecting the message with the most text until the detail pane is"
     echo "  painted, and turning on its raw JSON view (not part of \"everything\")."
+    echo "- \"timeline shown\": the Timeline dock raised as the load finishes, so that the timeline is built"
+    echo "  with the transcript; \"timeline zoom\": then a zoom to a quarter of the session, until painted."
     echo "- Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine."
     if [[ -n ${BENCH_GUI_BASELINE:-} ]]; then
         echo "- Rows marked \"baseline\": ${BENCH_GUI_BASELINE_NAME:-another build}."
@@ -133,6 +137,7 @@ fi
     echo "$generated"
     echo "$heaviest"
     echo "$unbroken"
+    echo "$timeline"
     echo
     echo "## Earlier runs"
     if [[ -n $earlier ]]; then

@@ -64,6 +64,9 @@ protected:
     bool event(QEvent *event) override;
 
 private:
+    static constexpr int kGutter = 124;       // lane names
+    static constexpr int kContextHeight = 70; // the context strip beneath the lanes
+
     void rebuild();
     void relayout();
     int laneHeightNow() const;
@@ -74,6 +77,7 @@ private:
     QRect laneRect(std::size_t lane) const;
     QColor spanColor(const cl::analysis::TimelineSpan &s) const;
     QRectF barRect(const cl::analysis::TimelineSpan &s, const QRect &lane) const; // its rows' top and height
+    // Painting (timelinepaint.cpp).
     void paintAxis(QPainter &p) const;
     void paintLanes(QPainter &p) const;
     void paintContext(QPainter &p) const;
