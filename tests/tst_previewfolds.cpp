@@ -6,7 +6,6 @@
 #include "core/io/loader.h"
 #include "core/strategies/registry.h"
 #include "core/strategy/strategy.h"
-#include "widgets/models/eventfolds.h"
 #include "widgets/models/resultmodel.h"
 #include "widgets/strategy/changestrip.h"
 #include "widgets/strategy/previewview.h"
@@ -36,7 +35,7 @@ int checkSide(QTreeView *view, ResultModel *model, bool fold)
     std::vector<char> event(std::size_t(n), 0);
     int owner = -1, leading = 0;
     for (int r = 0; r < n; ++r) {
-        event[std::size_t(r)] = isFoldableEvent(*model->message(r)) && model->fate(r) == strategy::Fate::Kept;
+        event[std::size_t(r)] = model->message(r)->isEvent() && model->fate(r) == strategy::Fate::Kept;
         if (!event[std::size_t(r)]) {
             if (owner < 0)
                 count[std::size_t(r)] = leading;
@@ -80,7 +79,7 @@ void TestPreviewFolds::foldsBothSidesLikeTheTranscript()
     const std::shared_ptr<const Transcript> t = loaded.transcript;
     std::size_t events = 0;
     for (const Message &m : t->messages)
-        events += isFoldableEvent(m);
+        events += m.isEvent();
     QVERIFY2(events > t->messages.size() / 2, "most of a real session's lines are events");
     const strategy::Strategy *s = strategy::find("trim-tools");
     QVERIFY(s);

@@ -134,6 +134,8 @@ struct Message {
     bool isTurn() const { return kind == MessageKind::Conversation || kind == MessageKind::CompactSummary; }
     // Part of the conversation the model sees: a turn that is not history.
     bool isConversation() const { return !history && isTurn(); }
+    // A progress, hook or other event line, or a metadata line: never sent as a turn.
+    bool isEvent() const { return kind == MessageKind::Event || kind == MessageKind::Meta; }
     bool hasToolUse() const;
     bool hasToolResult() const;
     std::string plainText() const; // text blocks joined with '\n'

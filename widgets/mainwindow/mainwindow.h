@@ -225,6 +225,8 @@ private:
     void startAnalysis(bool now);
     void onAnalysisReady(std::shared_ptr<const cl::analysis::Analysis> analysis);
     void onRowSelected(int message, int block);
+    // The session's panels (analysis, map, composition, timeline) on message `message`.
+    void followSessionMessage(int message);
     void onSubagentRowSelected(int run, int message);
     void showOpenDialog();
     void reload();

@@ -113,6 +113,11 @@ void MainWindow::selectAnalysisRow()
 void MainWindow::onRowSelected(int message, int block)
 {
     m_detail->showRow(m_transcript, message, block);
+    followSessionMessage(message);
+}
+
+void MainWindow::followSessionMessage(int message)
+{
     m_analysisPanel->showMessage(message);
     m_map->setSelectedMessage(message);
     m_compositionPanel->showMessage(message);
@@ -128,9 +133,7 @@ void MainWindow::onSubagentRowSelected(int run, int message)
         return;
     const analysis::SubagentRun &r = runs[std::size_t(run)];
     m_detail->showRow(m_transcript->subagents[r.subagent], message, -1);
-    m_analysisPanel->showMessage(r.message);
-    m_map->setSelectedMessage(r.message);
-    m_compositionPanel->showMessage(r.message);
+    followSessionMessage(r.message);
 }
 
 } // namespace cl::gui

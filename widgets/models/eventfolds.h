@@ -5,17 +5,10 @@
 // fold into the message before them (those before the first message into the first). The transcript
 // tree (TranscriptFilterModel) and both sides of the preview (ResultModel) fold the same way.
 
-#include "core/model/transcript.h"
-
 #include <cstddef>
 #include <vector>
 
 namespace cl::gui {
-
-inline bool isFoldableEvent(const Message &m)
-{
-    return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
-}
 
 struct EventFolds {
     std::vector<int> owner; // per row: the row it folds into, -1 for a message (or nothing to fold into)
@@ -27,7 +20,8 @@ struct EventFolds {
     }
 };
 
-// `isEvent(i)` for each of the `n` rows says whether row i folds.
+// `isEvent(i)` for each of the `n` rows says whether row i folds (Message::isEvent(), and for the
+// preview: unchanged).
 template <class IsEvent>
 EventFolds foldEvents(std::size_t n, IsEvent isEvent)
 {

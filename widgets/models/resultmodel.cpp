@@ -83,7 +83,7 @@ void ResultModel::rebuildFolds()
     m_folds.clear();
     if (m_fold)
         m_folds = cl::gui::foldEvents(std::size_t(rowCount()),
-                                      [this](std::size_t row) { return fate(int(row)) == Fate::Kept && isFoldableEvent(*message(int(row))); });
+                                      [this](std::size_t row) { return fate(int(row)) == Fate::Kept && message(int(row))->isEvent(); });
 }
 
 bool ResultModel::isFolded(int row) const

@@ -119,7 +119,7 @@ void TranscriptFilterModel::rebuildOwners()
     m_folds.clear();
     const Transcript *t = m_transcriptModel && m_transcriptModel->transcript() ? m_transcriptModel->transcript().get() : nullptr;
     if (t)
-        m_folds = foldEvents(t->messages.size(), [t](std::size_t i) { return isFoldableEvent(t->messages[i]); });
+        m_folds = foldEvents(t->messages.size(), [t](std::size_t i) { return t->messages[i].isEvent(); });
 }
 
 int TranscriptFilterModel::ownerOf(int row) const

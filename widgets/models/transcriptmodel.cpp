@@ -190,7 +190,7 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
     case SourceLineRole: return int(m.line);
     case IsSecondaryRole: return text::isSecondary(m);
     case IsBoundaryRole: return text::isBoundary(m);
-    case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    case IsMetaOrEventRole: return m.isEvent();
     case IsHistoryRole: return m.history;
     }
     return {};
@@ -239,7 +239,7 @@ QVariant TranscriptModel::blockData(int messageRow, int blockRow, int column, in
     case SourceLineRole: return int(m.line);
     case IsSecondaryRole: return text::isSecondary(m);
     case IsBoundaryRole: return false;
-    case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    case IsMetaOrEventRole: return m.isEvent();
     case IsHistoryRole: return m.history;
     }
     return {};

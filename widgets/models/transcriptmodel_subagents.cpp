@@ -115,7 +115,7 @@ QVariant TranscriptModel::subagentData(int run, int row, int column, int role) c
     case SourceLineRole: return 0; // a line of another file
     case IsSecondaryRole: return true;
     case IsBoundaryRole: return false;
-    case IsMetaOrEventRole: return m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    case IsMetaOrEventRole: return m.isEvent();
     case IsHistoryRole: return false;
     }
     return {};

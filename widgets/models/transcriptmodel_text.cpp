@@ -112,7 +112,7 @@ QString timeLabel(std::int64_t timeMs)
 
 bool isSecondary(const Message &m)
 {
-    return m.sidechain || m.isMeta || m.history || m.kind == MessageKind::Meta || m.kind == MessageKind::Event;
+    return m.sidechain || m.isMeta || m.history || m.isEvent();
 }
 
 bool isBoundary(const Message &m)

@@ -83,7 +83,7 @@ Envelope envelopeFrom(const Transcript &t)
 bool buildsLine(const Message &m)
 {
     return m.kind == MessageKind::CompactBoundary || m.kind == MessageKind::MicrocompactBoundary
-           || m.kind == MessageKind::Event || m.kind == MessageKind::Meta || m.role == Role::User || m.role == Role::Tool
+           || m.isEvent() || m.role == Role::User || m.role == Role::Tool
            || m.role == Role::Assistant;
 }
 
@@ -93,7 +93,7 @@ ordered_json buildLine(const Message &m, const Envelope &env, const std::string 
     ordered_json line = ordered_json::object();
     std::string type;
     if (m.kind == MessageKind::CompactBoundary || m.kind == MessageKind::MicrocompactBoundary
-        || m.kind == MessageKind::Event || m.kind == MessageKind::Meta) {
+        || m.isEvent()) {
         type = "system";
     } else if (m.role == Role::User || m.role == Role::Tool) {
         type = "user";
@@ -184,7 +184,7 @@ WriteResult writeConversion(const Transcript &t, ByteSink &out)
     std::size_t skippedEvents = 0;
     for (std::size_t i = 0; i < t.messages.size(); ++i) {
         const Message &m = t.messages[i];
-        if (m.kind == MessageKind::Event || m.kind == MessageKind::Meta) {
+        if (m.isEvent()) {
             ++skippedEvents; // another tool's events and metadata mean nothing to Claude Code
             continue;
         }
