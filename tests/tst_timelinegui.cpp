@@ -45,6 +45,15 @@ int pixelsOf(const QImage &image, const QRect &area, const QColor &c)
     return n;
 }
 
+// The window shown at `size`, `path` opened in it.
+bool openInWindow(MainWindow &w, const QString &path, QSize size = {1400, 900})
+{
+    w.setShowErrorDialogs(false);
+    w.resize(size);
+    w.show();
+    return w.openFileNow(path);
+}
+
 void showTimeline(MainWindow &w)
 {
     w.activateWindow();
@@ -70,10 +79,7 @@ void TestTimelineGui::builtOnlyWhenShown()
 {
     QTemporaryDir dir;
     MainWindow w;
-    w.setShowErrorDialogs(false);
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(w.openFileNow(writeSession(dir, 300)));
+    QVERIFY(openInWindow(w, writeSession(dir, 300)));
     QVERIFY(w.timelineView()->visibleRegion().isEmpty()); // a tab behind the usage chart
     QVERIFY(w.timelineView()->timeline().empty());        // hidden: nothing built
     // The shortcut raises the dock from behind the usage chart's tab.
@@ -104,10 +110,7 @@ void TestTimelineGui::drawsLanesInTheToolsColours()
     for (const auto choice : {theme::Choice::Light, theme::Choice::Dark}) {
         theme::apply(choice);
         MainWindow w;
-        w.setShowErrorDialogs(false);
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(w.openFileNow(writeSession(dir, 300)));
+        QVERIFY(openInWindow(w, writeSession(dir, 300)));
         showTimeline(w);
         TimelineView *view = w.timelineView();
         view->showAll();
@@ -141,10 +144,7 @@ void TestTimelineGui::clickSelectsTheMessage()
 {
     QTemporaryDir dir;
     MainWindow w;
-    w.setShowErrorDialogs(false);
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(w.openFileNow(writeSession(dir, 300)));
+    QVERIFY(openInWindow(w, writeSession(dir, 300)));
     showTimeline(w);
     TimelineView *view = w.timelineView();
     const auto &tl = view->timeline();
@@ -176,10 +176,7 @@ void TestTimelineGui::zoomPanAndWhole()
 {
     QTemporaryDir dir;
     MainWindow w;
-    w.setShowErrorDialogs(false);
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(w.openFileNow(writeSession(dir, 300)));
+    QVERIFY(openInWindow(w, writeSession(dir, 300)));
     showTimeline(w);
     TimelineView *view = w.timelineView();
     const TimeRange whole = view->range();
@@ -219,10 +216,7 @@ void TestTimelineGui::noTimesSaysSo()
     test::writeFile(path.toStdString(),
                     R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hello"},{"role":"assistant","content":"Hi there"}]})");
     MainWindow w;
-    w.setShowErrorDialogs(false);
-    w.resize(1200, 800);
-    w.show();
-    QVERIFY(w.openFileNow(path));
+    QVERIFY(openInWindow(w, path, {1200, 800}));
     w.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&w));
     QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier | Qt::ShiftModifier);

@@ -145,7 +145,6 @@ private:
                 s.open = false;
             }
             s.lane = 1;
-            m_runs[run->second].message = -2; // placed
         } else {
             s.lane = toolLane(call.toolName.empty() ? std::string("tool") : call.toolName);
         }
@@ -156,7 +155,7 @@ private:
     void addUnlinkedRuns()
     {
         for (const SubagentRun &r : m_runs) {
-            if (r.message != -1 || r.subagent >= m_t.subagents.size())
+            if (r.message >= 0 || r.subagent >= m_t.subagents.size())
                 continue;
             TimelineSpan s;
             s.kind = SpanKind::Subagent;
