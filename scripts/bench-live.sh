@@ -19,12 +19,16 @@ figures=$("$build/bench/bench_live" "$@") || status=$?
     echo
     echo "- Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) RAM, load average $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "- Compiler: $(c++ --version | head -n1), Release build"
-    echo "- What is timed: \`LiveTail::poll()\` (core/io/livetail.h) after the session's last turn is"
-    echo "  appended, first its first line (the user's request), then the rest of the turn: read the new"
-    echo "  bytes, parse the current turn with them, put the grown transcript together (copying the earlier"
-    echo "  messages: the transcript the window shows stays as it was). \"fresh load\" is \`loadFile\` of the"
-    echo "  whole file, on two threads, which a reload would cost. Median of 5 runs; files in the page cache."
-    echo "- \"read\" is what the poll read from the file; \"appended\" means parsed incrementally."
+    echo "- What is timed: \`LiveTail::poll()\` (core/io/livetail.h) after lines of the session's last turn"
+    echo "  are appended: read the new bytes, parse the current turn with them, put the grown transcript"
+    echo "  together. The first two polls after a load copy the earlier messages and bytes (the caller"
+    echo "  still holds the version before: first poll its first line, the user's request, second the rest"
+    echo "  of the turn); \"later lines\": the turn written line by line, the caller keeping only the newest"
+    echo "  version as the window does, so that each poll after the second grows the version before in"
+    echo "  place (median and worst of those polls over 5 runs). \"fresh load\" is \`loadFile\` of the whole"
+    echo "  file, on two threads, which a reload would cost. Median of 5 runs; files in the page cache."
+    echo "- \"read\" is what the poll read from the file; \"appended\" means parsed incrementally; \"in place\""
+    echo "  counts the line-by-line polls that grew the version before."
     echo
     echo '```'
     echo "$figures"

@@ -5,8 +5,11 @@
 #include "live_fixture.h"
 #include "test_support.h"
 
+#include "core/generator/generator.h"
+#include "core/io/loader.h"
 #include "widgets/mainwindow/livewatch.h"
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/openmilestones.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/transcript/transcriptdocument.h"
 
@@ -81,6 +84,51 @@ private Q_SLOTS:
         QTest::qWait(1500);
         QCOMPARE(w.transcript()->messages.size(), std::size_t(12));
         w.setFollowLive(true); // remembered setting back to its default for the other tests
+    }
+
+    // A session written line by line while the window follows it: each line is shown as it comes,
+    // the window lets go of the version before, so that each poll grows it in place (costing what
+    // was appended, bench/results-live.md), and what is shown is what a fresh load of the file gives.
+    void growsLineByLineInPlace()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("growing.jsonl"));
+        gen::Options o;
+        o.format = Format::ClaudeCode;
+        o.messages = 120;
+        o.seed = 5;
+        const std::string text = gen::generate(o);
+        std::size_t at = text.size() / 2;
+        at = text.find('\n', at) + 1;
+        writeFile(path, text.substr(0, at), false);
+        MainWindow w;
+        w.setShowErrorDialogs(false);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(w.openFileNow(path));
+        QVERIFY(w.liveWatch()->isFollowing());
+        int lines = 0;
+        while (at < text.size() && lines < 40) {
+            const std::size_t end = text.find('\n', at) + 1;
+            writeFile(path, text.substr(at, end - at), true);
+            at = end;
+            ++lines;
+            w.liveWatch()->pollNow();
+            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+            // The window's work on the version shown (analysis, counts, strategy tables) is done: no
+            // job holds the version before any more.
+            QTRY_VERIFY(!w.liveWatch()->isPolling() && OpenMilestones::of(&w)->isFinished());
+        }
+        const LoadResult fresh = loadFile(path.toStdString());
+        QVERIFY(fresh.ok());
+        QCOMPARE(w.transcript()->messages.size(), fresh.transcript->messages.size());
+        QCOMPARE(*w.transcript()->buffer, text.substr(0, at));
+        const LiveTail::Stats stats = w.liveWatch()->stats();
+        qInfo("%d lines: %llu appended, %llu in place", lines, static_cast<unsigned long long>(stats.appends),
+              static_cast<unsigned long long>(stats.inPlace));
+        QCOMPARE(stats.appends, std::uint64_t(lines));
+        // The first two polls have no version before that the window let go of.
+        QVERIFY2(stats.inPlace + 2 >= stats.appends, "the window holds on to earlier versions");
     }
 
     // A file outside the agents' folders (a copy, the demo) and a session last written an hour ago

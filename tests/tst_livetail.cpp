@@ -549,8 +549,65 @@ private Q_SLOTS:
             ++compared;
         }
         QVERIFY(compared > 100);
+        QVERIFY(tail.stats().inPlace > 0); // grown in place between reloads, and still the fresh load
         for (const auto &[op, n] : ops)
             qInfo("%s: %d", op.c_str(), n);
+    }
+
+    // A session written line by line, each line polled, the caller keeping only the newest version
+    // (as the window does): after the first appends each grows the version before in place, and is
+    // still what a fresh load of the same bytes gives. A version the caller keeps is never touched.
+    void growsInPlaceLineByLine_data()
+    {
+        QTest::addColumn<int>("format");
+        QTest::newRow("Claude Code") << int(Format::ClaudeCode);
+        QTest::newRow("Codex") << int(Format::Codex);
+    }
+
+    void growsInPlaceLineByLine()
+    {
+        QFETCH(int, format);
+        const std::string text = generated(Format(format), 160);
+        const auto spans = json::splitLines(text);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("growing.jsonl"));
+        const std::size_t start = spans[spans.size() / 3].offset;
+        writeFile(path, text.substr(0, start), false);
+        LoadResult loaded = loadFile(path.toStdString(), options());
+        QVERIFY(loaded.ok());
+        LiveTail tail(path.toStdString(), std::move(loaded.transcript), options());
+        std::shared_ptr<const Transcript> kept; // held from half way, as an undo step would be
+        std::string keptBuffer, keptText;
+        std::size_t polls = 0;
+        for (std::size_t at = start; at < text.size();) {
+            const std::size_t end = text.find('\n', at) + 1;
+            writeFile(path, text.substr(at, end - at), true);
+            at = end;
+            const LiveTail::Update u = tail.poll();
+            QVERIFY2(u.kind == LiveTail::Update::Kind::Appended || u.kind == LiveTail::Update::Kind::Reparsed, u.note.c_str());
+            ++polls;
+            const LoadResult fresh = loadBytes(text.substr(0, at), path.toStdString(), options());
+            QVERIFY(fresh.ok());
+            const std::string diff = difference(*tail.current(), *fresh.transcript);
+            QVERIFY2(diff.empty(), qPrintable(QStringLiteral("after byte %1: %2").arg(at).arg(QString::fromStdString(diff))));
+            if (!kept && at * 2 >= text.size()) {
+                kept = tail.current();
+                keptBuffer = *kept->buffer;
+                for (const Message &m : kept->messages)
+                    keptText += messageText(m) + "\n";
+            }
+        }
+        QVERIFY(kept);
+        QCOMPARE(*kept->buffer, keptBuffer);
+        std::string keptNow;
+        for (const Message &m : kept->messages)
+            keptNow += messageText(m) + "\n";
+        QCOMPARE(keptNow, keptText);
+        const LiveTail::Stats &stats = tail.stats();
+        qInfo("%zu polls: %llu appended, %llu of them in place, %llu parsed again", polls,
+              static_cast<unsigned long long>(stats.appends), static_cast<unsigned long long>(stats.inPlace),
+              static_cast<unsigned long long>(stats.reparses));
+        QVERIFY2(stats.inPlace * 10 >= stats.appends * 8, "most appends grow the version before");
     }
 
     // `contextlens-cli watch --json`: a line at the start, one per change, as they happen.

@@ -141,9 +141,95 @@ void mergeHeader(Format format, nlohmann::json &into, const nlohmann::json &from
     }
 }
 
+// The ids of base's messages [0, upTo), kept in st (extended, or made again when the cut moved back).
+const AppendState::Set &collectIds(const Transcript &base, std::size_t upTo, AppendState &st)
+{
+    if (st.idMessages > upTo) {
+        st.earlierIds.clear();
+        st.idMessages = 0;
+    }
+    for (std::size_t i = st.idMessages; i < upTo; ++i)
+        if (!base.messages[i].id.empty())
+            st.earlierIds.emplace(base.messages[i].id);
+    st.idMessages = upTo;
+    return st.earlierIds;
+}
+
+// The uuids of base's lines [0, upTo), kept in st like the ids.
+const AppendState::Set &collectUuids(const Transcript &base, std::size_t upTo, AppendState &st)
+{
+    if (st.uuidLines > upTo) {
+        st.earlierUuids.clear();
+        st.uuidLines = 0;
+    }
+    for (std::size_t i = st.uuidLines; i < upTo; ++i)
+        if (const std::string_view u = lineUuid(base.recordBytes(base.records[i])); !u.empty())
+            st.earlierUuids.emplace(u);
+    st.uuidLines = upTo;
+    return st.earlierUuids;
+}
+
+// Room for `more` elements or bytes after the size, and some to spare: the next appends, growing
+// this one in place, then need not move everything.
+template <typename Container>
+void makeRoom(Container &c, std::size_t more)
+{
+    const std::size_t need = c.size() + more;
+    if (c.capacity() < need)
+        c.reserve(need + need / 8);
+}
+
+// A transcript holding base's first out.keptMessages messages and out.keptRecords records, and as its
+// buffer base's bytes up to out.reparsedFrom followed by the fragment's, with room for the fragment's
+// messages and records. Grown from st.spare when that is held by no one else (its prefix is base's up
+// to the spare counts; the rest is copied from base), made from copies of base otherwise. Fills
+// out.inPlace.
+std::shared_ptr<Transcript> startFrom(const Transcript &base, AppendResult &out, const Transcript &fragment, AppendState &st)
+{
+    const std::string_view tail = *fragment.buffer;
+    const std::size_t bytes = out.reparsedFrom;
+    std::shared_ptr<const Transcript> spare = std::move(st.spare);
+    st.spare.reset();
+    auto t = std::make_shared<Transcript>();
+    std::size_t keepMessages = 0, keepRecords = 0, keepBytes = 0;
+    if (spare && spare.use_count() == 1) {
+        // Nothing else holds it: its contents move into a new transcript (a new identity for anyone
+        // who remembers the old one by its address), which keeps what is still the base's.
+        *t = std::move(const_cast<Transcript &>(*spare));
+        spare.reset();
+        keepMessages = std::min(st.spareMessages, out.keptMessages);
+        keepRecords = std::min(st.spareRecords, out.keptRecords);
+        keepBytes = std::min(st.spareBytes, bytes);
+        t->messages.erase(t->messages.begin() + std::ptrdiff_t(keepMessages), t->messages.end());
+        t->records.erase(t->records.begin() + std::ptrdiff_t(keepRecords), t->records.end());
+        t->diagnostics.clear();
+        t->tokenCalibration = {};
+        out.inPlace = true;
+    }
+    makeRoom(t->messages, out.keptMessages - keepMessages + fragment.messages.size());
+    makeRoom(t->records, out.keptRecords - keepRecords + fragment.records.size());
+    t->messages.insert(t->messages.end(), base.messages.begin() + std::ptrdiff_t(keepMessages),
+                       base.messages.begin() + std::ptrdiff_t(out.keptMessages));
+    t->records.insert(t->records.end(), base.records.begin() + std::ptrdiff_t(keepRecords),
+                      base.records.begin() + std::ptrdiff_t(out.keptRecords));
+    if (out.inPlace && t->buffer && t->buffer.use_count() == 1) {
+        auto &grown = const_cast<std::string &>(*t->buffer);
+        grown.resize(keepBytes);
+        makeRoom(grown, bytes - keepBytes + tail.size() + kBufferPadding);
+        grown.append(std::string_view(*base.buffer).substr(keepBytes, bytes - keepBytes)).append(tail);
+        padBuffer(grown);
+        return t;
+    }
+    std::string copy;
+    makeRoom(copy, bytes + tail.size() + kBufferPadding);
+    copy.append(std::string_view(*base.buffer).substr(0, bytes)).append(tail);
+    padBuffer(copy);
+    t->buffer = std::make_shared<const std::string>(std::move(copy));
+    return t;
+}
 } // namespace
 
-AppendResult appendLines(const Transcript &base, std::string_view more, const LoadOptions &opts)
+AppendResult appendLines(const Transcript &base, std::string_view more, const LoadOptions &opts, AppendState *state)
 {
     AppendResult out;
     if (base.format != Format::ClaudeCode && base.format != Format::Codex) {
@@ -194,10 +280,9 @@ AppendResult appendLines(const Transcript &base, std::string_view more, const Lo
         out.reason = "the new lines change whose conversation the file holds";
         return out;
     }
-    std::unordered_set<std::string_view> earlierIds;
-    for (std::size_t i = 0; i < *restart; ++i)
-        if (!base.messages[i].id.empty())
-            earlierIds.insert(base.messages[i].id);
+    AppendState local;
+    AppendState &st = state ? *state : local;
+    const AppendState::Set &earlierIds = collectIds(base, *restart, st);
     for (const Message &m : f.messages) {
         if (!m.id.empty() && earlierIds.count(m.id)) {
             out.reason = "a new line repeats an earlier one (" + m.id + ")";
@@ -211,12 +296,9 @@ AppendResult appendLines(const Transcript &base, std::string_view more, const Lo
     if (base.format == Format::ClaudeCode) {
         // Any line of the current turn or the new ones repeating the uuid of an earlier line (a
         // resumed session writes some again): a fresh load says so on those lines.
-        std::unordered_set<std::string_view> later;
+        const AppendState::Set &earlier = collectUuids(base, cutRecord, st);
         for (const Record &r : f.records)
-            if (const std::string_view u = lineUuid(f.recordBytes(r)); !u.empty())
-                later.insert(u);
-        for (std::uint32_t i = 0; i < cutRecord; ++i)
-            if (const std::string_view u = lineUuid(base.recordBytes(base.records[i])); !u.empty() && later.count(u)) {
+            if (const std::string_view u = lineUuid(f.recordBytes(r)); !u.empty() && earlier.count(u)) {
                 out.reason = "a new line repeats an earlier one (" + std::string(u) + ")";
                 return out;
             }
@@ -230,22 +312,18 @@ AppendResult appendLines(const Transcript &base, std::string_view more, const Lo
     if (base.format == Format::Codex)
         carryCodexModel(base, *restart, f);
 
-    auto t = std::make_shared<Transcript>();
+    out.keptMessages = *restart;
+    out.keptRecords = cutRecord;
+    std::shared_ptr<Transcript> t = startFrom(base, out, f, st);
     t->format = base.format;
     t->path = base.path;
-    std::string bytes;
-    bytes.reserve(cut.offset + f.buffer->size() + kBufferPadding);
-    bytes.append(std::string_view(*base.buffer).substr(0, cut.offset)).append(*f.buffer);
-    padBuffer(bytes);
-    t->buffer = std::make_shared<const std::string>(std::move(bytes));
     t->header = base.header;
     mergeHeader(base.format, t->header, f.header);
     t->subagents = base.subagents;
     t->offBranchMessages = base.offBranchMessages;
+    t->wholeHistory = base.wholeHistory;
 
     const auto messageShift = std::int32_t(*restart);
-    t->records.assign(base.records.begin(), base.records.begin() + cutRecord);
-    t->records.reserve(cutRecord + f.records.size());
     for (Record r : f.records) {
         r.offset += cut.offset;
         r.line += lineShift;
@@ -253,8 +331,6 @@ AppendResult appendLines(const Transcript &base, std::string_view more, const Lo
             r.message += messageShift;
         t->records.push_back(std::move(r));
     }
-    t->messages.assign(base.messages.begin(), base.messages.begin() + std::ptrdiff_t(*restart));
-    t->messages.reserve(*restart + f.messages.size());
     for (Message &m : f.messages) {
         for (auto &r : m.records)
             r += cutRecord;

@@ -150,6 +150,7 @@ LiveTail::Update LiveTail::reload(std::string note)
     if (!m_wholeFile && r.transcript->buffer)
         rememberEdges(std::string_view(*r.transcript->buffer).substr(0, m_size));
     m_pending.clear();
+    m_append = {};
     ++m_stats.reloads;
     return applied(std::move(r.transcript), Update::Kind::Reloaded, m_size, std::move(note));
 }
@@ -220,11 +221,17 @@ LiveTail::Update LiveTail::poll()
     }
     const std::string lines = m_pending.substr(0, end + 1);
     m_pending.erase(0, end + 1);
-    AppendResult appended = appendLines(*m_current, lines, m_opts);
+    AppendResult appended = appendLines(*m_current, lines, m_opts, &m_append);
     if (appended.transcript) {
         ++m_stats.appends;
+        m_stats.inPlace += appended.inPlace ? 1 : 0;
+        m_append.spare = m_current;
+        m_append.spareMessages = appended.keptMessages;
+        m_append.spareRecords = appended.keptRecords;
+        m_append.spareBytes = appended.reparsedFrom;
         return applied(std::move(appended.transcript), Update::Kind::Appended, read, {});
     }
+    m_append = {};
     // Parse the whole buffer again (the file is not read again).
     std::string whole;
     whole.reserve(m_current->buffer->size() + lines.size());

@@ -11,6 +11,7 @@
 // its agent or a rotation may bring it back.
 
 #include "core/formats/load.h"
+#include "core/io/appendlines.h"
 
 #include <cstdint>
 #include <memory>
@@ -49,6 +50,7 @@ public:
 
     struct Stats {
         std::uint64_t polls = 0, appends = 0, reparses = 0, reloads = 0;
+        std::uint64_t inPlace = 0;   // appends grown in the version before, which no one else held
         std::uint64_t bytesRead = 0; // by polls, the first load not included
     };
     const Stats &stats() const { return m_stats; }
@@ -70,6 +72,10 @@ private:
     bool m_wholeFile = false; // UTF-16: its buffer (decoded) does not map to the file's bytes
     std::string m_head;       // the file's first bytes taken in (up to kEdgeBytes)
     std::string m_tail;       // the last bytes taken in, ending at m_size (up to kEdgeBytes)
+    // Kept between appends so that each costs what was appended: the earlier lines' ids, and the
+    // version before the current one, which the next append grows in place once the caller has let
+    // go of it (the window keeps only the newest). Reset when the file is read or parsed again.
+    AppendState m_append;
     Stats m_stats;
 };
 

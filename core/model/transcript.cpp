@@ -209,15 +209,13 @@ void linkToolPairs(Transcript &t)
         std::int32_t msg;
         std::int32_t block;
     };
-    std::unordered_map<std::string, Loc> uses;
+    std::unordered_map<std::string_view, Loc> uses; // ids of the use blocks, which stay put meanwhile
     uses.reserve(t.messages.size());
-    // Reset first so the function is idempotent.
-    for (auto &m : t.messages)
-        for (auto &b : m.blocks)
-            b.pairMessage = b.pairBlock = -1;
-
     for (std::size_t mi = 0; mi < t.messages.size(); ++mi) {
         auto &m = t.messages[mi];
+        // Reset as it goes, so that the function is idempotent: a result pairs with an earlier call.
+        for (auto &b : m.blocks)
+            b.pairMessage = b.pairBlock = -1;
         if (m.kind == MessageKind::CompactBoundary) {
             uses.clear(); // the context restarts: calls before a compaction are not answered after it
             continue;
@@ -265,7 +263,7 @@ void linkToolPairs(Transcript &t)
     for (const auto &[id, loc] : uses) {
         const auto &use = t.messages[loc.msg].blocks[loc.block];
         if (use.pairMessage < 0)
-            t.addDiagnostic(t.messages[loc.msg].line, "tool call " + id + " (" + use.toolName + ") has no result",
+            t.addDiagnostic(t.messages[loc.msg].line, "tool call " + std::string(id) + " (" + use.toolName + ") has no result",
                             Diagnostic::Severity::Info);
     }
 }

@@ -29,6 +29,9 @@ public:
     void setInterval(int ms) { m_timer.setInterval(ms); }
     // Polls now (the timer and the watcher call this too); one poll runs at a time.
     void pollNow();
+    bool isPolling() const { return m_job.isRunning(); }
+    // What the polls did so far (none while following nothing); read it while no poll runs.
+    LiveTail::Stats stats() const { return m_tail && !isPolling() ? m_tail->stats() : LiveTail::Stats{}; }
 
 Q_SIGNALS:
     // The file grew (or was read again): the new transcript and what changed.
