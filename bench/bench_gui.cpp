@@ -13,6 +13,7 @@
 // Every measurement is a fresh process: the driver runs itself with --once for each, and with
 // --baseline another build of this benchmark in turn with it (before and after on the same machine).
 #include "core/util/allocator.h"
+#include "bench/benchclock.h"
 #include "widgets/analysis/analysispanel.h"
 #include "widgets/analysis/timelineview.h"
 #include "widgets/analysis/estimatorreport.h"
@@ -23,7 +24,6 @@
 #include "widgets/transcript/detailpane.h"
 
 #include <sys/resource.h>
-#include <time.h>
 
 #include <QApplication>
 #include <QDockWidget>
@@ -43,23 +43,12 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using benchclock::Clock;
+using benchclock::msSince;
+using benchclock::threadCpuMs;
 
 const char *kUsage = "usage: bench_gui [--runs N] [--whole-history] [--timeline] [--markdown] [--baseline OTHER_BENCH_GUI] FILE...\n"
                      "       bench_gui --once [--whole-history] [--timeline] FILE\n";
-
-double msSince(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// CPU time of the calling thread: the GUI thread's own work, whatever else the machine runs.
-double threadCpuMs()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1000.0 + double(ts.tv_nsec) / 1e6;
-}
 
 double peakRssMb()
 {
