@@ -208,8 +208,10 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_applying = true;
     m_transcriptPanel->setTranscript(m_transcript);
     m_diagnostics->setTranscript(m_transcript.get());
-    m_chart->setTranscript(m_transcript.get());
-    m_gauge->setTranscript(m_transcript.get()); // after the chart: it announces the window to it
+    // The chart and the gauge show the same figures: counted once.
+    UsageData usage = m_transcript ? usageData(*m_transcript, tokencount::chosen()) : UsageData{};
+    m_chart->setUsage(usage);
+    m_gauge->setTranscript(m_transcript.get(), std::move(usage)); // after the chart: it announces the window to it
     m_applying = false;
     m_compositionPanel->setContextWindow(m_gauge->contextWindow());
     m_compositionPanel->setTranscript(m_transcript);
@@ -233,8 +235,9 @@ void MainWindow::setTokenCount(tokens::Estimator e)
         return;
     tokencount::choose(e);
     // The same transcript and window, every figure counted again.
-    m_chart->setTranscript(m_transcript.get());
-    m_gauge->recount(m_transcript.get());
+    UsageData usage = m_transcript ? usageData(*m_transcript, tokencount::chosen()) : UsageData{};
+    m_chart->setUsage(usage);
+    m_gauge->recount(std::move(usage));
     m_compositionPanel->recount();
     m_status->showSummary(m_transcript.get());
     startAnalysis(false);

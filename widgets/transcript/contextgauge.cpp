@@ -106,7 +106,12 @@ ContextGauge::ContextGauge(QWidget *parent)
 
 void ContextGauge::setTranscript(const Transcript *transcript)
 {
-    m_data = transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{};
+    setTranscript(transcript, transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{});
+}
+
+void ContextGauge::setTranscript(const Transcript *transcript, UsageData usage)
+{
+    m_data = std::move(usage);
     const qint64 window = transcript ? analysis::contextWindowOf(*transcript, {}).window : kDefaultWindow;
     m_spin->setValue(int(std::clamp<qint64>(window, m_spin->minimum(), m_spin->maximum())));
     onSpinChanged(m_spin->value());
@@ -114,7 +119,12 @@ void ContextGauge::setTranscript(const Transcript *transcript)
 
 void ContextGauge::recount(const Transcript *transcript)
 {
-    m_data = transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{};
+    recount(transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{});
+}
+
+void ContextGauge::recount(UsageData usage)
+{
+    m_data = std::move(usage);
     refresh();
 }
 

@@ -24,8 +24,11 @@ public:
     // Takes the transcript's context window as the CLI does (analysis::contextWindowOf: recorded in
     // the file, else the model table, else 200 000); the default window without a transcript.
     void setTranscript(const Transcript *transcript);
+    // The same with its usage data (usageData with the window's count) computed by the caller.
+    void setTranscript(const Transcript *transcript, UsageData usage);
     // The same transcript counted again (the token count changed): the window stays.
     void recount(const Transcript *transcript);
+    void recount(UsageData usage);
     qint64 contextWindow() const;
     // Sets the window as if the user typed it, for this transcript (the next one brings its own).
     void setContextWindow(qint64 window);

@@ -77,7 +77,12 @@ void UsageChart::contextMenuEvent(QContextMenuEvent *event)
 
 void UsageChart::setTranscript(const Transcript *transcript)
 {
-    m_data = transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{};
+    setUsage(transcript ? usageData(*transcript, tokencount::chosen()) : UsageData{});
+}
+
+void UsageChart::setUsage(UsageData data)
+{
+    m_data = std::move(data);
     m_xs.clear();
     for (const UsagePoint &p : m_data.estimated)
         m_xs.push_back(p.message);

@@ -21,6 +21,9 @@ public:
     explicit UsageChart(QWidget *parent = nullptr);
 
     void setTranscript(const Transcript *transcript);
+    // What setTranscript computes (usageData with the window's count), computed once by the caller
+    // for the chart and the gauge alike.
+    void setUsage(UsageData data);
     void setContextWindow(qint64 window);
     qint64 contextWindow() const { return m_window; }
     // Scale the y axis to the data alone (the window line then may lie above the plot).
