@@ -8,8 +8,11 @@
 #include "core/tokens/estimator.h"
 #include "core/model/transcript.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QCoreApplication>
 #include <QDir>
+#include <QProcess>
 #include <QtGlobal>
 #include <QtTest>
 
@@ -98,6 +101,20 @@ inline CliRun runCli(const std::vector<std::string> &args)
 inline void writeFile(const std::string &path, const std::string &bytes)
 {
     std::ofstream(path, std::ios::binary) << bytes;
+}
+
+inline void appendFile(const std::string &path, const std::string &bytes)
+{
+    std::ofstream(path, std::ios::binary | std::ios::app) << bytes;
+}
+
+// The JSON Lines a process has written that are still to be read (`--json` output).
+inline std::vector<nlohmann::json> readJsonLines(QProcess &process)
+{
+    std::vector<nlohmann::json> lines;
+    while (process.canReadLine())
+        lines.push_back(nlohmann::json::parse(process.readLine().toStdString()));
+    return lines;
 }
 
 inline std::string readFile(const std::string &path)

@@ -232,9 +232,7 @@ private Q_SLOTS:
         append(c.compacted, continuation(c.leaf, c.sessionId, "late"));
         QVERIFY(cli.waitForFinished(20000));
         QCOMPARE(cli.exitCode(), 0);
-        std::vector<nlohmann::json> events;
-        while (cli.canReadLine())
-            events.push_back(nlohmann::json::parse(cli.readLine().toStdString()));
+        const std::vector<nlohmann::json> events = test::readJsonLines(cli);
         QCOMPARE(events.size(), std::size_t(2));
         QCOMPARE(events[1].value("event", ""), std::string("undone-compaction"));
         QCOMPARE(events[1].value("line", 0u), c.boundaryLine);
