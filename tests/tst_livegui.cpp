@@ -11,12 +11,20 @@
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/openmilestones.h"
 #include "widgets/transcript/contextgauge.h"
+#include "widgets/models/roles.h"
+#include "widgets/models/transcriptfiltermodel.h"
+#include "widgets/models/transcriptmodel.h"
+#include "widgets/transcript/detailpane.h"
 #include "widgets/transcript/transcriptdocument.h"
+#include "widgets/transcript/transcriptpanel.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QTreeView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -32,6 +40,30 @@ void writeFile(const QString &path, const std::string &bytes, bool append)
 {
     std::ofstream f(path.toStdString(), append ? std::ios::app | std::ios::binary : std::ios::trunc | std::ios::binary);
     f << bytes;
+}
+
+// A generated Claude Code session of 120 messages with tool rounds.
+std::string generatedSession(std::uint64_t seed)
+{
+    gen::Options o;
+    o.format = Format::ClaudeCode;
+    o.messages = 120;
+    o.seed = seed;
+    return gen::generate(o);
+}
+
+// The offset just past the line end at or after `from`.
+std::size_t lineEndAfter(const std::string &text, std::size_t from)
+{
+    return text.find('\n', from) + 1;
+}
+
+bool openWindow(MainWindow &w, const QString &path)
+{
+    w.setShowErrorDialogs(false);
+    w.resize(1200, 800);
+    w.show();
+    return w.openFileNow(path);
 }
 
 } // namespace
@@ -93,19 +125,11 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("growing.jsonl"));
-        gen::Options o;
-        o.format = Format::ClaudeCode;
-        o.messages = 120;
-        o.seed = 5;
-        const std::string text = gen::generate(o);
-        std::size_t at = text.size() / 2;
-        at = text.find('\n', at) + 1;
+        const std::string text = generatedSession(5);
+        std::size_t at = lineEndAfter(text, text.size() / 2);
         writeFile(path, text.substr(0, at), false);
         MainWindow w;
-        w.setShowErrorDialogs(false);
-        w.resize(1200, 800);
-        w.show();
-        QVERIFY(w.openFileNow(path));
+        QVERIFY(openWindow(w, path));
         QVERIFY(w.liveWatch()->isFollowing());
         int lines = 0;
         while (at < text.size() && lines < 40) {
@@ -130,6 +154,65 @@ private Q_SLOTS:
         // The first two polls have no version before that the window let go of; a job for an earlier
         // version that outlives the next one's (a slow machine, sanitizers) may cost another copy.
         QVERIFY2(stats.inPlace * 10 >= stats.appends * 8, "the window holds on to earlier versions");
+    }
+
+    // The reader's place survives the agent's next lines: the selected message (and the detail pane
+    // on it), the rows expanded, the events shown, the message filter and the scroll position.
+    void keepsTheReadersPlace()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("growing.jsonl"));
+        const std::string text = generatedSession(9);
+        std::size_t at = lineEndAfter(text, text.size() * 2 / 3);
+        writeFile(path, text.substr(0, at), false);
+        MainWindow w;
+        QVERIFY(openWindow(w, path));
+        TranscriptPanel *panel = w.transcriptPanel();
+        QTreeView *view = panel->view();
+        // A message with blocks, a third of the way down; another expanded; events of an owner shown.
+        const Transcript &t = *w.transcript();
+        int picked = -1, other = -1, owner = -1;
+        for (int i = int(t.messages.size()) / 3; i < int(t.messages.size()) && (picked < 0 || other < 0); ++i)
+            if (!t.messages[std::size_t(i)].isEvent() && t.messages[std::size_t(i)].blocks.size() > 1 && !t.messages[std::size_t(i)].id.empty())
+                (picked < 0 ? picked : other) = i;
+        QVERIFY(picked >= 0 && other >= 0);
+        for (int i = 0; i < int(t.messages.size()) && owner < 0; ++i)
+            if (panel->filterModel()->foldedCount(i) > 0)
+                owner = i;
+        QVERIFY(owner >= 0);
+        panel->filterModel()->toggleEvents(owner);
+        const QList<int> filtered{picked, other, owner};
+        panel->setMessageFilter(QStringLiteral("Picked"), filtered);
+        auto proxyRow = [&](int message) { return panel->filterModel()->mapFromSource(panel->model()->index(message, 0)); };
+        view->expand(proxyRow(other));
+        w.selectMessage(picked);
+        view->expand(proxyRow(picked));
+        QVERIFY(w.detailPane()->title().contains(QString::number(picked + 1)));
+        view->verticalScrollBar()->setValue(0);
+        const std::string pickedId = t.messages[std::size_t(picked)].id;
+        const int rowsShown = panel->filterModel()->rowCount(); // the message filter's
+        QCOMPARE(rowsShown, int(filtered.size()));
+
+        int lines = 0;
+        while (at < text.size() && lines < 6) {
+            const std::size_t end = text.find('\n', at) + 1;
+            test::appendFile(path.toStdString(), text.substr(at, end - at));
+            at = end;
+            ++lines;
+            w.liveWatch()->pollNow();
+            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+        }
+        const QModelIndex current = panel->filterModel()->mapToSource(view->currentIndex());
+        QVERIFY(current.isValid());
+        QCOMPARE(current.data(MessageIndexRole).toInt(), picked);
+        QCOMPARE(w.transcript()->messages[std::size_t(picked)].id, pickedId);
+        QVERIFY(w.detailPane()->title().contains(QString::number(picked + 1)));
+        QVERIFY(view->isExpanded(proxyRow(picked)));
+        QVERIFY(view->isExpanded(proxyRow(other)));
+        QVERIFY(panel->filterModel()->eventsShown(owner));
+        QVERIFY(panel->messageFilterChip()->isVisible());
+        QCOMPARE(panel->filterModel()->rowCount(), rowsShown);
+        QCOMPARE(view->verticalScrollBar()->value(), 0);
     }
 
     // A file outside the agents' folders (a copy, the demo) and a session last written an hour ago

@@ -107,9 +107,15 @@ void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, cons
     QTreeView *view = m_transcriptPanel->view();
     const bool atEnd = view->verticalScrollBar()->value() >= view->verticalScrollBar()->maximum();
     const std::size_t before = m_transcript ? m_transcript->messages.size() : 0;
-    if (update.kind == LiveTail::Update::Kind::Reloaded || transcript->messages.size() < before)
+    const bool grown = update.kind != LiveTail::Update::Kind::Reloaded && transcript->messages.size() >= before;
+    if (!grown)
         m_pinned.clear();
+    // The session grew: the reader keeps their place (row, expanded rows, events shown, message
+    // filter, scroll). A file read again may be another conversation: it starts afresh.
+    const TranscriptPanel::ReadingPlace place = m_transcriptPanel->readingPlace();
     showTranscript(transcript, false);
+    if (grown)
+        m_transcriptPanel->restoreReadingPlace(place);
     m_doc->setSource(transcript, m_path);
     m_liveLast = update.newMessages >= 0 ? tr("+%1 at %2").arg(update.newMessages).arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
                                          : tr("read again at %1").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));

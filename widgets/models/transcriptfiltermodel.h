@@ -48,6 +48,7 @@ public:
     // Shows / folds again the events folded into message `row` (a source row).
     void toggleEvents(int row);
     bool eventsShown(int row) const { return m_expanded.contains(row); }
+    QList<int> ownersShowingEvents() const { return m_expanded.values(); }
     // The message an event row is folded into (-1: not an event, or no message to fold into).
     int ownerOf(int row) const;
     int foldedCount(int row) const;
@@ -60,6 +61,7 @@ public:
     // panel sets it when a category is clicked.
     void setMessageSet(std::optional<QSet<int>> messages);
     bool hasMessageSet() const { return m_messageSet.has_value(); }
+    const std::optional<QSet<int>> &messageSet() const { return m_messageSet; }
 
     void setSourceModel(QAbstractItemModel *model) override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;

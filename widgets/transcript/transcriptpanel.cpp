@@ -17,11 +17,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace cl::gui {
 
@@ -230,6 +233,90 @@ void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript
     // then shows them, instead of a paint without them and another one after the timer.
     m_view->doItemsLayout();
     Q_EMIT rowSelected(-1, -1);
+}
+
+TranscriptPanel::ReadingPlace TranscriptPanel::readingPlace() const
+{
+    ReadingPlace place;
+    const std::shared_ptr<const Transcript> &shown = m_model->transcript();
+    if (!shown)
+        return place;
+    auto spot = [&](int message, int block) {
+        Spot s{message, block, {}};
+        if (message >= 0 && std::size_t(message) < shown->messages.size())
+            s.id = shown->messages[std::size_t(message)].id;
+        return s;
+    };
+    if (const QModelIndex index = m_view->currentIndex(); index.isValid())
+        place.current = spot(index.data(MessageIndexRole).toInt(), index.data(BlockIndexRole).toInt());
+    for (int row = 0; row < m_filter->rowCount(); ++row) {
+        const QModelIndex message = m_filter->index(row, 0);
+        if (!m_view->isExpanded(message))
+            continue;
+        const int at = message.data(MessageIndexRole).toInt();
+        place.expanded.push_back(spot(at, -1));
+        for (int b = 0; b < m_filter->rowCount(message); ++b)
+            if (const QModelIndex block = m_filter->index(b, 0, message); m_view->isExpanded(block))
+                place.expanded.push_back(spot(at, block.data(BlockIndexRole).toInt()));
+    }
+    for (const int owner : m_filter->ownersShowingEvents())
+        place.eventsShown.push_back(spot(owner, -1));
+    place.messageSet = m_filter->messageSet();
+    place.chip = m_chip->isVisible() ? m_chip->text() : QString();
+    const QScrollBar *bar = m_view->verticalScrollBar();
+    place.atEnd = bar->value() >= bar->maximum();
+    place.scroll = bar->value();
+    return place;
+}
+
+void TranscriptPanel::restoreReadingPlace(const ReadingPlace &place)
+{
+    const std::shared_ptr<const Transcript> &shown = m_model->transcript();
+    if (!shown)
+        return;
+    // Each message by its id (searched from the end, where a live session grows), else its index.
+    std::unordered_map<std::string_view, int> byId;
+    auto want = [&](const Spot &s) {
+        if (!s.id.empty())
+            byId.emplace(s.id, -1);
+    };
+    want(place.current);
+    std::for_each(place.expanded.begin(), place.expanded.end(), want);
+    std::for_each(place.eventsShown.begin(), place.eventsShown.end(), want);
+    std::size_t found = 0;
+    for (std::size_t i = shown->messages.size(); i-- > 0 && found < byId.size();)
+        if (const auto it = byId.find(shown->messages[i].id); it != byId.end() && it->second < 0) {
+            it->second = int(i);
+            ++found;
+        }
+    auto messageOf = [&](const Spot &s) {
+        if (!s.id.empty())
+            return byId.at(s.id);
+        return s.message >= 0 && std::size_t(s.message) < shown->messages.size() ? s.message : -1;
+    };
+    auto sourceIndex = [&](const Spot &s) {
+        const int message = messageOf(s);
+        if (message < 0)
+            return QModelIndex();
+        const QModelIndex row = m_model->index(message, 0);
+        return s.block < 0 ? row : m_model->index(s.block, 0, row);
+    };
+    if (place.messageSet) {
+        m_filter->setMessageSet(place.messageSet); // the messages kept keep their indices
+        m_chip->setText(place.chip);
+        m_chip->setVisible(true);
+    }
+    for (const Spot &s : place.eventsShown)
+        if (const int row = messageOf(s); row >= 0 && !m_filter->eventsShown(row))
+            m_filter->toggleEvents(row);
+    m_view->doItemsLayout();
+    for (const Spot &s : place.expanded)
+        if (const QModelIndex index = m_filter->mapFromSource(sourceIndex(s)); index.isValid())
+            m_view->expand(index);
+    if (const QModelIndex current = m_filter->mapFromSource(sourceIndex(place.current)); current.isValid())
+        m_view->selectionModel()->setCurrentIndex(current, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QScrollBar *bar = m_view->verticalScrollBar();
+    bar->setValue(place.atEnd ? bar->maximum() : place.scroll);
 }
 
 void TranscriptPanel::setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis)

@@ -4,9 +4,14 @@
 #include "core/analysis/analysis.h"
 #include "core/model/transcript.h"
 
+#include <QSet>
+#include <QString>
 #include <QWidget>
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -29,6 +34,24 @@ public:
     explicit TranscriptPanel(QWidget *parent = nullptr);
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
+    // What the reader has in view: the current row, the expanded rows, the events shown, the message
+    // filter and the scroll position (at the end or not). Taken before a live update and given back
+    // after it, each message found again by its id (by its index when it has none), so that the
+    // agent's next line does not take the reader's place away.
+    struct Spot {
+        int message = -1, block = -1;
+        std::string id;
+    };
+    struct ReadingPlace {
+        Spot current;
+        std::vector<Spot> expanded, eventsShown;
+        std::optional<QSet<int>> messageSet;
+        QString chip;
+        bool atEnd = true;
+        int scroll = 0;
+    };
+    ReadingPlace readingPlace() const;
+    void restoreReadingPlace(const ReadingPlace &place);
     // Fills the analysis columns (forwarded to the model); nullptr clears them.
     void setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis);
     // Selects (and scrolls to) a row given as an index of the source model.
