@@ -166,6 +166,10 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
         m_filterEdit->setStyleSheet(m_filter->isPatternValid() ? QString() : QStringLiteral("color: #d03030;"));
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &TranscriptPanel::onCurrentChanged);
+    // The rows open, kept as they change (readingPlace() reads them without visiting every row).
+    connect(m_view, &QTreeView::expanded, this, [this](const QModelIndex &index) { m_expandedRows.insert(index); });
+    connect(m_view, &QTreeView::collapsed, this, [this](const QModelIndex &index) { m_expandedRows.remove(index); });
+    connect(m_filter, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_expandedRows.clear(); });
 }
 
 void TranscriptPanel::setMessageFilter(const QString &label, const QList<int> &messages)
@@ -249,16 +253,9 @@ TranscriptPanel::ReadingPlace TranscriptPanel::readingPlace() const
     };
     if (const QModelIndex index = m_view->currentIndex(); index.isValid())
         place.current = spot(index.data(MessageIndexRole).toInt(), index.data(BlockIndexRole).toInt());
-    for (int row = 0; row < m_filter->rowCount(); ++row) {
-        const QModelIndex message = m_filter->index(row, 0);
-        if (!m_view->isExpanded(message))
-            continue;
-        const int at = message.data(MessageIndexRole).toInt();
-        place.expanded.push_back(spot(at, -1));
-        for (int b = 0; b < m_filter->rowCount(message); ++b)
-            if (const QModelIndex block = m_filter->index(b, 0, message); m_view->isExpanded(block))
-                place.expanded.push_back(spot(at, block.data(BlockIndexRole).toInt()));
-    }
+    for (const QPersistentModelIndex &row : m_expandedRows)
+        if (row.isValid() && m_view->isExpanded(row) && row.data(SubagentRole).toInt() < 0)
+            place.expanded.push_back(spot(row.data(MessageIndexRole).toInt(), row.data(BlockIndexRole).toInt()));
     for (const int owner : m_filter->ownersShowingEvents())
         place.eventsShown.push_back(spot(owner, -1));
     place.messageSet = m_filter->messageSet();

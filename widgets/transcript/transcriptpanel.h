@@ -4,6 +4,7 @@
 #include "core/analysis/analysis.h"
 #include "core/model/transcript.h"
 
+#include <QPersistentModelIndex>
 #include <QSet>
 #include <QString>
 #include <QWidget>
@@ -99,6 +100,7 @@ private:
     void updateAnalysisControls();
     void updateEmptyNote();
 
+    QSet<QPersistentModelIndex> m_expandedRows; // rows of m_filter the user (or a restore) opened
     TranscriptModel *m_model;
     TranscriptFilterModel *m_filter;
     QTreeView *m_view;
