@@ -260,9 +260,7 @@ TranscriptPanel::ReadingPlace TranscriptPanel::readingPlace() const
         place.eventsShown.push_back(spot(owner, -1));
     place.messageSet = m_filter->messageSet();
     place.chip = m_chip->isVisible() ? m_chip->text() : QString();
-    const QScrollBar *bar = m_view->verticalScrollBar();
-    place.atEnd = bar->value() >= bar->maximum();
-    place.scroll = bar->value();
+    place.scroll = m_view->verticalScrollBar()->value();
     return place;
 }
 
@@ -312,8 +310,7 @@ void TranscriptPanel::restoreReadingPlace(const ReadingPlace &place)
             m_view->expand(index);
     if (const QModelIndex current = m_filter->mapFromSource(sourceIndex(place.current)); current.isValid())
         m_view->selectionModel()->setCurrentIndex(current, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    QScrollBar *bar = m_view->verticalScrollBar();
-    bar->setValue(place.atEnd ? bar->maximum() : place.scroll);
+    m_view->verticalScrollBar()->setValue(place.scroll);
 }
 
 void TranscriptPanel::setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis)

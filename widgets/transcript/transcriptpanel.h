@@ -36,7 +36,7 @@ public:
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
     // What the reader has in view: the current row, the expanded rows, the events shown, the message
-    // filter and the scroll position (at the end or not). Taken before a live update and given back
+    // filter and the scroll position (the caller keeps a view at the end there). Taken before a live update and given back
     // after it, each message found again by its id (by its index when it has none), so that the
     // agent's next line does not take the reader's place away.
     struct Spot {
@@ -48,7 +48,6 @@ public:
         std::vector<Spot> expanded, eventsShown;
         std::optional<QSet<int>> messageSet;
         QString chip;
-        bool atEnd = true;
         int scroll = 0;
     };
     ReadingPlace readingPlace() const;
