@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/formats/formats.h"
+#include "core/io/filebytes.h"
 #include "core/util/json.h"
 #include "core/io/textencoding.h"
 #include "core/tokens/estimator.h"
@@ -11,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <poll.h>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -160,15 +160,20 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
     if (body.empty() || looksBinary(body))
         return Format::Unknown;
 
-    // JSONL: look at the first few lines that parse as objects on their own.
-    const auto lines = json::splitLines(body);
+    // JSONL: look at the first few lines that parse as objects on their own. The lines are walked
+    // only as far as needed (splitting an 800 MB session into lines here cost 47 ms of its load).
     int votes[8] = {};
     int inspected = 0;
+    std::size_t lineCount = 0;
     bool objectLines = true; // every non-empty line looked at is shaped like one JSON object
-    for (const auto &span : lines) {
-        if (inspected >= 8)
-            break;
-        const std::string_view text = body.substr(span.offset, span.contentLength);
+    for (std::size_t pos = 0; pos < body.size() && inspected < 8;) {
+        const std::size_t nl = body.find('\n', pos);
+        const std::size_t end = nl == std::string_view::npos ? body.size() : nl;
+        std::string_view text = body.substr(pos, end - pos);
+        pos = nl == std::string_view::npos ? body.size() : nl + 1;
+        ++lineCount;
+        if (!text.empty() && text.back() == '\r')
+            text.remove_suffix(1);
         if (text.empty())
             continue;
         if (text.front() != '{' || text.back() != '}') {
@@ -185,15 +190,16 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
         ++inspected;
         ++votes[static_cast<int>(classifyLine(o))];
     }
-    const bool singleDocument = lines.size() <= 1 || inspected == 0;
-    if (!singleDocument || lines.size() > 1) {
+    // Stopping after eight objects leaves lineCount >= 8: what follows asks only whether there was more than one line.
+    const bool singleDocument = lineCount <= 1 || inspected == 0;
+    if (!singleDocument || lineCount > 1) {
         int best = 0;
         for (int f = 1; f < 8; ++f)
             if (votes[f] > votes[best] || (best == 0 && votes[f] > 0))
                 best = f;
         // One vote is enough when the other lines are objects too, only too big to look at (a first
         // user message of 100 MB): parsing the whole file as one document would only fail, slowly.
-        if (best != 0 && votes[best] > 0 && (inspected > 1 || (objectLines && lines.size() > 1)))
+        if (best != 0 && votes[best] > 0 && (inspected > 1 || (objectLines && lineCount > 1)))
             return static_cast<Format>(best);
     }
 
@@ -218,70 +224,6 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
     return Format::Unknown;
 }
 
-namespace {
-
-constexpr std::size_t kMaxFileBytes = 0xFFFFFFF0ul - kBufferPadding; // record offsets are 32-bit
-
-// Reads a regular file whose size is known, in one allocation (with the padding loadBytes needs).
-bool readRegular(int fd, std::size_t size, std::string &bytes, std::string &error)
-{
-    bytes.reserve(size + kBufferPadding);
-    bytes.resize(size);
-    std::size_t done = 0;
-    while (done < size) {
-        const ssize_t n = ::read(fd, bytes.data() + done, size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            error = std::string("read error: ") + std::strerror(errno);
-            return false;
-        }
-        if (n == 0)
-            break; // the file shrank while being read
-        done += std::size_t(n);
-    }
-    bytes.resize(done);
-    // A file that grew while being read (a live session): what was there when we looked.
-    return true;
-}
-
-// Reads a pipe, FIFO or terminal to its end. Waits for data in short polls so that a cancel (the
-// GUI's) ends the wait on a FIFO nobody writes to.
-bool readStream(int fd, std::string &bytes, std::string &error, const LoadOptions &opts, bool &cancelled)
-{
-    std::vector<char> chunk(std::size_t(1) << 20);
-    for (;;) {
-        if (opts.cancel && opts.cancel->load()) {
-            cancelled = true;
-            return false;
-        }
-        pollfd p{fd, POLLIN, 0};
-        const int ready = ::poll(&p, 1, 100);
-        if (ready < 0 && errno != EINTR) {
-            error = std::string("read error: ") + std::strerror(errno);
-            return false;
-        }
-        if (ready <= 0)
-            continue;
-        const ssize_t n = ::read(fd, chunk.data(), chunk.size());
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n < 0) {
-            error = std::string("read error: ") + std::strerror(errno);
-            return false;
-        }
-        if (n == 0)
-            return true;
-        if (bytes.size() + std::size_t(n) > kMaxFileBytes) {
-            error = "input larger than 4 GiB is not supported";
-            return false;
-        }
-        bytes.append(chunk.data(), std::size_t(n));
-    }
-}
-
-} // namespace
-
 LoadResult loadFile(const std::string &path, const LoadOptions &opts)
 {
     LoadResult result;
@@ -304,9 +246,9 @@ LoadResult loadFile(const std::string &path, const LoadOptions &opts)
         if (std::uint64_t(st.st_size) > kMaxFileBytes)
             error = "file larger than 4 GiB is not supported";
         else
-            ok = readRegular(fd, std::size_t(st.st_size), bytes, error);
+            ok = readWholeFile(fd, std::size_t(st.st_size), bytes, error);
     } else {
-        ok = readStream(fd, bytes, error, opts, cancelled); // pipe, FIFO, terminal, character device
+        ok = readUntilEnd(fd, bytes, error, opts.cancel, cancelled); // pipe, FIFO, terminal, character device
     }
     ::close(fd);
     if (cancelled) {

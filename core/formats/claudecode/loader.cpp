@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Claude Code session JSONL loader: parallel line decoding, then one serial assembly pass.
 #include "core/formats/claudecode/internal.h"
+#include "core/util/splitlines.h"
 
 #include <algorithm>
 #include <atomic>
@@ -241,7 +242,7 @@ bool cc::decodeLines(const Transcript &t, const std::vector<json::LineSpan> &spa
 
 void loadClaudeCode(Transcript &t, const LoadContext &ctx)
 {
-    const auto spans = json::splitLines(*t.buffer);
+    const auto spans = json::splitLinesOnThreads(*t.buffer, ctx.options.threads);
     std::vector<cc::LineInfo> lines(spans.size());
     if (!cc::decodeLines(t, spans, lines, ctx))
         return;

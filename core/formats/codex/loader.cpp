@@ -3,6 +3,7 @@
 // parsed line yields exactly one Message, so the writer can map edits back to lines 1:1.
 #include "core/formats/codex/internal.h"
 #include "core/formats/formats.h"
+#include "core/util/splitlines.h"
 
 #include <algorithm>
 #include <charconv>
@@ -183,7 +184,7 @@ private:
 void CodexLoader::run()
 {
     const std::string_view buf = *m_t.buffer;
-    const auto spans = json::splitLines(buf);
+    const auto spans = json::splitLinesOnThreads(buf, m_ctx.options.threads);
     m_t.records.reserve(spans.size());
     for (std::size_t i = 0; i < spans.size(); ++i) {
         if (i % 2000 == 0 && i) {
