@@ -12,8 +12,10 @@
 #   (issue 29: the window laid such a line out in one piece and froze for minutes).
 # Besides opening: selecting the message with the most text until its detail is painted, and its raw
 # JSON view.
+# And the same generator's 800 MB session, as generated.
 # Writes bench/results-gui.md; the run it replaces moves under "Earlier runs".
-# Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine.
+# Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine;
+# 800 MB (the size real sessions reach): first rows <= 1 s, everything <= 3 s.
 # Usage: scripts/bench-gui.sh [RUNS]   (env BENCH_BUILD: build dir, default build-bench; BENCH_DATA;
 #        BENCH_GUI_BASELINE: another build's bench_gui, run in turn with this one so that both see the
 #        same machine, and BENCH_GUI_BASELINE_NAME: what it is, e.g. its commit)
@@ -26,10 +28,11 @@ runs=${1:-3}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C "$build" -j2 contextlens-cli bench_gui >/dev/null
 mkdir -p "$data"
-for mb in 10 100; do
+for mb in 10 100 800; do
     session="$data/session-${mb}mb.jsonl"
     distinct="$data/session-${mb}mb-distinct.jsonl"
     [[ -f $session ]] || "$build/app/contextlens-cli" generate --format claude-code --size-mb "$mb" --seed 1 -o "$session" >/dev/null
+    [[ $mb != 800 ]] || continue # the size real sessions reach (anthropics/claude-code #42810): as generated only
     # Every text, thinking and tool result text gets a number of its own in front.
     [[ -f $distinct ]] || python3 - "$session" "$distinct" <<'EOF'
 import json, sys
@@ -80,7 +83,8 @@ loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
 bench="$build/bench/bench_gui"
 baseline=()
 [[ -z ${BENCH_GUI_BASELINE:-} ]] || baseline=(--baseline "$BENCH_GUI_BASELINE")
-generated=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$data/session-10mb.jsonl" "$data/session-100mb.jsonl" 2>/dev/null)
+generated=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$data/session-10mb.jsonl" "$data/session-100mb.jsonl" \
+    "$data/session-800mb.jsonl" 2>/dev/null)
 heaviest=$("$bench" --runs "$runs" --markdown "${baseline[@]}" --whole-history "$data/session-10mb-distinct.jsonl" \
     "$data/session-100mb-distinct.jsonl" 2>/dev/null | tail -n +3)
 unbroken=$("$bench" --runs "$runs" --markdown "${baseline[@]}" "$longline" 2>/dev/null | tail -n +3)
@@ -125,7 +129,8 @@ fi
     echo "  painted, and turning on its raw JSON view (not part of \"everything\")."
     echo "- \"timeline shown\": the Timeline dock raised as the load finishes, so that the timeline is built"
     echo "  with the transcript; \"timeline zoom\": then a zoom to a quarter of the session, until painted."
-    echo "- Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine."
+    echo "- Targets: 100 MB: first rows <= 300 ms, everything <= 1500 ms on the 2-core reference machine;"
+    echo "  800 MB: first rows <= 1 s, everything <= 3 s."
     if [[ -n ${BENCH_GUI_BASELINE:-} ]]; then
         echo "- Rows marked \"baseline\": ${BENCH_GUI_BASELINE_NAME:-another build}."
         echo "  Each of its processes was followed by one of this build's, so that both saw the same machine"
