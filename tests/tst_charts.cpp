@@ -335,6 +335,40 @@ private Q_SLOTS:
         }
     }
 
+    // Hundreds of compactions (a long session): one line per pixel column and only labels that fit,
+    // none on another (they once piled up at the plot's bottom, and cost 25-30 ms a paint at 722).
+    void manyCompactionsLabelWhereTheyFit()
+    {
+        Transcript t;
+        for (int k = 0; k < 400; ++k) {
+            t.messages.push_back(textMessage(Role::User, "Go on with the next file, please."));
+            t.messages.push_back(textMessage(Role::Assistant, "Done with that one."));
+            t.messages.back().usage = usage(100, 200, 700 + 10 * k);
+            t.messages.push_back(textMessage(Role::System, "compacted", MessageKind::CompactBoundary));
+            t.messages.back().meta = nlohmann::json{{"trigger", "auto"}, {"preTokens", 150000 + k}};
+            t.messages.push_back(textMessage(Role::User, "Summary of the work so far.", MessageKind::CompactSummary));
+        }
+        for (const int width : {400, 900}) {
+            UsageChart chart;
+            chart.resize(width, 260);
+            chart.setTranscript(&t);
+            chart.setContextWindow(200000);
+            chart.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&chart));
+            chart.grab();
+            const std::vector<QRectF> &r = chart.labelRects();
+            const ChartGeometry g = chart.chartGeometry();
+            QVERIFY(r.size() > 3);       // the window's and some compactions'
+            QVERIFY(r.size() < 400 / 2); // not one for each
+            for (std::size_t i = 0; i < r.size(); ++i) {
+                QVERIFY(r[i].left() >= g.plot.left() && r[i].right() <= g.plot.right() + 1);
+                QVERIFY(r[i].bottom() <= g.plot.bottom());
+                for (std::size_t j = i + 1; j < r.size(); ++j)
+                    QVERIFY2(!r[i].intersects(r[j]), qPrintable(QStringLiteral("width %1: labels %2 and %3").arg(width).arg(i).arg(j)));
+            }
+        }
+    }
+
     void fitToData()
     {
         const Transcript t = handBuilt();
