@@ -10,6 +10,9 @@
 #include "widgets/mainwindow/livewatch.h"
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/mainwindow/openmilestones.h"
+#include "widgets/mainwindow/statuspanel.h"
+#include "widgets/models/chartgeometry.h"
+#include "widgets/models/tokencount.h"
 #include "widgets/transcript/contextgauge.h"
 #include "widgets/models/roles.h"
 #include "widgets/models/transcriptfiltermodel.h"
@@ -154,6 +157,49 @@ private Q_SLOTS:
         // The first two polls have no version before that the window let go of; a job for an earlier
         // version that outlives the next one's (a slow machine, sanitizers) may cost another copy.
         QVERIFY2(stats.inPlace * 10 >= stats.appends * 8, "the window holds on to earlier versions");
+    }
+
+    // The poll also counts the figures every view shows (30-45 ms on the GUI thread at 800 MB): what it
+    // delivers is what the window would count, and the gauge, chart and status line show it. Exact
+    // counts stay the window's to make (nothing is delivered with them).
+    void figuresCountedWithThePoll()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("growing.jsonl"));
+        const std::string text = generatedSession(11);
+        std::size_t at = lineEndAfter(text, text.size() / 2);
+        writeFile(path, text.substr(0, at), false);
+        MainWindow w;
+        QVERIFY(openWindow(w, path));
+        QSignalSpy updates(w.liveWatch(), &LiveWatch::updated);
+        const QLocale loc;
+        for (const tokens::Estimator count : {tokens::Estimator::Calibrated, tokens::Estimator::Seed, tokens::Estimator::Exact}) {
+            w.setTokenCount(count);
+            updates.clear();
+            const std::size_t end = text.find('\n', text.find('\n', at) + 1) + 1; // two lines
+            test::appendFile(path.toStdString(), text.substr(at, end - at));
+            at = end;
+            w.liveWatch()->pollNow();
+            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+            QCOMPARE(updates.count(), 1);
+            const auto usage = updates.first().at(2).value<std::optional<UsageData>>();
+            const UsageData fresh = usageData(*w.transcript(), count);
+            if (count == tokens::Estimator::Exact) {
+                QVERIFY(!usage.has_value());
+            } else {
+                QVERIFY(usage.has_value());
+                QCOMPARE(usage->estimateNow, fresh.estimateNow);
+                QCOMPARE(usage->figure.total, fresh.figure.total);
+                QCOMPARE(usage->estimated.size(), fresh.estimated.size());
+                QCOMPARE(usage->measured.size(), fresh.measured.size());
+                QCOMPARE(usage->messageCount, int(w.transcript()->messages.size()));
+            }
+            QCOMPARE(w.contextGauge()->estimated(), fresh.estimateNow);
+            QCOMPARE(w.contextGauge()->usage().estimated.size(), fresh.estimated.size());
+            QVERIFY2(w.statusPanel()->summaryText().contains(loc.toString(qlonglong(fresh.figure.total))),
+                     qPrintable(w.statusPanel()->summaryText()));
+        }
+        w.setTokenCount(tokens::Estimator::Calibrated); // the saved choice back to its default
     }
 
     // The reader's place survives the agent's next lines: the selected message (and the detail pane

@@ -2,16 +2,19 @@
 #pragma once
 // Follows the open session while its agent writes it (core/io/livetail.h): a file watcher, and a poll
 // every second for file systems whose watchers miss changes; each poll runs on the thread pool and
-// reads only what was appended. Delivers the grown transcript on the GUI thread.
+// reads only what was appended, and counts the grown transcript's context figures there too. Delivers
+// both on the GUI thread.
 
 #include "core/io/livetail.h"
 #include "widgets/jobs/backgroundjob.h"
+#include "widgets/models/chartgeometry.h"
 
 #include <QFileSystemWatcher>
 #include <QObject>
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 namespace cl::gui {
 
@@ -34,8 +37,11 @@ public:
     LiveTail::Stats stats() const { return m_tail && !isPolling() ? m_tail->stats() : LiveTail::Stats{}; }
 
 Q_SIGNALS:
-    // The file grew (or was read again): the new transcript and what changed.
-    void updated(std::shared_ptr<const cl::Transcript> transcript, const cl::LiveTail::Update &update);
+    // The file grew (or was read again): the new transcript and what changed; `usage`: its chart,
+    // gauge and status figures counted the way the window counts (View › Token Count), or none when
+    // they are the GUI's to count (exact counts, or the choice changed during the poll).
+    void updated(std::shared_ptr<const cl::Transcript> transcript, const cl::LiveTail::Update &update,
+                 const std::optional<cl::gui::UsageData> &usage);
     void failed(const QString &reason);
 
 private:
@@ -43,7 +49,11 @@ private:
     QString m_path;
     QFileSystemWatcher m_watcher;
     QTimer m_timer;
-    BackgroundJob<LiveTail::Update> m_job{this};
+    struct Polled {
+        LiveTail::Update update;
+        std::optional<UsageData> usage;
+    };
+    BackgroundJob<Polled> m_job{this};
     bool m_again = false; // a change came in while a poll ran
 };
 

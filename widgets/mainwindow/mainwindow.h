@@ -6,6 +6,7 @@
 #include "core/io/loader.h"
 #include "core/workflow/forecast.h"
 #include "widgets/jobs/backgroundjob.h"
+#include "widgets/models/chartgeometry.h"
 #include "widgets/style/theme.h"
 
 #include <QMainWindow>
@@ -217,7 +218,8 @@ private:
     void tellWritten(const QString &text, const QString &file);
     void updateUndoneBanner(const Transcript *transcript);
     void startFollowing();
-    void onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update);
+    void onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update,
+                      const std::optional<UsageData> &usage);
     void updateLiveStatus();
     void connectComposition();
     void previewSuggestion(const QString &strategy, const QString &paramsJson);
@@ -240,7 +242,9 @@ private:
     void createStrategyViews();
     void connectStrategies();
     void onDocumentChanged();
-    void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow);
+    // `usage`: the chart's and gauge's figures when they were computed already (off the GUI thread),
+    // counted the way the window counts now.
+    void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow, std::optional<UsageData> usage = {});
     void updateTranscriptActions();
     void updateStrategyInputs();
     void updateTitle();

@@ -93,7 +93,8 @@ void MainWindow::startFollowing()
     updateLiveStatus();
 }
 
-void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update)
+void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, const LiveTail::Update &update,
+                              const std::optional<UsageData> &usage)
 {
     m_liveFailure.clear();
     m_liveActive = true;
@@ -113,7 +114,7 @@ void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, cons
     // The session grew: the reader keeps their place (row, expanded rows, events shown, message
     // filter, scroll). A file read again may be another conversation: it starts afresh.
     const TranscriptPanel::ReadingPlace place = m_transcriptPanel->readingPlace();
-    showTranscript(transcript, false);
+    showTranscript(transcript, false, usage);
     if (grown)
         m_transcriptPanel->restoreReadingPlace(place);
     m_doc->setSource(transcript, m_path);

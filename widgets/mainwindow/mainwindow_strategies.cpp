@@ -198,7 +198,7 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
     return tables;
 }
 
-void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow)
+void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow, std::optional<UsageData> given)
 {
     m_transcript = std::move(transcript);
     showStartPage(!m_transcript);
@@ -208,8 +208,10 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_applying = true;
     m_transcriptPanel->setTranscript(m_transcript);
     m_diagnostics->setTranscript(m_transcript.get());
-    // The chart and the gauge show the same figures: counted once.
-    UsageData usage = m_transcript ? usageData(*m_transcript, tokencount::chosen()) : UsageData{};
+    // The chart, the gauge and the status line show the same figures: counted once.
+    UsageData usage = given ? std::move(*given) : m_transcript ? usageData(*m_transcript, tokencount::chosen())
+                                                               : UsageData{};
+    m_status->showSummary(m_transcript.get(), &usage.figure);
     m_chart->setUsage(usage);
     m_gauge->setTranscript(m_transcript.get(), std::move(usage)); // after the chart: it announces the window to it
     m_applying = false;
@@ -217,7 +219,6 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
     m_compositionPanel->setTranscript(m_transcript);
     m_auditPanel->setTranscript(m_transcript);
     m_timelineView->setTranscript(m_transcript);
-    m_status->showSummary(m_transcript.get());
     startAnalysis(analyzeNow);
     updateStrategyInputs();
     updateTranscriptActions();
@@ -236,10 +237,10 @@ void MainWindow::setTokenCount(tokens::Estimator e)
     tokencount::choose(e);
     // The same transcript and window, every figure counted again.
     UsageData usage = m_transcript ? usageData(*m_transcript, tokencount::chosen()) : UsageData{};
+    m_status->showSummary(m_transcript.get(), &usage.figure);
     m_chart->setUsage(usage);
     m_gauge->recount(std::move(usage));
     m_compositionPanel->recount();
-    m_status->showSummary(m_transcript.get());
     startAnalysis(false);
     updateStrategyInputs();
     if (m_tokenCountGroup)

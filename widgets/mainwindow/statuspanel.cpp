@@ -30,7 +30,7 @@ StatusPanel::StatusPanel(QWidget *parent)
     connect(m_cancel, &QPushButton::clicked, this, &StatusPanel::cancelRequested);
 }
 
-void StatusPanel::showSummary(const Transcript *t)
+void StatusPanel::showSummary(const Transcript *t, const tokens::ContextFigure *given)
 {
     if (!t) {
         m_summary->setText(tr("No transcript loaded"));
@@ -46,7 +46,7 @@ void StatusPanel::showSummary(const Transcript *t)
     };
     QStringList parts;
     // The live context figure (tokens/contextfigure.h), as the gauge shows it.
-    const tokens::ContextFigure figure = tokens::contextFigure(*t, tokencount::chosen());
+    const tokens::ContextFigure figure = given ? *given : tokens::contextFigure(*t, tokencount::chosen());
     parts << QString::fromUtf8(formatName(t->format).data(), qsizetype(formatName(t->format).size()))
           << count(t->messages.size(), tr("%1 message"), tr("%1 messages"))
           << count(toolCalls, tr("%1 tool call"), tr("%1 tool calls"))

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/model/transcript.h"
+#include "core/tokens/contextfigure.h"
 
 #include <QWidget>
 
@@ -18,7 +19,8 @@ class StatusPanel : public QWidget
 public:
     explicit StatusPanel(QWidget *parent = nullptr);
 
-    void showSummary(const Transcript *transcript);
+    // `figure`: the live context figure of the transcript as the window counts it (computed here when null).
+    void showSummary(const Transcript *transcript, const tokens::ContextFigure *figure = nullptr);
     void setLoading(bool loading);
     void setProgress(double fraction);
     QString summaryText() const;

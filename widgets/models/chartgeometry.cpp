@@ -26,6 +26,7 @@ UsageData usageData(const Transcript &t, tokens::Estimator e)
     UsageData d;
     d.messageCount = int(t.messages.size());
     const tokens::ContextFigure now = tokens::contextFigure(t, e);
+    d.figure = now;
     d.estimateNow = now.total;
     d.basis = QString::fromUtf8(tokens::basisName(now.basis).data(), qsizetype(tokens::basisName(now.basis).size()));
     d.how = QString::fromStdString(now.how);

@@ -44,8 +44,9 @@ struct UsageData {
     // such, never as the context now. -1 otherwise.
     qint64 historyMeasured = -1;
     int historyMeasuredAt = -1;
-    qint64 fixed = 0; // fixed part of every request, in the same count
-    QString fixedHow; // where that figure comes from
+    qint64 fixed = 0;             // fixed part of every request, in the same count
+    QString fixedHow;             // where that figure comes from
+    tokens::ContextFigure figure; // the live context figure all of the above come from
 
     qint64 maxTokens() const; // largest value of either series (0 when empty)
 };
