@@ -21,6 +21,7 @@
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
 
+#include <QAbstractItemModelTester>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -157,6 +158,62 @@ private Q_SLOTS:
         // The first two polls have no version before that the window let go of; a job for an earlier
         // version that outlives the next one's (a slow machine, sanitizers) may cost another copy.
         QVERIFY2(stats.inPlace * 10 >= stats.appends * 8, "the window holds on to earlier versions");
+    }
+
+    // A live update changes only the rows after the messages it kept (the turn being written, and the
+    // new ones): no reset of the tree (its rows, selection and expanded rows stay), and the models'
+    // signals are consistent (QAbstractItemModelTester, on the model and the filter over it). A
+    // compaction among the new lines makes the earlier messages history: then the tree resets.
+    void growsOnlyTheRowsThatChanged()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("growing.jsonl"));
+        const std::string text = generatedSession(13);
+        std::size_t at = lineEndAfter(text, text.size() / 3);
+        writeFile(path, text.substr(0, at), false);
+        MainWindow w;
+        QVERIFY(openWindow(w, path));
+        TranscriptPanel *panel = w.transcriptPanel();
+        QAbstractItemModelTester modelTester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester filterTester(panel->filterModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(panel->model(), &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(panel->model(), &QAbstractItemModel::rowsInserted);
+        const QPersistentModelIndex early = panel->model()->index(2, 0);
+        const std::string earlyId = w.transcript()->messages[2].id;
+        // The last message selected: its row is replaced while its turn is written, and comes back.
+        const int last = int(w.transcript()->messages.size()) - 1;
+        w.selectMessage(last);
+        const std::string lastId = w.transcript()->messages[std::size_t(last)].id;
+        int updates = 0, historyChanges = 0;
+        while (at < text.size() && updates < 25) {
+            const std::size_t end = text.find('\n', at) + 1;
+            const std::size_t liveBefore = liveStart(*w.transcript());
+            test::appendFile(path.toStdString(), text.substr(at, end - at));
+            at = end;
+            ++updates;
+            w.liveWatch()->pollNow();
+            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+            historyChanges += liveStart(*w.transcript()) != liveBefore;
+            if (QTest::currentTestFailed())
+                return;
+        }
+        QCOMPARE(resets.count(), historyChanges);
+        QVERIFY(inserted.count() > 0);
+        QCOMPARE(panel->model()->rowCount(), int(w.transcript()->messages.size()));
+        if (historyChanges == 0) {
+            QVERIFY(early.isValid());
+            QCOMPARE(early.row(), 2);
+            QCOMPARE(w.transcript()->messages[2].id, earlyId);
+        }
+        const QModelIndex current = panel->filterModel()->mapToSource(panel->view()->currentIndex());
+        QVERIFY(current.isValid());
+        QCOMPARE(w.transcript()->messages[std::size_t(current.data(MessageIndexRole).toInt())].id, lastId);
+        // What the tree shows is what a fresh load shows, row by row.
+        const LoadResult fresh = loadFile(path.toStdString());
+        QVERIFY(fresh.ok());
+        QCOMPARE(panel->model()->rowCount(), int(fresh.transcript->messages.size()));
+        for (int r = 0; r < panel->model()->rowCount(); ++r)
+            QCOMPARE(panel->model()->rowCount(panel->model()->index(r, 0)), int(fresh.transcript->messages[std::size_t(r)].blocks.size()));
     }
 
     // The poll also counts the figures every view shows (30-45 ms on the GUI thread at 800 MB): what it

@@ -229,7 +229,9 @@ LiveTail::Update LiveTail::poll()
         m_append.spareMessages = appended.keptMessages;
         m_append.spareRecords = appended.keptRecords;
         m_append.spareBytes = appended.reparsedFrom;
-        return applied(std::move(appended.transcript), Update::Kind::Appended, read, {});
+        Update grown = applied(std::move(appended.transcript), Update::Kind::Appended, read, {});
+        grown.keptMessages = appended.keptMessages;
+        return grown;
     }
     m_append = {};
     // Parse the whole buffer again (the file is not read again).

@@ -38,6 +38,10 @@ public:
         std::shared_ptr<const Transcript> transcript; // the new transcript (Appended, Reparsed, Reloaded)
         std::uint64_t bytesRead = 0;                  // read from the file by this poll
         std::int64_t newMessages = 0;                 // messages added (negative when a reload dropped some)
+        // Appended: the first messages of the new transcript that are the version before's, as they
+        // were (their blocks may have been paired with new results, or become history after a new
+        // compaction); 0 otherwise.
+        std::size_t keptMessages = 0;
         std::string note;
         bool missing = false; // Failed: there is no file at the path (it may come back)
         bool changed() const { return transcript != nullptr; }

@@ -243,8 +243,10 @@ private:
     void connectStrategies();
     void onDocumentChanged();
     // `usage`: the chart's and gauge's figures when they were computed already (off the GUI thread),
-    // counted the way the window counts now.
-    void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow, std::optional<UsageData> usage = {});
+    // counted the way the window counts now. `keptMessages`: a live update's first messages that are
+    // those shown now (the transcript view then changes only the rows after them).
+    void showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow, std::optional<UsageData> usage = {},
+                        std::size_t keptMessages = 0);
     void updateTranscriptActions();
     void updateStrategyInputs();
     void updateTitle();

@@ -114,7 +114,7 @@ void MainWindow::onLiveUpdate(std::shared_ptr<const Transcript> transcript, cons
     // The session grew: the reader keeps their place (row, expanded rows, events shown, message
     // filter, scroll). A file read again may be another conversation: it starts afresh.
     const TranscriptPanel::ReadingPlace place = m_transcriptPanel->readingPlace();
-    showTranscript(transcript, false, usage);
+    showTranscript(transcript, false, usage, grown ? update.keptMessages : 0);
     if (grown)
         m_transcriptPanel->restoreReadingPlace(place);
     m_doc->setSource(transcript, m_path);

@@ -198,7 +198,8 @@ std::shared_ptr<strategy::TranscriptTables> MainWindow::tablesFor(const std::sha
     return tables;
 }
 
-void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow, std::optional<UsageData> given)
+void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bool analyzeNow, std::optional<UsageData> given,
+                                std::size_t keptMessages)
 {
     m_transcript = std::move(transcript);
     showStartPage(!m_transcript);
@@ -206,7 +207,10 @@ void MainWindow::showTranscript(std::shared_ptr<const Transcript> transcript, bo
         milestones->transcriptShown(m_transcript.get());
     m_tables = tablesFor(m_transcript);
     m_applying = true;
-    m_transcriptPanel->setTranscript(m_transcript);
+    if (keptMessages > 0)
+        m_transcriptPanel->growTranscript(m_transcript, keptMessages);
+    else
+        m_transcriptPanel->setTranscript(m_transcript);
     m_diagnostics->setTranscript(m_transcript.get());
     // The chart, the gauge and the status line show the same figures: counted once.
     UsageData usage = given ? std::move(*given) : m_transcript ? usageData(*m_transcript, tokencount::chosen())

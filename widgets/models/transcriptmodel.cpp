@@ -34,13 +34,69 @@ void TranscriptModel::setTranscript(std::shared_ptr<const Transcript> transcript
     m_transcript = std::move(transcript);
     m_analysis.reset(); // belongs to the previous transcript
     m_rows.clear();
-    m_maxTokens = 0;
-    if (m_transcript)
-        for (const Message &m : m_transcript->messages)
-            m_maxTokens = std::max(m_maxTokens, qint64(tokens::estimateMessage(m)));
+    m_maxTokens = largestEstimate();
     linkSubagents();
     endResetModel();
     Q_EMIT analysisChanged();
+}
+
+void TranscriptModel::growTranscript(std::shared_ptr<const Transcript> grown, std::size_t kept)
+{
+    const int before = messageRows();
+    if (!m_transcript || !grown || kept == 0 || kept > std::size_t(before) || kept > grown->messages.size()) {
+        setTranscript(std::move(grown));
+        return;
+    }
+    if (int(kept) < before) { // the turn still being written: parsed again with the new lines
+        beginRemoveRows({}, int(kept), before - 1);
+        m_shownMessages = int(kept);
+        endRemoveRows();
+    }
+    const int after = int(grown->messages.size());
+    // The subagents linked to the kept rows' calls, to check that the new lines changed none of them.
+    auto linkedBefore = [kept](const std::vector<analysis::SubagentRun> &runs) {
+        std::vector<std::pair<std::int32_t, std::int32_t>> out;
+        for (const analysis::SubagentRun &r : runs)
+            out.emplace_back(r.message >= 0 && std::size_t(r.message) < kept ? std::pair(r.message, r.block) : std::pair(-1, -1));
+        return out;
+    };
+    auto linked = linkedBefore(m_runs);
+    if (after > int(kept))
+        beginInsertRows({}, int(kept), after - 1);
+    m_transcript = std::move(grown);
+    m_shownMessages = -1;
+    m_analysis.reset(); // belongs to the previous version
+    m_rows.clear();
+    const qint64 largest = largestEstimate(); // (estimates are cached: a pass over the messages)
+    linkSubagents();
+    if (after > int(kept))
+        endInsertRows();
+    linked.resize(m_runs.size(), {-1, -1}); // subagents found since: linked to new rows, or to none
+    if (linkedBefore(m_runs) != linked) {   // a kept call got its subagent (its result line came now)
+        beginResetModel();
+        endResetModel();
+    }
+    if (largest != m_maxTokens) { // every row's token bar is drawn against the largest
+        m_maxTokens = largest;
+        Q_EMIT dataChanged(index(0, TokensColumn), index(int(kept) - 1, TokensColumn));
+    }
+    Q_EMIT analysisChanged();
+}
+
+int TranscriptModel::messageRows() const
+{
+    if (!m_transcript)
+        return 0;
+    return m_shownMessages >= 0 ? m_shownMessages : int(m_transcript->messages.size());
+}
+
+qint64 TranscriptModel::largestEstimate() const
+{
+    qint64 largest = 0;
+    if (m_transcript)
+        for (const Message &m : m_transcript->messages)
+            largest = std::max(largest, qint64(tokens::estimateMessage(m)));
+    return largest;
 }
 
 QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &parent) const
@@ -48,7 +104,7 @@ QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &paren
     if (!m_transcript || row < 0 || column < 0 || column >= ColumnCount)
         return {};
     if (!parent.isValid())
-        return row < int(m_transcript->messages.size()) ? createIndex(row, column, kMessageRow) : QModelIndex();
+        return row < messageRows() ? createIndex(row, column, kMessageRow) : QModelIndex();
     if (isSubagentRow(parent))
         return {};
     if (parent.internalId() != kMessageRow) { // a block: the subagent its call started
@@ -56,7 +112,7 @@ QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &paren
         const Transcript *sub = subagentTranscript(run);
         return sub && row < int(sub->messages.size()) ? createIndex(row, column, kSubagentRow | quintptr(run)) : QModelIndex();
     }
-    if (parent.row() >= int(m_transcript->messages.size()))
+    if (parent.row() >= messageRows())
         return {};
     const Message &m = m_transcript->messages[std::size_t(parent.row())];
     if (row >= int(m.blocks.size()))
@@ -80,7 +136,7 @@ int TranscriptModel::rowCount(const QModelIndex &parent) const
     if (!m_transcript)
         return 0;
     if (!parent.isValid())
-        return int(m_transcript->messages.size());
+        return messageRows();
     if (parent.column() != 0 || isSubagentRow(parent))
         return 0; // only column 0 carries children (tree convention)
     if (parent.internalId() != kMessageRow) {

@@ -43,6 +43,12 @@ public:
     ~TranscriptModel() override;
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
+    // The same session grown (a live update) whose first `kept` messages are the ones shown now: the
+    // rows after them are removed and the new ones inserted, so that views keep the state of the
+    // rest (selection, expanded rows, scroll) and the cost follows what changed, not the session's
+    // size. The analysis is cleared as by setTranscript, without a signal per row: a view filtering
+    // or sorting by it resets instead (TranscriptPanel::growTranscript). Anything else resets.
+    void growTranscript(std::shared_ptr<const Transcript> grown, std::size_t kept);
     const std::shared_ptr<const Transcript> &transcript() const { return m_transcript; }
 
     // Analysis columns. nullptr clears them; an analysis whose priority.size() differs from the
@@ -93,6 +99,8 @@ Q_SIGNALS:
 private:
     static constexpr quintptr kSubagentRow = quintptr(1) << (sizeof(quintptr) * 8 - 1);
 
+    int messageRows() const; // top-level rows: the messages, or the first m_shownMessages during growTranscript
+    qint64 largestEstimate() const;
     QVariant messageData(int row, int column, int role) const;
     // A subagent's message under its call (transcriptmodel_subagents.cpp).
     QVariant subagentData(int run, int row, int column, int role) const;
@@ -114,6 +122,7 @@ private:
     std::vector<cl::cost::SubagentCost> m_runCosts; // by Transcript::subagents index
     std::unordered_map<quint64, int> m_runAt;       // (message << 32 | block) of a linked call -> run
     qint64 m_maxTokens = 0;
+    int m_shownMessages = -1; // >= 0 while growTranscript replaces the rows after them
 };
 
 } // namespace cl::gui

@@ -231,12 +231,26 @@ void TranscriptPanel::fitPreviewColumn()
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
 {
     clearMessageFilter(); // indices of another transcript
+    m_keptRows = 0;
     m_hideHistory->setVisible(transcript && liveStart(*transcript) > 0);
     m_model->setTranscript(std::move(transcript));
     // Lay the rows out now rather than on the view's zero timer: the paint that follows this load
     // then shows them, instead of a paint without them and another one after the timer.
     m_view->doItemsLayout();
     Q_EMIT rowSelected(-1, -1);
+}
+
+bool TranscriptPanel::growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept)
+{
+    const std::shared_ptr<const Transcript> &shown = m_model->transcript();
+    const bool analysisOrdered = m_filter->hasAnalysisFilter() || m_filter->sortColumn() > TranscriptModel::TokensColumn;
+    if (!shown || !transcript || kept == 0 || analysisOrdered || liveStart(*transcript) != liveStart(*shown)) {
+        setTranscript(std::move(transcript));
+        return false;
+    }
+    m_model->growTranscript(std::move(transcript), kept);
+    m_keptRows = kept;
+    return true;
 }
 
 TranscriptPanel::ReadingPlace TranscriptPanel::readingPlace() const
@@ -296,6 +310,21 @@ void TranscriptPanel::restoreReadingPlace(const ReadingPlace &place)
         const QModelIndex row = m_model->index(message, 0);
         return s.block < 0 ? row : m_model->index(s.block, 0, row);
     };
+    // After growTranscript the rows before m_keptRows kept their state and the view its scroll
+    // position: only what was in the rows after them comes back (a layout of every row is not needed).
+    const auto changed = [this, &messageOf](const Spot &s) { return std::size_t(std::max(0, messageOf(s))) >= m_keptRows; };
+    if (m_keptRows > 0) {
+        for (const Spot &s : place.eventsShown)
+            if (const int row = messageOf(s); row >= 0 && changed(s) && !m_filter->eventsShown(row))
+                m_filter->toggleEvents(row);
+        for (const Spot &s : place.expanded)
+            if (const QModelIndex index = m_filter->mapFromSource(sourceIndex(s)); index.isValid() && changed(s))
+                m_view->expand(index);
+        if (const QModelIndex current = m_filter->mapFromSource(sourceIndex(place.current));
+            current.isValid() && changed(place.current) && m_view->currentIndex() != current)
+            m_view->selectionModel()->setCurrentIndex(current, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        return;
+    }
     if (place.messageSet) {
         m_filter->setMessageSet(place.messageSet); // the messages kept keep their indices
         m_chip->setText(place.chip);

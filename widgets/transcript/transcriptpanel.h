@@ -39,6 +39,11 @@ public:
     // filter and the scroll position (the caller keeps a view at the end there). Taken before a live update and given back
     // after it, each message found again by its id (by its index when it has none), so that the
     // agent's next line does not take the reader's place away.
+    // The same session grown by a live update, its first `kept` messages unchanged: only the rows
+    // after them change (TranscriptModel::growTranscript), unless the view filters or sorts by the
+    // analysis or the new lines made earlier messages history (a compaction); then as
+    // setTranscript. Returns whether the rows before `kept` stayed as they were.
+    bool growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept);
     struct Spot {
         int message = -1, block = -1;
         std::string id;
@@ -51,6 +56,7 @@ public:
         int scroll = 0;
     };
     ReadingPlace readingPlace() const;
+    // After growTranscript, only what was in the rows that changed (the rest kept its state).
     void restoreReadingPlace(const ReadingPlace &place);
     // Fills the analysis columns (forwarded to the model); nullptr clears them.
     void setAnalysis(std::shared_ptr<const cl::analysis::Analysis> analysis);
@@ -107,6 +113,7 @@ private:
     QCheckBox *m_regex;
     QCheckBox *m_hideMeta;
     QCheckBox *m_hideHistory;
+    std::size_t m_keptRows = 0; // rows the last growTranscript left as they were (0 after setTranscript)
     QComboBox *m_priorityCombo;
     QCheckBox *m_criticalOnly;
     QCheckBox *m_importantOnly;
