@@ -4,7 +4,7 @@
 # and 100 MB grows by one line and then by the rest of its last turn; LiveTail::poll() takes each in.
 # Compared with a fresh load of the whole file. Then the real main window (bench/bench_livegui.cpp,
 # offscreen) follows generated 100 MB Claude Code and Codex sessions while their last 40 lines are
-# written one by one. Writes bench/results-live.md.
+# written one by one, and an 800 MB Claude Code session its last 20. Writes bench/results-live.md.
 # Usage: scripts/bench-live.sh [MB ...]   (env BENCH_BUILD: build dir, default build-bench; BENCH_DATA)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,8 +23,16 @@ for format in claude-code codex; do
     home=$(mktemp -d) # a throwaway HOME: the window's settings and recent files stay out of the user's
     line=$(HOME=$home QT_QPA_PLATFORM=offscreen "$build/bench/bench_livegui" "$session" 40 2>/dev/null) || status=$?
     rm -rf "$home"
-    window+=$(printf '%-12s %s' "$format" "$line")$'\n'
+    window+=$(printf '%-16s %s' "$format 100 MB" "$line")$'\n'
 done
+# The size real sessions reach (the same generator's 800 MB Claude Code session, as scripts/bench-gui.sh
+# uses): its last 20 lines.
+session="$data/session-800mb.jsonl"
+[[ -f $session ]] || "$build/app/contextlens-cli" generate --format claude-code --size-mb 800 --seed 1 -o "$session" >/dev/null
+home=$(mktemp -d)
+line=$(HOME=$home QT_QPA_PLATFORM=offscreen "$build/bench/bench_livegui" "$session" 20 2>/dev/null) || status=$?
+rm -rf "$home"
+window+=$(printf '%-16s %s' "claude-code 800 MB" "$line")$'\n'
 {
     echo "# Live session benchmark"
     echo
@@ -50,12 +58,13 @@ done
     echo "## The window following the session"
     echo
     echo "bench/bench_livegui.cpp: the main window (offscreen, 1400x860) opens a generated 100 MB session"
-    echo "but for its last 40 lines, then they are written one by one, each polled. Per line, median and"
-    echo "worst (max) of the lines after the first two, ms: \"shown\" from the write to the line on screen"
-    echo "(the poll, the window's update, a repaint); \"computed\" until the analysis, the counts and the"
-    echo "strategy tables of that version are done; \"guicpu\" the GUI thread's CPU time in that span;"
-    echo "\"stall\" the longest the GUI thread did not answer in it. \"inplace\": polls that grew the version"
-    echo "before (the window let go of it)."
+    echo "but for its last 40 lines (the 800 MB one: 20), then they are written one by one, each polled."
+    echo "Per line, median and worst (max) of the lines after the first two, ms: \"shown\" from the write to"
+    echo "the line on screen (the poll, the window's update, a repaint); \"computed\" until the analysis, the"
+    echo "counts and the strategy tables of that version are done; \"guicpu\" the GUI thread's CPU time in"
+    echo "that span (the benchmark waits for events without spinning since 2026-11-30 07:40; the runs"
+    echo "before counted its own polling loop too); \"stall\" the longest the GUI thread did not answer in"
+    echo "it. \"inplace\": polls that grew the version before (the window let go of it)."
     echo
     echo '```'
     printf '%s' "$window"
