@@ -188,8 +188,25 @@ private Q_SLOTS:
         QVERIFY(!w.usageDock()->toggleViewAction()->shortcut().isEmpty());
         w.analysisDock()->toggleViewAction()->trigger();
         QVERIFY(!w.analysisDock()->isVisible());
+
+        // Hidden, the panel does not render the analyses that arrive (each live update brings one);
+        // shown again, it shows the newest.
+        const auto shownText = [&w] { // the browser as it is, without the accessor bringing it up to date
+            const QList<QTextBrowser *> views = w.analysisPanel()->findChildren<QTextBrowser *>();
+            QString all;
+            for (const QTextBrowser *v : views)
+                all += v->toPlainText();
+            return all;
+        };
+        const QString before = shownText();
+        w.contextGauge()->setContextWindow(150000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis() && w.analysis()->usage.window == 150000, 20000);
+        QCOMPARE(shownText(), before);
         w.analysisDock()->toggleViewAction()->trigger();
         QVERIFY(w.analysisDock()->isVisible());
+        QTRY_VERIFY(shownText() != before);
+        QVERIFY(shownText().contains(QLocale().toString(150000)));
+        QSettings().remove(QStringLiteral("view/contextWindow"));
     }
 
     void openFileNowAnalysesAtOnce()

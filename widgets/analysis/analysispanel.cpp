@@ -225,8 +225,39 @@ void AnalysisPanel::refresh()
     refreshMessage();
 }
 
+void AnalysisPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    catchUp();
+}
+
+void AnalysisPanel::catchUp()
+{
+    if (m_sessionStale)
+        renderSession();
+    if (m_messageStale)
+        renderMessage();
+}
+
 void AnalysisPanel::refreshSession()
 {
+    if (isVisible())
+        renderSession();
+    else
+        m_sessionStale = true;
+}
+
+void AnalysisPanel::refreshMessage()
+{
+    if (isVisible())
+        renderMessage();
+    else
+        m_messageStale = true;
+}
+
+void AnalysisPanel::renderSession()
+{
+    m_sessionStale = false;
     const bool dark = theme::isDark(palette());
     QString html;
     if (m_transcript && m_analysis)
@@ -242,8 +273,9 @@ void AnalysisPanel::refreshSession()
     m_sessionView->verticalScrollBar()->setValue(scroll);
 }
 
-void AnalysisPanel::refreshMessage()
+void AnalysisPanel::renderMessage()
 {
+    m_messageStale = false;
     if (!m_transcript || !m_analysis)
         m_messageView->setHtml(tr("<p><i>Select a message to see why it was judged the way it was.</i></p>"));
     else

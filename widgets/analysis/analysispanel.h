@@ -33,8 +33,19 @@ public:
     void showMessage(int message);
     int shownMessage() const { return m_message; }
 
-    QTextBrowser *messageView() const { return m_messageView; }
-    QTextBrowser *sessionView() const { return m_sessionView; }
+    // The views, their text brought up to date first: a hidden panel (its dock closed or behind
+    // another tab) renders its text only when shown, not at every analysis (20-27 ms for each live
+    // update of an 800 MB session).
+    QTextBrowser *messageView()
+    {
+        catchUp();
+        return m_messageView;
+    }
+    QTextBrowser *sessionView()
+    {
+        catchUp();
+        return m_sessionView;
+    }
     EstimatorReport *estimatorReport() const { return m_estimator; }
 
     // The HTML both views show; plain functions of the analysis, so they are tested without a window.
@@ -46,12 +57,16 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void onAnchor(const QUrl &url);
     void refresh();
     void refreshSession();
     void refreshMessage();
+    void renderSession();
+    void renderMessage();
+    void catchUp(); // renders what changed while hidden
 
     QTextBrowser *m_messageView;
     QTextBrowser *m_sessionView;
@@ -60,6 +75,7 @@ private:
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     int m_message = -1;
     bool m_busy = false;
+    bool m_sessionStale = false, m_messageStale = false; // changed while hidden
 };
 
 } // namespace cl::gui
