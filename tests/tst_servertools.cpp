@@ -8,6 +8,7 @@
 #include "core/io/loader.h"
 #include "core/io/validity.h"
 #include "core/io/writer.h"
+#include "core/io/export.h"
 #include "core/model/servertools.h"
 #include "core/report/report.h"
 #include "core/report/reportdata.h"
@@ -18,6 +19,8 @@
 #include "test_support.h"
 
 #include <QtTest>
+
+#include <map>
 
 using namespace cl;
 using namespace claudecode_fixture;
@@ -185,6 +188,37 @@ void TestServerTools::strategiesLeaveThem()
         const WriteResult w = formats::inMemory(formats::writeClaudeCode, out);
         QVERIFY(w.ok);
         QVERIFY2(w.bytes.find(originalResultLine()) != std::string::npos, c.strategy);
+        // Exported as Claude Code writes its own compactions (what the agent resumes): every line is
+        // one JSON object, the call and its result (one message, lines of their own) renamed alike.
+        // Their shared id was replaced twice on each line, which wrote the line's tail again after it
+        // (Claude Code 2.1.328 then resumed without the export's context).
+        const WriteResult e = exportTranscript(out, Format::ClaudeCode);
+        QVERIFY2(e.ok, c.strategy);
+        const std::string original = readAll(fixture("server-tools.jsonl"));
+        QVERIFY(e.bytes.compare(0, original.size(), original) == 0);
+        std::map<std::string, int> calls, results; // renamed id -> blocks
+        std::size_t at = original.size();
+        while (at < e.bytes.size()) {
+            const std::size_t end = e.bytes.find('\n', at);
+            const std::string line = e.bytes.substr(at, end - at);
+            at = end == std::string::npos ? e.bytes.size() : end + 1;
+            const auto j = nlohmann::json::parse(line, nullptr, false);
+            QVERIFY2(!j.is_discarded(), (std::string(c.strategy) + ": " + line.substr(0, 200)).c_str());
+            if (!j.contains("message") || !j["message"].is_object() || !j["message"].contains("content")
+                || !j["message"]["content"].is_array())
+                continue;
+            for (const auto &part : j["message"]["content"]) {
+                const std::string type = part.value("type", "");
+                if (type == "server_tool_use")
+                    ++calls[part.value("id", "")];
+                else if (type.find("_tool_result") != std::string::npos && type != "tool_result")
+                    ++results[part.value("tool_use_id", "")];
+            }
+        }
+        QVERIFY2(calls.size() == 2, c.strategy); // the search and the fetch, each renamed once
+        QCOMPARE(calls, results);
+        for (const auto &[id, n] : calls)
+            QVERIFY2(id.rfind("srvtoolu_0", 0) == 0 && id.find("_cl") != std::string::npos && n == 1, id.c_str());
     }
 }
 

@@ -78,6 +78,8 @@ void writeRelinked(std::string_view line, const std::string &parent, const std::
     std::sort(splices.begin(), splices.end(), [](const Splice &a, const Splice &b) { return a.begin < b.begin; });
     std::size_t at = 0;
     for (const Splice &s : splices) {
+        if (s.begin < at)
+            continue; // overlaps the one before (the same bytes found twice): replaced once
         out += line.substr(at, s.begin - at);
         out += s.value;
         at = s.end;
@@ -206,7 +208,11 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
                 auto [it, added] = freshToolIdOf.try_emplace(b.toolId);
                 if (added)
                     it->second = freshToolId(b.toolId);
-                renames.emplace_back(cl::json::dump(nlohmann::json(b.toolId)), cl::json::dump(nlohmann::json(it->second)));
+                // Once per id: a server tool's call and result share it within one message (a web
+                // search), and a second rename of the same bytes wrote the line twice over.
+                std::string from = cl::json::dump(nlohmann::json(b.toolId));
+                if (std::none_of(renames.begin(), renames.end(), [&](const auto &r) { return r.first == from; }))
+                    renames.emplace_back(std::move(from), cl::json::dump(nlohmann::json(it->second)));
             }
         const std::string ts = !m.timestamp.empty() ? m.timestamp : lastTimestamp;
         bool copied = false;
