@@ -24,6 +24,8 @@ sent to the fake model server.
       reported. Strategies run with --window so that the session fills 95 % of it (they act).
       compact --json reports fates as counts only, so the dropped tool calls and the written texts
       come from comparing `convert --to API` of the input with `compact --to API` of the result.
+  (s) Claude Code: the server tool blocks in each export's live context (the recorded session's last
+      answer carries a web search the server ran) reach the resumed request unchanged
   (r) Claude Code: a redacted export (`convert --redact`) of the recorded session with planted
       secrets has none of them and resumes in the agent (check_redact.py)
   (f) Claude Code: a compaction put over its session in the middle of a turn is reported undone by
@@ -414,6 +416,45 @@ MODEL_SUMMARY = (
     "9. Optional Next Step: none. MODEL-SUMMARY-5C1D\n</summary>")
 
 
+SERVER_RESULT_TYPES = ("web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+                       "bash_code_execution_tool_result", "text_editor_code_execution_tool_result")
+
+
+def server_blocks(contents) -> dict:
+    """Server tool blocks (server_tool_use and its results) among message contents, by (id, type)."""
+    out = {}
+    for content in contents:
+        for b in content if isinstance(content, list) else []:
+            if isinstance(b, dict) and (b.get("type") == "server_tool_use" or b.get("type") in SERVER_RESULT_TYPES):
+                out[(b.get("id") or b.get("tool_use_id"), b["type"])] = b
+    return out
+
+
+def live_server_blocks(session: Path) -> dict:
+    """A Claude Code session's server tool blocks after its last compaction."""
+    contents = []
+    for line in session.read_text(encoding="utf-8").splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("type") == "system" and o.get("subtype") == "compact_boundary":
+            contents = []
+        m = o.get("message")
+        if isinstance(m, dict) and m.get("role") == "assistant" and not o.get("isSidechain"):
+            contents.append(m.get("content"))
+    return server_blocks(contents)
+
+
+def server_block_problems(export: Path, request: dict) -> tuple:
+    """(blocks expected, problems): each kept server block must be sent as it is in the export."""
+    kept = live_server_blocks(export)
+    sent = server_blocks(m.get("content") for m in request.get("messages", []) if m.get("role") == "assistant")
+    problems = [f"server block {k[1]} {k[0]} not sent" if k not in sent else f"server block {k[1]} {k[0]} changed"
+                for k, b in kept.items() if sent.get(k) != b]
+    return len(kept), problems
+
+
 def run_strategy(ctx: dict, strategy: str) -> dict:
     name, model = (strategy[:-6], True) if strategy.endswith("+model") else (strategy, False)
     cli, agent, api, session, work = ctx["cli"], ctx["agent"], ctx["api"], ctx["session"], ctx["work"] / strategy
@@ -476,6 +517,9 @@ def run_strategy(ctx: dict, strategy: str) -> dict:
             problems.append("the model's summary is not in the resumed request")
         if model and not data.get("changed"):
             problems.append("the model summary was not applied: " + str(data.get("note"))[:200])
+        if api == "anthropic":
+            row["server_blocks"], server_problems = server_block_problems(out, request)
+            problems += server_problems
         lost = sorted(kept - sent_ids)
         if lost:
             problems.append(f"{len(lost)} kept tool call(s) not sent: {lost[:4]}")
@@ -530,6 +574,12 @@ def check_strategies(cli: Cli, rep: Report, agent: str, label: str, session: Pat
                 rep.add("d-live-total", f"{agent}/{label}/{row['strategy']}", False,
                         "no prediction or request total to compare")
             rows.append(row)
+    if agent == "claude-code" and label == "recorded":
+        # (s) not vacuous: the recorded web search is in the live context, and exports keep it.
+        carried = [r["strategy"] for r in rows if r.get("server_blocks")]
+        rep.add("s-server-tools", f"{agent}/{label}", len(live_server_blocks(session)) == 2 and bool(carried),
+                "" if carried else f"the session has {len(live_server_blocks(session))} live server block(s) "
+                                   "(2 expected) and no export kept one")
     return rows
 
 

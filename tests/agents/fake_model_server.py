@@ -220,9 +220,22 @@ def sse(event, data) -> bytes:
     return (head + "data: " + json.dumps(data) + "\n\n").encode()
 
 
+def server_search_blocks(script, search: dict) -> list:
+    """A web search the server ran itself (Anthropic server tools): the call and its result, both in
+    the assistant message, as the Messages API returns them."""
+    call_id = script.new_id("srvtoolu_fake")
+    results = [{"type": "web_search_result", "url": r["url"], "title": r["title"],
+                "encrypted_content": r.get("encrypted_content", "RW5jcnlwdGVkIGNvbnRlbnQ="), "page_age": None}
+               for r in search.get("results", [])]
+    return [{"type": "server_tool_use", "id": call_id, "name": "web_search", "input": {"query": search["query"]}},
+            {"type": "web_search_tool_result", "tool_use_id": call_id, "content": results}]
+
+
 def anthropic_answer(script, body, text, calls, usage, stream):
     msg_id = script.new_id("msg_fake")
-    blocks = ([{"type": "text", "text": text}] if text else []) + [
+    search = getattr(_tls, "server_search", None)
+    blocks = (server_search_blocks(script, search) if search else []) + (
+        [{"type": "text", "text": text}] if text else []) + [
         {"type": "tool_use", "id": script.new_id("toolu_fake"), "name": n, "input": a} for n, a in calls]
     stop = getattr(_tls, "stop", None) or ("tool_use" if calls else "end_turn")
     u = {"input_tokens": usage["input"], "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
@@ -236,6 +249,8 @@ def anthropic_answer(script, body, text, calls, usage, stream):
     for i, b in enumerate(blocks):
         if b["type"] == "text":
             start, deltas = {**b, "text": ""}, [{"type": "text_delta", "text": p} for p in pieces(b["text"])]
+        elif b["type"] == "web_search_tool_result":
+            start, deltas = b, []  # a result block arrives whole
         else:
             start = {**b, "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": json.dumps(b["input"])}]
@@ -396,6 +411,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(400, "application/json", json.dumps({"error": {"message": str(e)}}).encode())
         _tls.chunks = max(1, int(turn.get("chunks", 1)))
         _tls.stop = turn.get("stop")
+        _tls.server_search = turn.get("server_search") if api == "anthropic" else None
         ctype, data = ANSWERS[api](script, body, turn.get("text", ""), calls, usage, stream)
         self._send(200, ctype, data)
 

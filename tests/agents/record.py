@@ -32,6 +32,12 @@ FIRST_TURNS = [{"shell": ["echo hello > a.txt"]}, {"shell": ["cat a.txt", "ls"]}
 SECOND_TURNS = [{"shell": ["echo world >> a.txt"]}, {"shell": ["wc -l a.txt"]},
                 {"text": "a.txt has two lines now."}]
 LAST_TURNS = [{"shell": ["ls -l"]}, {"text": "Only a.txt, 12 bytes."}]
+# Claude Code's last answer also carries a web search the server ran itself (server_tool_use and
+# web_search_tool_result in the assistant message): after the compaction, so that it is in the live
+# context the exports keep and the agent sends back.
+SERVER_SEARCH = {"query": "wc line count trailing newline",
+                 "results": [{"url": "https://example.org/wc", "title": "wc counts newlines"},
+                             {"url": "https://example.org/posix", "title": "POSIX lines"}]}
 
 
 def steps_for(agent: str):
@@ -40,7 +46,7 @@ def steps_for(agent: str):
         return [("first", FIRST, {"turns": FIRST_TURNS}, False),
                 ("second", SECOND, {"turns": SECOND_TURNS}, True),
                 ("compact", "/compact", {}, True),
-                ("last", LAST, {"turns": LAST_TURNS}, True)]
+                ("last", LAST, {"turns": LAST_TURNS[:-1] + [{**LAST_TURNS[-1], "server_search": SERVER_SEARCH}]}, True)]
     if agent == "codex":  # the second turn reports usage over the limit: Codex compacts mid-turn
         second = [SECOND_TURNS[0], {**SECOND_TURNS[1], "usage": {"input": OVER_CODEX_LIMIT}}, SECOND_TURNS[2]]
         return [("first", FIRST, {"turns": FIRST_TURNS}, False),
