@@ -236,11 +236,12 @@ void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
         p.drawText(r, Qt::AlignRight | Qt::AlignTop, label);
         m_labelRects.push_back(r);
     }
-    // Compactions: one dashed line per pixel column, and a label where one fits. A session with
-    // hundreds of them (722 in a generated 800 MB one) drew a line and placed a label for each on every
-    // paint, 25-30 ms of each live update; labels that found no free row piled up at the bottom.
+    // Compactions: one dashed line per pixel column, and a label where one fits in the top three rows
+    // (more would cover the lines they label). A session with hundreds of them (722 in a generated
+    // 800 MB one) drew a line and placed a label for each on every paint, 25-30 ms of each live
+    // update, and its labels filled the plot.
     const QPen markerPen(c.compact, 1.5, Qt::DashLine);
-    const int rows = std::max(1, int((g.plot.height() - 2) / fm.height()));
+    const int rows = std::clamp(int((g.plot.height() - 2) / fm.height()), 1, 3);
     std::vector<double> rowEnd(std::size_t(rows), -1e9); // right edge of the rightmost label in each row
     double lastLine = -1e9;
     for (const CompactMarker &m : m_data.compactions) {
