@@ -20,16 +20,18 @@ namespace {
 constexpr std::size_t kTwoThreadBytes = std::size_t(32) << 20;
 
 // Reads [from, to) of the file into out + from; returns how many bytes it got (fewer when the file
-// is shorter now), or -1 with errno set.
-std::int64_t readRange(int fd, char *out, std::size_t from, std::size_t to)
+// is shorter now), or -1 with `error` set to the errno of the failed read (errno is the thread's own).
+std::int64_t readRange(int fd, char *out, std::size_t from, std::size_t to, int &error)
 {
     std::size_t done = from;
     while (done < to) {
         const ssize_t n = ::pread(fd, out + done, to - done, off_t(done));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0) {
+            error = errno;
             return -1;
+        }
         if (n == 0)
             break;
         done += std::size_t(n);
@@ -65,12 +67,13 @@ bool readWholeFile(int fd, std::size_t size, std::string &bytes, std::string &er
         onTwoThreads([&](std::size_t k) { k == 0 ? prefault(bytes.data(), half) : prefault(bytes.data() + half, bytes.capacity() - half); });
     bytes.resize(size);
     std::int64_t got[2] = {0, 0};
+    int failed[2] = {0, 0};
     if (twoThreads)
-        onTwoThreads([&](std::size_t k) { got[k] = k == 0 ? readRange(fd, bytes.data(), 0, half) : readRange(fd, bytes.data(), half, size); });
+        onTwoThreads([&](std::size_t k) { got[k] = readRange(fd, bytes.data(), k == 0 ? 0 : half, k == 0 ? half : size, failed[k]); });
     else
-        got[0] = readRange(fd, bytes.data(), 0, size);
+        got[0] = readRange(fd, bytes.data(), 0, size, failed[0]);
     if (got[0] < 0 || got[1] < 0) {
-        error = std::string("read error: ") + std::strerror(errno);
+        error = std::string("read error: ") + std::strerror(got[0] < 0 ? failed[0] : failed[1]);
         return false;
     }
     // The first part short: the file ends there (the second part read nothing past that end).
