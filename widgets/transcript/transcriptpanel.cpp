@@ -240,17 +240,16 @@ void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript
     Q_EMIT rowSelected(-1, -1);
 }
 
-bool TranscriptPanel::growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept)
+void TranscriptPanel::growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept)
 {
     const std::shared_ptr<const Transcript> &shown = m_model->transcript();
     const bool analysisOrdered = m_filter->hasAnalysisFilter() || m_filter->sortColumn() > TranscriptModel::TokensColumn;
     if (!shown || !transcript || kept == 0 || analysisOrdered || liveStart(*transcript) != liveStart(*shown)) {
         setTranscript(std::move(transcript));
-        return false;
+        return;
     }
     m_model->growTranscript(std::move(transcript), kept);
     m_keptRows = kept;
-    return true;
 }
 
 TranscriptPanel::ReadingPlace TranscriptPanel::readingPlace() const

@@ -42,8 +42,8 @@ public:
     // The same session grown by a live update, its first `kept` messages unchanged: only the rows
     // after them change (TranscriptModel::growTranscript), unless the view filters or sorts by the
     // analysis or the new lines made earlier messages history (a compaction); then as
-    // setTranscript. Returns whether the rows before `kept` stayed as they were.
-    bool growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept);
+    // setTranscript.
+    void growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept);
     struct Spot {
         int message = -1, block = -1;
         std::string id;
