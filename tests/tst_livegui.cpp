@@ -62,6 +62,19 @@ std::size_t lineEndAfter(const std::string &text, std::size_t from)
     return text.find('\n', from) + 1;
 }
 
+// The agent writes the next `count` lines of `text` (from `at`, which moves past them) and the
+// window, polled, shows them. QTest::currentTestFailed() tells when it did not.
+void writeLinesAndWait(MainWindow &w, const QString &path, const std::string &text, std::size_t &at, int count = 1)
+{
+    std::size_t end = at;
+    for (int k = 0; k < count && end < text.size(); ++k)
+        end = text.find('\n', end) + 1;
+    test::appendFile(path.toStdString(), text.substr(at, end - at));
+    at = end;
+    w.liveWatch()->pollNow();
+    QTRY_COMPARE(w.transcript()->buffer->size(), at);
+}
+
 bool openWindow(MainWindow &w, const QString &path)
 {
     w.setShowErrorDialogs(false);
@@ -137,12 +150,10 @@ private Q_SLOTS:
         QVERIFY(w.liveWatch()->isFollowing());
         int lines = 0;
         while (at < text.size() && lines < 40) {
-            const std::size_t end = text.find('\n', at) + 1;
-            writeFile(path, text.substr(at, end - at), true);
-            at = end;
+            writeLinesAndWait(w, path, text, at);
             ++lines;
-            w.liveWatch()->pollNow();
-            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+            if (QTest::currentTestFailed())
+                return;
             // The window's work on the version shown (analysis, counts, strategy tables) is done: no
             // job holds the version before any more.
             QTRY_VERIFY(!w.liveWatch()->isPolling() && OpenMilestones::of(&w)->isFinished());
@@ -186,13 +197,9 @@ private Q_SLOTS:
         const std::string lastId = w.transcript()->messages[std::size_t(last)].id;
         int updates = 0, historyChanges = 0;
         while (at < text.size() && updates < 25) {
-            const std::size_t end = text.find('\n', at) + 1;
             const std::size_t liveBefore = liveStart(*w.transcript());
-            test::appendFile(path.toStdString(), text.substr(at, end - at));
-            at = end;
+            writeLinesAndWait(w, path, text, at);
             ++updates;
-            w.liveWatch()->pollNow();
-            QTRY_COMPARE(w.transcript()->buffer->size(), at);
             historyChanges += liveStart(*w.transcript()) != liveBefore;
             if (QTest::currentTestFailed())
                 return;
@@ -233,11 +240,9 @@ private Q_SLOTS:
         for (const tokens::Estimator count : {tokens::Estimator::Calibrated, tokens::Estimator::Seed, tokens::Estimator::Exact}) {
             w.setTokenCount(count);
             updates.clear();
-            const std::size_t end = text.find('\n', text.find('\n', at) + 1) + 1; // two lines
-            test::appendFile(path.toStdString(), text.substr(at, end - at));
-            at = end;
-            w.liveWatch()->pollNow();
-            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+            writeLinesAndWait(w, path, text, at, 2);
+            if (QTest::currentTestFailed())
+                return;
             QCOMPARE(updates.count(), 1);
             const auto usage = updates.first().at(2).value<std::optional<UsageData>>();
             const UsageData fresh = usageData(*w.transcript(), count);
@@ -298,12 +303,10 @@ private Q_SLOTS:
 
         int lines = 0;
         while (at < text.size() && lines < 6) {
-            const std::size_t end = text.find('\n', at) + 1;
-            test::appendFile(path.toStdString(), text.substr(at, end - at));
-            at = end;
+            writeLinesAndWait(w, path, text, at);
             ++lines;
-            w.liveWatch()->pollNow();
-            QTRY_COMPARE(w.transcript()->buffer->size(), at);
+            if (QTest::currentTestFailed())
+                return;
         }
         const QModelIndex current = panel->filterModel()->mapToSource(view->currentIndex());
         QVERIFY(current.isValid());
