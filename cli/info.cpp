@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/subagents.h"
 #include "core/tokens/estimator.h"
 #include "core/tokens/fixedpart.h"
 #include "core/workflow/undonecompaction.h"
@@ -31,6 +32,33 @@ std::size_t countLines(std::string_view bytes)
     if (!bytes.empty() && bytes.back() != '\n')
         ++n;
     return n;
+}
+
+// Each subagent run: what started it (the session, another subagent) and its size; parents first.
+ojson subagentRunsJson(const Transcript &t)
+{
+    const std::vector<analysis::SubagentRun> runs = analysis::subagentRuns(t);
+    ojson out = ojson::array();
+    auto add = [&](auto &self, std::int32_t parent) -> void {
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            const analysis::SubagentRun &run = runs[r];
+            if (run.parentRun != parent)
+                continue;
+            ojson j{{"agentId", run.agentId}, {"description", run.description}, {"agentType", run.agentType}, {"depth", run.depth}, {"messages", run.messages}, {"tokens", run.tokens}, {"sessionMessage", nullptr}, {"startedBy", nullptr}, {"message", nullptr}};
+            if (run.parentRun >= 0)
+                j["startedBy"] = runs[std::size_t(run.parentRun)].agentId;
+            else if (run.message >= 0)
+                j["startedBy"] = "session";
+            if (run.message >= 0)
+                j["message"] = run.message;
+            if (run.sessionMessage >= 0)
+                j["sessionMessage"] = run.sessionMessage;
+            out.push_back(std::move(j));
+            self(self, std::int32_t(r));
+        }
+    };
+    add(add, -1);
+    return out;
 }
 
 ojson report(const Transcript &t)
@@ -143,6 +171,7 @@ ojson report(const Transcript &t)
     j["sidechainMessages"] = sidechain;
     j["subagents"] = t.subagents.size();
     j["subagentMessages"] = subagentMessages;
+    j["subagentRuns"] = subagentRunsJson(t);
     // An agent file opened on its own: a conversation of its own, linked to the call that started it.
     j["agentFile"] = t.header.is_object() && t.header.value("agentFile", false);
     if (j["agentFile"] && t.header.contains("parentSession"))
@@ -211,6 +240,15 @@ std::string text(const ojson &j)
                                                      + num(j["parent"]["line"]) + " of " + j["parent"]["session"].get<std::string>()
                                                : std::string("a subagent's own file (its parent session is not beside it)"));
     row("subagents", num(j["subagents"]) + " (" + num(j["subagentMessages"]) + " messages)");
+    for (const auto &run : j["subagentRuns"]) { // a tree: each one under the agent that started it
+        std::string where = "its call not found";
+        if (run["startedBy"] == "session")
+            where = "started by the session's message " + num(run["message"]);
+        else if (run["startedBy"].is_string())
+            where = "started by subagent " + run["startedBy"].get<std::string>();
+        row(std::string(2 * run["depth"].get<std::size_t>(), ' ') + "agent " + run["agentId"].get<std::string>(),
+            "\"" + run["description"].get<std::string>() + "\", " + num(run["messages"]) + " messages, " + num(run["tokens"]) + " tokens, " + where);
+    }
     row("off-branch messages", num(j["offBranchMessages"]));
     row("compactions", num(j["compactions"]));
     for (const auto &u : j["undoneCompactions"])

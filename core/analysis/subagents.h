@@ -3,7 +3,9 @@
 
 // The subagents of a Claude Code session (Transcript::subagents, loaded from its subagents/ folder)
 // beside the Task / Agent calls that started them: the call a subagent answers (named in its
-// header by the loader, from the call's result line), its size and its duration.
+// header by the loader, from the call's result line or the agent's meta file), its size and its
+// duration. A subagent can start agents of its own: their call is in its conversation, and the runs
+// form a tree under the session.
 
 #include "core/model/transcript.h"
 
@@ -16,9 +18,17 @@ namespace cl::analysis {
 struct SubagentRun {
     std::size_t subagent = 0; // index in Transcript::subagents
     std::string agentId;
-    std::string description; // the call's description (else its prompt's first line), "" when not found
-    // The call in the session: -1 when it is not there (its result line gone, an older layout).
+    std::string description; // the call's description (else its prompt's first line, else the meta file's)
+    std::string agentType;   // "general-purpose", "Explore" ... as the agent recorded it; "" when unknown
+    // The run whose conversation holds the call that started this one; -1: the session (or unknown).
+    std::int32_t parentRun = -1;
+    // The call: message and block in the session's messages (parentRun -1) or in run parentRun's
+    // subagent conversation; -1 when it is not found (its result line gone, an older layout).
     std::int32_t message = -1, block = -1;
+    // The session's call this run descends from: its own when the session started it, else its
+    // ancestor's; -1 when the chain does not reach the session.
+    std::int32_t sessionMessage = -1, sessionBlock = -1;
+    int depth = 1;                    // 1: started by the session, 2: by a subagent of the session ...
     std::size_t messages = 0;         // its conversation messages
     std::int64_t tokens = 0;          // estimated, its conversation
     std::int64_t durationMs = -1;     // as the agent recorded it, else its first to last timestamp; -1: unknown
@@ -26,7 +36,7 @@ struct SubagentRun {
     std::int64_t toolUses = -1;       // totalToolUseCount the agent recorded
 };
 
-// One per subagent, in Transcript::subagents order.
+// One per subagent, in Transcript::subagents order (so a run's index is its subagent's index).
 std::vector<SubagentRun> subagentRuns(const Transcript &t);
 
 } // namespace cl::analysis

@@ -54,7 +54,7 @@ public:
         if (!m_runs.empty())
             m_tl.lanes.push_back({"Subagents", SpanKind::Subagent, {}, 0, 0});
         for (std::size_t r = 0; r < m_runs.size(); ++r)
-            if (m_runs[r].message >= 0)
+            if (m_runs[r].parentRun < 0 && m_runs[r].message >= 0)
                 m_runAt.emplace(blockKey(m_runs[r].message, m_runs[r].block), r);
     }
 
@@ -151,11 +151,12 @@ private:
         m_tl.spans.push_back(s);
     }
 
-    // Subagents whose call is not in the session: their own first to last message.
+    // Subagents whose call is not in the session (started by another subagent, or not found):
+    // their own first to last message, stacked beside the run that started them.
     void addUnlinkedRuns()
     {
         for (const SubagentRun &r : m_runs) {
-            if (r.message >= 0 || r.subagent >= m_t.subagents.size())
+            if ((r.parentRun < 0 && r.message >= 0) || r.subagent >= m_t.subagents.size())
                 continue;
             TimelineSpan s;
             s.kind = SpanKind::Subagent;

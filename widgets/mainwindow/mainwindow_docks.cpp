@@ -133,7 +133,7 @@ void MainWindow::onSubagentRowSelected(int run, int message)
         return;
     const analysis::SubagentRun &r = runs[std::size_t(run)];
     m_detail->showRow(m_transcript->subagents[r.subagent], message, -1);
-    followSessionMessage(r.message);
+    followSessionMessage(r.sessionMessage);
 }
 
 } // namespace cl::gui

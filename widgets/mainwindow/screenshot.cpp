@@ -21,6 +21,7 @@
 #include "widgets/models/transcriptmodel.h"
 #include "widgets/transcript/transcriptpanel.h"
 
+#include <algorithm>
 #include <QCheckBox>
 #include <QSpinBox>
 #include <QDockWidget>
@@ -181,14 +182,17 @@ bool showView(MainWindow &window, const QString &view, QTextStream &err)
         // The first subagent's conversation open under the call that started it, its third message selected.
         TranscriptPanel *panel = window.transcriptPanel();
         const auto &runs = panel->model()->subagentRuns();
-        if (runs.empty() || runs.front().message < 0) {
+        const auto first = std::find_if(runs.begin(), runs.end(), [](const analysis::SubagentRun &r) { return r.parentRun < 0 && r.message >= 0; });
+        if (first == runs.end()) {
             err << "contextlens: --view subagent wants a Claude Code session whose subagent answers a call in it" << Qt::endl;
             return false;
         }
-        const QModelIndex call = panel->filterModel()->mapFromSource(panel->model()->indexForMessage(runs.front().message, runs.front().block));
+        const QModelIndex call = panel->filterModel()->mapFromSource(panel->model()->indexForMessage(first->message, first->block));
         panel->view()->expand(call.parent());
         panel->view()->expand(call);
         const int rows = panel->filterModel()->rowCount(call);
+        for (int row = 0; row < rows; ++row) // and the agents it started, in place
+            panel->view()->expand(panel->filterModel()->index(row, 0, call));
         panel->view()->setCurrentIndex(panel->filterModel()->index(std::min(2, rows - 1), 0, call));
         panel->view()->scrollTo(call.parent(), QAbstractItemView::PositionAtTop);
     } else if (view == QLatin1String("timeline")) {

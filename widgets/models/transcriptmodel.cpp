@@ -14,6 +14,7 @@
 #include <QPalette>
 
 #include <algorithm>
+#include <array>
 
 namespace cl::gui {
 
@@ -53,11 +54,18 @@ void TranscriptModel::growTranscript(std::shared_ptr<const Transcript> grown, st
         endRemoveRows();
     }
     const int after = int(grown->messages.size());
-    // The subagents linked to the kept rows' calls, to check that the new lines changed none of them.
-    auto linkedBefore = [kept](const std::vector<analysis::SubagentRun> &runs) {
-        std::vector<std::pair<std::int32_t, std::int32_t>> out;
-        for (const analysis::SubagentRun &r : runs)
-            out.emplace_back(r.message >= 0 && std::size_t(r.message) < kept ? std::pair(r.message, r.block) : std::pair(-1, -1));
+    // The subagents under the kept rows: where each hangs and how many rows it has, to check that
+    // the new lines changed none of them (a call's result line came, a subagent's file grew).
+    auto linkedBefore = [kept, this](const std::vector<analysis::SubagentRun> &runs) {
+        std::vector<std::array<std::int64_t, 4>> out;
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            const analysis::SubagentRun &run = runs[r];
+            const Transcript *sub = subagentTranscript(int(r));
+            if (run.sessionMessage >= 0 && std::size_t(run.sessionMessage) < kept)
+                out.push_back({run.parentRun, run.message, run.block, sub ? std::int64_t(sub->messages.size()) : 0});
+            else
+                out.push_back({-1, -1, -1, 0});
+        }
         return out;
     };
     auto linked = linkedBefore(m_runs);
@@ -71,8 +79,8 @@ void TranscriptModel::growTranscript(std::shared_ptr<const Transcript> grown, st
     linkSubagents();
     if (after > int(kept))
         endInsertRows();
-    linked.resize(m_runs.size(), {-1, -1}); // subagents found since: linked to new rows, or to none
-    if (linkedBefore(m_runs) != linked) {   // a kept call got its subagent (its result line came now)
+    linked.resize(m_runs.size(), {-1, -1, -1, 0}); // subagents found since: linked to new rows, or to none
+    if (linkedBefore(m_runs) != linked) {          // a kept call got its subagent (its result line came now)
         beginResetModel();
         endResetModel();
     }
@@ -105,8 +113,10 @@ QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &paren
         return {};
     if (!parent.isValid())
         return row < messageRows() ? createIndex(row, column, kMessageRow) : QModelIndex();
-    if (isSubagentRow(parent))
-        return {};
+    if (isSubagentRow(parent)) { // the agents a subagent's message started
+        const int run = int(parent.internalId() & ~kSubagentRow);
+        return parent.column() == 0 ? subagentChild(run, parent.row() - m_rowOffset[std::size_t(run)], row, column) : QModelIndex();
+    }
     if (parent.internalId() != kMessageRow) { // a block: the subagent its call started
         const int run = parent.column() == 0 ? runAt(int(parent.internalId() - 1), parent.row()) : -1;
         const Transcript *sub = subagentTranscript(run);
@@ -126,6 +136,8 @@ QModelIndex TranscriptModel::parent(const QModelIndex &child) const
         return {};
     if (isSubagentRow(child)) {
         const auto &run = m_runs[std::size_t(child.internalId() & ~kSubagentRow)];
+        if (run.parentRun >= 0) // a message of the subagent that started it
+            return createIndex(subagentRow(run.parentRun, run.message), 0, kSubagentRow | quintptr(run.parentRun));
         return createIndex(run.block, 0, quintptr(run.message) + 1);
     }
     return createIndex(int(child.internalId() - 1), 0, kMessageRow);
@@ -137,8 +149,12 @@ int TranscriptModel::rowCount(const QModelIndex &parent) const
         return 0;
     if (!parent.isValid())
         return messageRows();
-    if (parent.column() != 0 || isSubagentRow(parent))
+    if (parent.column() != 0)
         return 0; // only column 0 carries children (tree convention)
+    if (isSubagentRow(parent)) {
+        const int run = int(parent.internalId() & ~kSubagentRow);
+        return subagentChildren(run, parent.row() - m_rowOffset[std::size_t(run)]);
+    }
     if (parent.internalId() != kMessageRow) {
         const Transcript *sub = subagentTranscript(runAt(int(parent.internalId() - 1), parent.row()));
         return sub ? int(sub->messages.size()) : 0;
@@ -181,8 +197,10 @@ QVariant TranscriptModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    if (isSubagentRow(index))
-        return subagentData(int(index.internalId() & ~kSubagentRow), index.row(), index.column(), role);
+    if (isSubagentRow(index)) {
+        const int run = int(index.internalId() & ~kSubagentRow);
+        return subagentData(run, index.row() - m_rowOffset[std::size_t(run)], index.column(), role);
+    }
     const bool messageRow = index.internalId() == kMessageRow;
     const int message = messageRow ? index.row() : int(index.internalId() - 1);
     const int block = messageRow ? -1 : index.row();

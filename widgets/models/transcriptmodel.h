@@ -16,9 +16,10 @@
 namespace cl::gui {
 
 // Tree over a loaded transcript: top-level rows are messages, their children the content blocks, and
-// under the Task / Agent call that started a subagent, the subagent's own messages (its file).
+// under the Task / Agent call that started a subagent, the subagent's own messages (its file); under
+// a subagent's message that started agents of its own, their messages, one run after the other.
 // Internal id 0 marks a message row; a block row stores its message index + 1; a subagent message
-// row kSubagentRow | its run's index; so parent() is O(1).
+// row kSubagentRow | its run's index, at row m_rowOffset[run] + its message; so parent() is O(1).
 class TranscriptModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -67,9 +68,14 @@ public:
     // The SortRole value of a message row's cell; nullopt when the cell has no value.
     std::optional<double> sortKey(int message, int column) const;
 
-    // The subagents beside the calls that started them; runAt: the run started by that call, -1 if none.
+    // The subagents beside the calls that started them; runAt: the run the session's call started,
+    // -1 if none; nestedRuns: the runs a subagent's message started, in call order.
     const std::vector<cl::analysis::SubagentRun> &subagentRuns() const { return m_runs; }
     int runAt(int message, int block) const;
+    const std::vector<int> &nestedRuns(int run, int message) const;
+    // The row of a run's message under its parent row; the index of a run's message.
+    int subagentRow(int run, int message) const { return m_rowOffset[std::size_t(run)] + message; }
+    QModelIndex indexForSubagentMessage(int run, int message) const;
     // The subagent's transcript of a run (null if out of range).
     const Transcript *subagentTranscript(int run) const;
     static bool isSubagentRow(const QModelIndex &index) { return index.isValid() && (index.internalId() & kSubagentRow); }
@@ -104,6 +110,9 @@ private:
     QVariant messageData(int row, int column, int role) const;
     // A subagent's message under its call (transcriptmodel_subagents.cpp).
     QVariant subagentData(int run, int row, int column, int role) const;
+    // The row-th child of run's message (the runs it started, one after the other); their count.
+    QModelIndex subagentChild(int run, int message, int row, int column) const;
+    int subagentChildren(int run, int message) const;
     QString runSummary(int run) const;
     void linkSubagents();
     QVariant blockData(int messageRow, int blockRow, int column, int role) const;
@@ -119,8 +128,10 @@ private:
     std::shared_ptr<const cl::analysis::Analysis> m_analysis;
     AnalysisRows m_rows;
     std::vector<cl::analysis::SubagentRun> m_runs;
-    std::vector<cl::cost::SubagentCost> m_runCosts; // by Transcript::subagents index
-    std::unordered_map<quint64, int> m_runAt;       // (message << 32 | block) of a linked call -> run
+    std::vector<cl::cost::SubagentCost> m_runCosts;           // by Transcript::subagents index
+    std::unordered_map<quint64, int> m_runAt;                 // (message << 32 | block) of a linked call -> run
+    std::unordered_map<quint64, std::vector<int>> m_nestedAt; // (parent run << 32 | message) -> runs it started
+    std::vector<int> m_rowOffset;                             // by run: its first row under its parent
     qint64 m_maxTokens = 0;
     int m_shownMessages = -1; // >= 0 while growTranscript replaces the rows after them
 };

@@ -15,6 +15,8 @@
 #include <QGuiApplication>
 #include <QPalette>
 
+#include <algorithm>
+
 namespace cl::gui {
 
 void TranscriptModel::linkSubagents()
@@ -22,6 +24,8 @@ void TranscriptModel::linkSubagents()
     m_runs.clear();
     m_runCosts.clear();
     m_runAt.clear();
+    m_nestedAt.clear();
+    m_rowOffset.clear();
     if (!m_transcript)
         return;
     // The shipped prices and the user's own (prices.json), read once.
@@ -33,9 +37,63 @@ void TranscriptModel::linkSubagents()
     }();
     m_runs = analysis::subagentRuns(*m_transcript);
     m_runCosts = cost::subagentCosts(*m_transcript, prices);
-    for (std::size_t r = 0; r < m_runs.size(); ++r)
-        if (m_runs[r].message >= 0)
-            m_runAt.emplace(quint64(m_runs[r].message) << 32 | quint32(m_runs[r].block), int(r));
+    m_rowOffset.assign(m_runs.size(), 0);
+    for (std::size_t r = 0; r < m_runs.size(); ++r) {
+        const analysis::SubagentRun &run = m_runs[r];
+        if (run.message < 0)
+            continue;
+        if (run.parentRun < 0)
+            m_runAt.emplace(quint64(run.message) << 32 | quint32(run.block), int(r));
+        else
+            m_nestedAt[quint64(run.parentRun) << 32 | quint32(run.message)].push_back(int(r));
+    }
+    // Runs started by one message follow each other in the order of their calls.
+    for (auto &[key, runs] : m_nestedAt) {
+        std::sort(runs.begin(), runs.end(), [this](int a, int b) { return m_runs[std::size_t(a)].block < m_runs[std::size_t(b)].block; });
+        int offset = 0;
+        for (int r : runs) {
+            m_rowOffset[std::size_t(r)] = offset;
+            if (const Transcript *sub = subagentTranscript(r))
+                offset += int(sub->messages.size());
+        }
+    }
+}
+
+const std::vector<int> &TranscriptModel::nestedRuns(int run, int message) const
+{
+    static const std::vector<int> none;
+    if (m_nestedAt.empty() || run < 0 || message < 0)
+        return none;
+    const auto it = m_nestedAt.find(quint64(run) << 32 | quint32(message));
+    return it == m_nestedAt.end() ? none : it->second;
+}
+
+QModelIndex TranscriptModel::indexForSubagentMessage(int run, int message) const
+{
+    const Transcript *sub = subagentTranscript(run);
+    if (!sub || message < 0 || message >= int(sub->messages.size()) || m_runs[std::size_t(run)].message < 0)
+        return {};
+    return createIndex(subagentRow(run, message), 0, kSubagentRow | quintptr(run));
+}
+
+QModelIndex TranscriptModel::subagentChild(int run, int message, int row, int column) const
+{
+    for (int child : nestedRuns(run, message)) {
+        const Transcript *sub = subagentTranscript(child);
+        const int first = m_rowOffset[std::size_t(child)], size = sub ? int(sub->messages.size()) : 0;
+        if (row >= first && row < first + size)
+            return createIndex(row, column, kSubagentRow | quintptr(child));
+    }
+    return {};
+}
+
+int TranscriptModel::subagentChildren(int run, int message) const
+{
+    int rows = 0;
+    for (int child : nestedRuns(run, message))
+        if (const Transcript *sub = subagentTranscript(child))
+            rows += int(sub->messages.size());
+    return rows;
 }
 
 int TranscriptModel::runAt(int message, int block) const
@@ -79,27 +137,36 @@ QVariant TranscriptModel::subagentData(int run, int row, int column, int role) c
         return {};
     const Message &m = sub->messages[std::size_t(row)];
     const analysis::SubagentRun &r = m_runs[std::size_t(run)];
+    // The agents this message started: their size before its own text.
+    QString started;
+    for (int child : nestedRuns(run, row))
+        started += runSummary(child) + QStringLiteral(" · ");
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
         case IndexColumn: return QStringLiteral("\u21b3 %1").arg(row + 1);
         case TimeColumn: return text::timeLabel(m.timeMs);
         case RoleColumn: return text::roleLabel(m);
-        case PreviewColumn: return text::messagePreview(m);
+        case PreviewColumn: return QString(started + text::messagePreview(m));
         case TokensColumn: return qint64(tokens::estimateMessage(m));
         }
         return {};
-    case Qt::ToolTipRole:
-        return QString(tr("Subagent %1: its own conversation, not part of this session's context").arg(text::fromUtf8(r.agentId))
-                       + QStringLiteral("\n") + text::messageToolTip(m));
+    case Qt::ToolTipRole: {
+        QString owner = tr("Subagent %1: its own conversation, not part of this session's context").arg(text::fromUtf8(r.agentId));
+        if (r.parentRun >= 0)
+            owner += tr(" (started by subagent %1)").arg(text::fromUtf8(m_runs[std::size_t(r.parentRun)].agentId));
+        if (!started.isEmpty())
+            owner += QStringLiteral("\n") + started.chopped(3);
+        return QString(owner + QStringLiteral("\n") + text::messageToolTip(m));
+    }
     case Qt::TextAlignmentRole:
         return column == IndexColumn || column == TokensColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ForegroundRole: return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
     case TokensRole: return qint64(tokens::estimateMessage(m));
     case MaxTokensRole: return m_maxTokens;
     // The session's own row it belongs to: the call (the analysis and the map follow it).
-    case MessageIndexRole: return r.message;
-    case BlockIndexRole: return r.block;
+    case MessageIndexRole: return r.sessionMessage;
+    case BlockIndexRole: return r.sessionBlock;
     case SubagentRole: return run;
     case SubagentMessageRole: return row;
     case RoleNameRole: return text::fromUtf8(roleName(m.role));

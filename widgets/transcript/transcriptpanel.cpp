@@ -167,7 +167,18 @@ TranscriptPanel::TranscriptPanel(QWidget *parent)
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &TranscriptPanel::onCurrentChanged);
     // The rows open, kept as they change (readingPlace() reads them without visiting every row).
-    connect(m_view, &QTreeView::expanded, this, [this](const QModelIndex &index) { m_expandedRows.insert(index); });
+    connect(m_view, &QTreeView::expanded, this, [this](const QModelIndex &index) {
+        m_expandedRows.insert(index);
+        // An agent a subagent started sits one level deeper: keep its rows' numbers readable.
+        if (index.data(SubagentRole).toInt() >= 0) {
+            int levels = 1;
+            for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
+                ++levels;
+            const int wanted = m_view->indentation() * (levels + 1) + m_view->fontMetrics().horizontalAdvance(QStringLiteral("\u21b3 0000")) + 12;
+            if (m_view->header()->sectionSize(TranscriptModel::IndexColumn) < wanted)
+                m_view->header()->resizeSection(TranscriptModel::IndexColumn, wanted);
+        }
+    });
     connect(m_view, &QTreeView::collapsed, this, [this](const QModelIndex &index) { m_expandedRows.remove(index); });
     connect(m_filter, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_expandedRows.clear(); });
 }

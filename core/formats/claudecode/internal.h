@@ -152,10 +152,13 @@ nlohmann::json smallMeta(const nlohmann::json &obj, std::initializer_list<std::s
 // or drifted lines that cannot be placed in the tree: shown rather than lost). Problems go to t.
 std::vector<char> selectActiveBranch(Transcript &t, const std::vector<LineInfo> &lines);
 
-// Loads subagent transcripts of t (current and older layouts) into t.subagents.
+// Loads subagent transcripts of t (current and older layouts) into t.subagents; each one's header
+// gets the call that started it (parentToolUseId) and, from its meta file, parentAgentId, agentType
+// and description.
 void loadSubagents(Transcript &t, const LoadContext &ctx);
 // An agent file opened on its own (header agentFile): when its parent session is beside it, the
-// header gets parentSession, parentToolUseId (the Task call that started the agent) and parentLine.
+// header gets parentSession, parentToolUseId (the Task call that started the agent) and parentLine;
+// for an agent another subagent started, parentSession is that agent's file (and parentAgentId set).
 void linkAgentFile(Transcript &t);
 
 // Envelope values shared by every line a writer creates.

@@ -112,6 +112,50 @@ void linkToCalls(const Transcript &t, const std::vector<std::shared_ptr<Transcri
     }
 }
 
+// What Claude Code records beside a subagent's file (agent-<id>.meta.json, 2.1.x): the call that
+// started it (toolUseId, written when the agent starts, so a running agent is linked too), the
+// agent that started it when that was another subagent (parentAgentId), its type and description.
+// Copied into the subagent's header; a missing or unreadable file changes nothing.
+void readMeta(const fs::path &agentFile, Transcript &sub)
+{
+    std::FILE *f = std::fopen((agentFile.parent_path() / (agentFile.stem().string() + ".meta.json")).string().c_str(), "rb");
+    if (!f)
+        return;
+    std::string bytes(64 * 1024, '\0');
+    bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f));
+    std::fclose(f);
+    nlohmann::json meta;
+    std::string err;
+    if (cl::json::parse(bytes, meta, err) == cl::json::ParseStatus::Failed || !meta.is_object())
+        return;
+    if (!sub.header.is_object())
+        sub.header = nlohmann::json::object();
+    for (const auto &[from, to] : {std::pair{"toolUseId", "parentToolUseId"}, std::pair{"parentAgentId", "parentAgentId"},
+                                   std::pair{"agentType", "agentType"}, std::pair{"description", "description"}})
+        if (const std::string v = cl::json::str(meta, from); !v.empty())
+            sub.header[to] = v;
+}
+
+// The 1-based number of the first line of `file` containing `text`; 0 when none (or no file).
+std::uint32_t lineWith(const fs::path &file, const std::string &text)
+{
+    std::FILE *f = std::fopen(file.string().c_str(), "rb");
+    if (!f)
+        return 0;
+    std::string line;
+    std::uint32_t number = 0, found = 0;
+    for (int c = 0; !found && c != EOF;) {
+        line.clear();
+        while ((c = std::fgetc(f)) != EOF && c != '\n')
+            line += char(c);
+        ++number;
+        if (line.find(text) != std::string::npos)
+            found = number;
+    }
+    std::fclose(f);
+    return found;
+}
+
 } // namespace
 
 void loadSubagents(Transcript &t, const LoadContext &ctx)
@@ -151,6 +195,7 @@ void loadSubagents(Transcript &t, const LoadContext &ctx)
             if (m.agentId.empty())
                 m.agentId = agentId;
         }
+        readMeta(p, *r.transcript);
         loaded.push_back(std::move(r.transcript));
     }
     linkToCalls(t, loaded);
@@ -202,6 +247,20 @@ void linkAgentFile(Transcript &t)
         std::fclose(f);
         if (found)
             return;
+    }
+    // An agent another subagent started: its result line has no agentId, but its meta file names the
+    // call and that agent; the call is a tool_use line of the other agent's file beside this one.
+    Transcript meta;
+    readMeta(file, meta);
+    const std::string parentAgent = cl::json::str(meta.header, "parentAgentId"), call = cl::json::str(meta.header, "parentToolUseId");
+    if (parentAgent.empty() || call.empty())
+        return;
+    const fs::path parent = file.parent_path() / ("agent-" + parentAgent + ".jsonl");
+    if (const std::uint32_t number = lineWith(parent, "\"id\":\"" + call + "\""); number > 0) {
+        t.header["parentSession"] = parent.string();
+        t.header["parentToolUseId"] = call;
+        t.header["parentLine"] = number;
+        t.header["parentAgentId"] = parentAgent;
     }
 }
 
