@@ -30,6 +30,8 @@ sent to the fake model server.
       secrets has none of them and resumes in the agent (check_redact.py)
   (f) Claude Code: a compaction put over its session in the middle of a turn is reported undone by
       `info` and `watch` afterwards (check_undone.py)
+  (n) Claude Code: a subagent that starts an agent of its own; `info` lists the runs as a tree and
+      the inner agent's file names the outer one's call (check_nested.py)
 
   check.py RECORDINGS --cli PATH --work DIR [--jobs 2] [--messages 40] [--json OUT] [--markdown OUT]
 Exit 1 when any check fails.
@@ -51,6 +53,7 @@ from collections import Counter
 from pathlib import Path
 
 from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
+import check_nested
 import check_redact
 import check_undone
 import fake_model_server
@@ -673,6 +676,8 @@ def main():
     if "claude-code" in args.agents.split(","):  # (f) an undone compaction: tests/agents/check_undone.py
         print("== claude-code: a compaction saved in the middle of its turn", flush=True)
         check_undone.run_undone(cli, rep, args.bin_dir, work / "undone")
+        print("== claude-code: agents started by a subagent", flush=True)
+        check_nested.run_nested(cli, rep, args.bin_dir, work / "nested")
     failed = [c for c in rep.checks if not c["ok"]]
     _, version, _ = cli.run("--version")
     meta = {"machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, "

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+"""(n) Agents started by a subagent, with the real Claude Code (check.py runs it; it can run alone too).
+
+The session's Agent call starts a subagent whose own Agent call starts another. Claude Code writes
+each agent's conversation to <session>/subagents/agent-<id>.jsonl and beside it agent-<id>.meta.json;
+the inner agent's call and result are lines of the outer agent's file. `info --json` must list the
+two runs as a tree (the outer started by the session's call, the inner by the outer agent, each
+with the description of its call), and the inner agent's file opened alone must name the outer
+agent's file and the line of its call.
+
+  check_nested.py --cli PATH --work DIR [--bin-dir DIR]
+"""
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from agentlib import ClaudeCode, default_bin_dir
+
+OUTER, INNER = "Survey the folder", "Count lines"
+
+
+def agent_call(description: str, prompt: str) -> dict:
+    return {"tool_calls": [{"name": "Agent", "args": {"description": description, "prompt": prompt,
+                                                       "subagent_type": "general-purpose",
+                                                       "run_in_background": False}}]}
+
+
+# The model's answers in the order Claude Code asks: the session, the outer agent, the inner agent,
+# then the outer and the session finish.
+SCRIPT = {"turns": [agent_call(OUTER, "List the files and ask a helper to count their lines."),
+                    agent_call(INNER, "Count the lines of every file."),
+                    {"text": "No files, so 0 lines."},
+                    {"text": "The folder is empty; the helper counted 0 lines."},
+                    {"text": "Done: the folder is empty."}]}
+
+
+def run_nested(cli, rep, bin_dir: Path, work: Path):
+    agent = ClaudeCode(bin_dir)
+    shutil.rmtree(work, ignore_errors=True)
+    result = agent.run(work / "home", work / "work", "Survey this folder with a subagent.", SCRIPT, work / "logs",
+                       timeout=240)
+    files = agent.session_files(work / "home")
+    if not rep.add("n-record", "claude-code", result.rc == 0 and files,
+                   "" if result.rc == 0 else f"exit {result.rc}: {result.stderr[-300:]}"):
+        return
+    session = files[0]
+    metas = sorted((session.parent / session.stem / "subagents").glob("agent-*.meta.json"))
+    if not rep.add("n-meta-files", "claude-code", len(metas) == 2,
+                   "" if len(metas) == 2 else f"{len(metas)} agent meta files beside the subagents (a new layout?)"):
+        return
+    rc, info, err = cli.json("info", session)
+    runs = info.get("subagentRuns", []) if rc == 0 else []
+    outer = next((r for r in runs if r.get("description") == OUTER), None)
+    inner = next((r for r in runs if r.get("description") == INNER), None)
+    ok = (outer is not None and inner is not None and outer["startedBy"] == "session" and outer["depth"] == 1
+          and inner["startedBy"] == outer["agentId"] and inner["depth"] == 2
+          and inner["sessionMessage"] == outer["message"])
+    if not rep.add("n-tree", "claude-code", ok, "" if ok else f"exit {rc}: {err.strip()[-200:]}; runs: {json.dumps(runs)[:600]}"):
+        return
+    inner_file = session.parent / session.stem / "subagents" / f"agent-{inner['agentId']}.jsonl"
+    rc, alone, err = cli.json("info", inner_file)
+    parent = alone.get("parent", {}) if rc == 0 else {}
+    outer_file = inner_file.with_name(f"agent-{outer['agentId']}.jsonl")
+    line = parent.get("line", 0)
+    call_line = outer_file.read_text().splitlines()[line - 1] if 0 < line <= len(outer_file.read_text().splitlines()) else ""
+    ok = parent.get("session") == str(outer_file) and '"name":"Agent"' in call_line and INNER in call_line
+    rep.add("n-agent-file", "claude-code", ok, "" if ok else f"exit {rc}: {err.strip()[-200:]}; parent: {parent}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", type=Path, required=True)
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
+    args = ap.parse_args()
+    from check import Cli, Report
+    rep = Report()
+    run_nested(Cli(args.cli), rep, args.bin_dir, args.work.resolve())
+    sys.exit(0 if rep.checks and all(c["ok"] for c in rep.checks) else 1)
+
+
+if __name__ == "__main__":
+    main()
