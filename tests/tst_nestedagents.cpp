@@ -5,6 +5,7 @@
 // recorded with the real Claude Code against our fake model server, reduced to its conversation
 // lines with every text replaced. The runs form a tree: the analysis, the transcript tree, `info`.
 #include "core/analysis/subagents.h"
+#include "core/analysis/timeline.h"
 #include "core/io/loader.h"
 #include "core/util/json.h"
 #include "widgets/models/roles.h"
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void runsFormATree();
     void runningAgentIsLinkedByItsMetaFile();
     void treeShowsTheInnerAgentUnderItsCall();
+    void timelineStacksTheInnerRun();
     void agentFileOnItsOwnNamesItsParentAgent();
     void infoListsTheTree();
 };
@@ -156,6 +158,24 @@ void TestNestedAgents::treeShowsTheInnerAgentUnderItsCall()
     const QModelIndex shown = filter.mapFromSource(model.indexForSubagentMessage(inner, 1));
     QVERIFY(shown.isValid());
     QCOMPARE(filter.mapToSource(shown.parent()), outerCall);
+}
+
+void TestNestedAgents::timelineStacksTheInnerRun()
+{
+    const LoadResult r = loadFile(kSession);
+    QVERIFY(r.ok());
+    const analysis::Timeline tl = analysis::buildTimeline(*r.transcript);
+    const auto runs = analysis::subagentRuns(*r.transcript);
+    const analysis::SubagentRun &o = runs[std::size_t(runOf(runs, kOuter))];
+    const analysis::TimelineSpan *outer = nullptr, *inner = nullptr;
+    for (const analysis::TimelineSpan &s : tl.spans)
+        if (s.kind == analysis::SpanKind::Subagent)
+            (s.subagent == std::int32_t(o.subagent) ? outer : inner) = &s;
+    QVERIFY(outer && inner);
+    QCOMPARE(inner->subagent, runOf(runs, kInner));
+    QCOMPARE(inner->lane, outer->lane);
+    QVERIFY(inner->startMs >= outer->startMs && inner->endMs <= outer->endMs); // within the run that started it
+    QCOMPARE(inner->message, o.message);                                       // a click selects the session's call it belongs to
 }
 
 void TestNestedAgents::agentFileOnItsOwnNamesItsParentAgent()

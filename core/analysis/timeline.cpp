@@ -161,6 +161,8 @@ private:
             TimelineSpan s;
             s.kind = SpanKind::Subagent;
             s.subagent = std::int32_t(r.subagent);
+            s.message = r.sessionMessage; // an inner agent selects the session's call it descends from
+            s.block = r.sessionBlock;
             s.lane = 1;
             s.startMs = kNoTime;
             for (const Message &m : m_t.subagents[r.subagent]->messages)
