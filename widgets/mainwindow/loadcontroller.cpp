@@ -3,6 +3,7 @@
 #include "widgets/models/filenames.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QSettings>
 
 namespace cl::gui {
@@ -40,10 +41,35 @@ LoadResult LoadController::loadNow(const QString &path, std::optional<Format> fo
     return loadFile(filenames::toBytes(path), optionsFor(format, wholeHistory()));
 }
 
+std::shared_ptr<const Transcript> LoadController::loadFirstRows(const QString &path, std::optional<Format> format)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return nullptr;
+    QByteArray head = file.read(kFirstRowsBytes);
+    const qsizetype end = head.lastIndexOf('\n');
+    if (end < 0)
+        return nullptr; // not one whole line
+    LoadOptions opts = optionsFor(format, wholeHistory());
+    opts.loadSubagents = false;
+    opts.threads = 1; // the whole file's load has the other threads
+    LoadResult r = loadBytes(std::string(head.constData(), std::size_t(end + 1)), filenames::toBytes(path), opts);
+    if (!r.ok() || r.transcript->messages.empty())
+        return nullptr;
+    return r.transcript;
+}
+
 void LoadController::start(const QString &path, std::optional<Format> format)
 {
     const std::string file = filenames::toBytes(path);
     const bool whole = wholeHistory();
+    m_firstRows.cancel();
+    if (QFileInfo(path).size() >= kFirstRowsFrom)
+        m_firstRows.start([path, format](JobControl &) { return loadFirstRows(path, format); },
+                          [this, path](std::shared_ptr<const Transcript> first) {
+                              if (first && m_job.isRunning())
+                                  Q_EMIT firstRowsLoaded(path, std::move(first));
+                          });
     m_job.start( // cancels the running load: its result is stale
         [file, format, whole](JobControl &control) {
             LoadOptions opts = optionsFor(format, whole);
@@ -66,6 +92,7 @@ void LoadController::start(const QString &path, std::optional<Format> format)
 void LoadController::cancel()
 {
     m_job.cancel(); // whatever the cancelled load returns is stale
+    m_firstRows.cancel();
 }
 
 } // namespace cl::gui

@@ -24,6 +24,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSplitter>
@@ -93,6 +94,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_gauge, &ContextGauge::contextWindowChanged, m_chart, &UsageChart::setContextWindow);
     connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &LoadController::progress, m_status, &StatusPanel::setProgress);
+    connect(m_loader, &LoadController::firstRowsLoaded, this, &MainWindow::onFirstRowsLoaded);
     connect(m_loader, &LoadController::finished, this,
             [this](const QString &path, const LoadResult &result) { applyResult(path, result); });
     connect(m_status, &StatusPanel::cancelRequested, this, &MainWindow::cancelLoad);
@@ -148,14 +150,39 @@ void MainWindow::reload()
 void MainWindow::cancelLoad()
 {
     m_loader->cancel();
+    dropFirstRows();
     m_status->setLoading(false);
     statusBar()->showMessage(tr("Loading cancelled"), 5000);
 }
 
 void MainWindow::onLoadStarted(const QString &path)
 {
-    m_status->setLoading(true);
+    m_status->setLoading(true, tr("Loading %1…").arg(QFileInfo(path).fileName()));
     statusBar()->showMessage(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
+}
+
+void MainWindow::onFirstRowsLoaded(const QString &path, std::shared_ptr<const Transcript> firstRows)
+{
+    if (!m_loader->isLoading())
+        return;
+    if (path != m_path)
+        m_transcriptPanel->resetFilters();
+    showStartPage(false);
+    if (OpenMilestones *milestones = OpenMilestones::of(this))
+        milestones->firstRowsShown(firstRows.get());
+    const int shown = int(firstRows->messages.size());
+    m_transcriptPanel->showFirstRows(std::move(firstRows));
+    const QString name = QFileInfo(path).fileName();
+    m_status->setLoading(true, shown == 1 ? tr("Loading %1… its first message shown").arg(name)
+                                          : tr("Loading %1… its first %2 messages shown").arg(name, QLocale().toString(shown)));
+}
+
+void MainWindow::dropFirstRows()
+{
+    if (!m_transcriptPanel->showsFirstRows())
+        return;
+    m_transcriptPanel->setTranscript(m_transcript);
+    showStartPage(!m_transcript);
 }
 
 QString MainWindow::failureReason(const LoadResult &result)
@@ -177,6 +204,8 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool
     statusBar()->clearMessage();
     const QString reason = failureReason(result);
     m_lastError = reason;
+    if (!result.ok() || result.cancelled)
+        dropFirstRows(); // nothing of this file to show
     if (result.cancelled) {
         statusBar()->showMessage(tr("Loading cancelled"), 5000);
         Q_EMIT loadFinished(false);

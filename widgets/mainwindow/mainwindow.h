@@ -234,6 +234,10 @@ private:
     void reload();
     void cancelLoad();
     void onLoadStarted(const QString &path);
+    // A large file's first messages while the rest loads; and back to what the window shows when
+    // the load ends without a transcript.
+    void onFirstRowsLoaded(const QString &path, std::shared_ptr<const Transcript> firstRows);
+    void dropFirstRows();
     // analyzeNow: run the analysis on this thread before returning (openFileNow).
     bool applyResult(const QString &path, const LoadResult &result, bool analyzeNow = false);
     void jumpToSourceLine(quint32 line);

@@ -41,9 +41,16 @@ void OpenMilestones::transcriptShown(const Transcript *transcript)
 {
     m_shown = transcript;
     ++m_generation;
+    m_firstRowsPending = false;
     m_rowsPainted = false;
     m_rows = false;
     m_finished = false;
+}
+
+void OpenMilestones::firstRowsShown(const Transcript *firstRows)
+{
+    m_firstRowsPending = firstRows != nullptr;
+    ++m_generation;
 }
 
 void OpenMilestones::tablesStarted(const std::shared_ptr<const Transcript> &transcript, QFuture<void> work)
@@ -80,6 +87,18 @@ bool OpenMilestones::tablesReady() const
 
 bool OpenMilestones::eventFilter(QObject *watched, QEvent *event)
 {
+    if (watched == m_viewport && event->type() == QEvent::Paint && m_firstRowsPending
+        && m_window->transcriptPanel()->showsFirstRows() && m_window->transcriptPanel()->view()->model()->rowCount() > 0) {
+        m_firstRowsPending = false;
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation = m_generation] {
+                if (generation == m_generation)
+                    Q_EMIT firstRowsPainted();
+            },
+            Qt::QueuedConnection);
+        return false;
+    }
     if (watched != m_viewport || event->type() != QEvent::Paint || m_rowsPainted || !m_shown
         || m_window->transcriptPanel()->view()->model()->rowCount() == 0)
         return false;

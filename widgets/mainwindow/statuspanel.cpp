@@ -32,6 +32,7 @@ StatusPanel::StatusPanel(QWidget *parent)
 
 void StatusPanel::showSummary(const Transcript *t, const tokens::ContextFigure *given)
 {
+    m_showsLoading = false; // what is shown now replaces the loading text
     if (!t) {
         m_summary->setText(tr("No transcript loaded"));
         return;
@@ -72,8 +73,19 @@ QString StatusPanel::summaryText() const
     return m_summary->text();
 }
 
-void StatusPanel::setLoading(bool loading)
+void StatusPanel::setLoading(bool loading, const QString &what)
 {
+    if (loading && !what.isEmpty()) {
+        if (!m_showsLoading)
+            m_summaryBeforeLoading = m_summary->text();
+        m_showsLoading = true;
+        m_summary->setText(what);
+    } else if (!loading && m_showsLoading) {
+        m_showsLoading = false;
+        m_summary->setText(m_summaryBeforeLoading);
+    }
+    if (loading == m_progress->isVisibleTo(this) && loading)
+        return; // the same load, a new text: its progress stays
     m_progress->setVisible(loading);
     m_cancel->setVisible(loading);
     m_progress->setValue(0);

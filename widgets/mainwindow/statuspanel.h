@@ -21,7 +21,8 @@ public:
 
     // `figure`: the live context figure of the transcript as the window counts it (computed here when null).
     void showSummary(const Transcript *transcript, const tokens::ContextFigure *figure = nullptr);
-    void setLoading(bool loading);
+    // While loading, `what` (when given) stands where the summary was; it comes back after.
+    void setLoading(bool loading, const QString &what = {});
     void setProgress(double fraction);
     QString summaryText() const;
 
@@ -30,6 +31,8 @@ Q_SIGNALS:
 
 private:
     QLabel *m_summary;
+    QString m_summaryBeforeLoading; // shown again when the load ends
+    bool m_showsLoading = false;
     QProgressBar *m_progress;
     QPushButton *m_cancel;
 };

@@ -239,8 +239,19 @@ void TranscriptPanel::fitPreviewColumn()
     m_fitting = false;
 }
 
+void TranscriptPanel::showFirstRows(std::shared_ptr<const Transcript> firstRows)
+{
+    m_firstRowsOnly = true;
+    clearMessageFilter();
+    m_keptRows = 0;
+    m_hideHistory->setVisible(false);
+    m_model->setTranscript(std::move(firstRows));
+    m_view->doItemsLayout();
+}
+
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
 {
+    m_firstRowsOnly = false;
     clearMessageFilter(); // indices of another transcript
     m_keptRows = 0;
     m_hideHistory->setVisible(transcript && liveStart(*transcript) > 0);
@@ -397,6 +408,8 @@ void TranscriptPanel::updateFilter()
 
 void TranscriptPanel::onCurrentChanged(const QModelIndex &current)
 {
+    if (m_firstRowsOnly)
+        return; // the window still shows what it showed before this file
     if (!current.isValid()) {
         Q_EMIT rowSelected(-1, -1);
         return;

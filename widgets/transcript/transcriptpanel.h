@@ -35,6 +35,11 @@ public:
     explicit TranscriptPanel(QWidget *parent = nullptr);
 
     void setTranscript(std::shared_ptr<const Transcript> transcript);
+    // The first messages of a file still loading (LoadController::firstRowsLoaded): shown to read
+    // and scroll, but selecting a row says nothing to the rest of the window, which still shows what
+    // it showed. The next setTranscript ends it.
+    void showFirstRows(std::shared_ptr<const Transcript> firstRows);
+    bool showsFirstRows() const { return m_firstRowsOnly; }
     // What the reader has in view: the current row, the expanded rows, the events shown, the message
     // filter and the scroll position (the caller keeps a view at the end there). Taken before a live update and given back
     // after it, each message found again by its id (by its index when it has none), so that the
@@ -113,6 +118,7 @@ private:
     QCheckBox *m_regex;
     QCheckBox *m_hideMeta;
     QCheckBox *m_hideHistory;
+    bool m_firstRowsOnly = false; // showFirstRows until the next setTranscript
     std::size_t m_keptRows = 0; // rows the last growTranscript left as they were (0 after setTranscript)
     QComboBox *m_priorityCombo;
     QCheckBox *m_criticalOnly;
