@@ -119,7 +119,7 @@ private:
     QCheckBox *m_hideMeta;
     QCheckBox *m_hideHistory;
     bool m_firstRowsOnly = false; // showFirstRows until the next setTranscript
-    std::size_t m_keptRows = 0; // rows the last growTranscript left as they were (0 after setTranscript)
+    std::size_t m_keptRows = 0;   // rows the last growTranscript left as they were (0 after setTranscript)
     QComboBox *m_priorityCombo;
     QCheckBox *m_criticalOnly;
     QCheckBox *m_importantOnly;
