@@ -121,6 +121,8 @@ ojson subagentsJson(const std::vector<sessions::SubagentUsage> &subagents)
     ojson list = ojson::array();
     for (const auto &sub : subagents)
         list.push_back({{"name", sub.name},
+                        {"description", sub.description},
+                        {"startedBy", sub.startedBy.empty() ? ojson(nullptr) : ojson(sub.startedBy)},
                         {"cost", sub.usage.empty() ? ojson(nullptr) : ojson(std::round(sub.cost * 1e6) / 1e6)},
                         {"costComplete", !sub.usage.empty() && sub.unpricedTokens == 0},
                         {"usage", usageJson(sub.usage)}});

@@ -120,6 +120,8 @@ inline void writeClaude(const std::string &home)
     const std::string sub = home + "/.claude/projects/-work-shop/s-claude-1/subagents/";
     write(sub + "agent-a1.jsonl", {R"({"type":"user","isSidechain":true,"agentId":"a1","sessionId":"s-claude-1","message":{"role":"user","content":"Find the fixture"},"uuid":"x1","timestamp":"2025-06-01T09:00:20.000Z"})"});
     writeBytes(sub + "agent-a1.meta.json", R"({"agentType":"general-purpose"})");
+    // Claude Code 2.1.x: what the call asked for, and the subagent that started this one.
+    writeBytes(sub + "agent-a2.meta.json", R"({"agentType":"general-purpose","description":"Run the tests","toolUseId":"toolu_x","parentAgentId":"a1"})");
     write(sub + "agent-a2.jsonl", {R"({"type":"user","isSidechain":true,"agentId":"a2","sessionId":"s-claude-1","message":{"role":"user","content":"Run the tests"},"uuid":"y1","timestamp":"2025-06-01T09:00:30.000Z"})",
                                    // msg_sub, paid with the session: 50 input, 10 output
                                    R"({"type":"assistant","isSidechain":true,"agentId":"a2","sessionId":"s-claude-1","message":{"id":"msg_sub","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":50,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":10}},"uuid":"y2","timestamp":"2025-06-01T09:00:31.000Z"})"});

@@ -253,6 +253,9 @@ private Q_SLOTS:
             QVERIFY(sub.name == "agent-a1" || sub.name == "agent-a2");
             QCOMPARE(sub.usage.empty(), sub.name == "agent-a1");
             QVERIFY(near(sub.cost * 1e6, sub.name == "agent-a2" ? 100 : 0));
+            // Its meta file: the call's description and the agent that started it (a1's has neither).
+            QCOMPARE(sub.description, std::string(sub.name == "agent-a2" ? "Run the tests" : ""));
+            QCOMPARE(sub.startedBy, std::string(sub.name == "agent-a2" ? "agent-a1" : ""));
         }
         const sessions::Session &blogSession = *find(r.sessions, m_home + "/.claude/projects/-work-blog/s-claude-2.jsonl");
         QCOMPARE(blogSession.subagents.size(), std::size_t(1));
@@ -269,6 +272,8 @@ private Q_SLOTS:
         for (std::size_t k = 0; k < 2; ++k) {
             QCOMPARE(cachedShop.subagents[k].name, shop.subagents[k].name);
             QCOMPARE(cachedShop.subagents[k].cost, shop.subagents[k].cost);
+            QCOMPARE(cachedShop.subagents[k].description, shop.subagents[k].description);
+            QCOMPARE(cachedShop.subagents[k].startedBy, shop.subagents[k].startedBy);
         }
         const sessions::Session &codex = *find(r.sessions, fx::codexRollout(m_home));
         QCOMPARE(codex.usage.size(), std::size_t(1));

@@ -182,6 +182,9 @@ private Q_SLOTS:
         QCOMPARE(a2["name"].get<std::string>(), std::string("agent-a2"));
         QVERIFY(std::fabs(a2["cost"].get<double>() - 0.0001) < 1e-9);
         QCOMPARE(a2["usage"][0]["model"].get<std::string>(), std::string("claude-haiku-4-5"));
+        QCOMPARE(a2["description"].get<std::string>(), std::string("Run the tests"));
+        QCOMPARE(a2["startedBy"].get<std::string>(), std::string("agent-a1"));
+        QVERIFY(a1["startedBy"].is_null());
         QCOMPARE(shop["usage"][1]["tokens"]["cacheRead"].get<int>(), 10203);
 
         // Largest peak first; sessions without usage data last, by path.

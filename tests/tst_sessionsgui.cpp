@@ -107,9 +107,9 @@ private Q_SLOTS:
         QVERIFY(costTip.contains(QLatin1String("claude-opus-4-1")));
         // The split: the session's own responses, then its subagent with usage (agent-a1 has none).
         const sessions::SubagentUsage &a2 = s->subagents[0].name == "agent-a2" ? s->subagents[0] : s->subagents[1];
-        QVERIFY2(costTip.contains(QStringLiteral("subagent agent-a2: $%1").arg(QLocale().toString(a2.cost, 'f', 4))), qPrintable(costTip));
+        QVERIFY2(costTip.contains(QStringLiteral("subagent \"Run the tests\" (agent-a2), started by agent-a1: $%1").arg(QLocale().toString(a2.cost, 'f', 4))), qPrintable(costTip));
         QVERIFY2(costTip.contains(QStringLiteral("the session itself: $%1").arg(QLocale().toString(s->cost - a2.cost, 'f', 4))), qPrintable(costTip));
-        QVERIFY(!costTip.contains(QLatin1String("agent-a1")));
+        QVERIFY(!costTip.contains(QLatin1String("subagent agent-a1"))); // no usage: no line of its own
         const QModelIndex checkpoint = model->indexOfPath(QString::fromStdString(fx::geminiCheckpoint(home)));
         QCOMPARE(checkpoint.siblingAtColumn(SessionModel::CostColumn).data().toString(), QString()); // no usage
         QCOMPARE(checkpoint.siblingAtColumn(SessionModel::CostColumn).data(SortRole).toDouble(), -1.0);

@@ -20,7 +20,7 @@ namespace cl::sessions::detail {
 
 namespace {
 
-constexpr int kCacheVersion = 3; // 3: each subagent file's usage
+constexpr int kCacheVersion = 4; // 3: each subagent file's usage; 4: its description and starter
 // The cache holds a few hundred bytes per session: a larger file is no cache of ours.
 constexpr std::size_t kMaxCacheBytes = std::size_t(512) << 20;
 
@@ -81,7 +81,7 @@ nlohmann::json subagentsJson(const std::vector<SubagentUsage> &subagents)
 {
     nlohmann::json list = nlohmann::json::array();
     for (const SubagentUsage &sub : subagents)
-        list.push_back({sub.name, usageJson(sub.usage)});
+        list.push_back({sub.name, usageJson(sub.usage), sub.description, sub.startedBy});
     return list;
 }
 
@@ -91,9 +91,12 @@ bool subagentsFrom(const nlohmann::json *list, std::vector<SubagentUsage> &out)
         return false;
     for (const auto &j : *list) {
         SubagentUsage sub;
-        if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !usageFrom(&j[1], sub.usage))
+        if (!j.is_array() || j.size() != 4 || !j[0].is_string() || !usageFrom(&j[1], sub.usage) || !j[2].is_string()
+            || !j[3].is_string())
             return false;
         sub.name = j[0].get<std::string>();
+        sub.description = j[2].get<std::string>();
+        sub.startedBy = j[3].get<std::string>();
         out.push_back(std::move(sub));
     }
     return true;

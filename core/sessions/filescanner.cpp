@@ -174,7 +174,7 @@ bool FileScanner::scan(const Candidate &c, Session &out, std::string &why)
             scanClaudeCode(d->parser, d->bytes, sub);
             for (const ModelUsage &u : sub.usage)
                 addUsage(out.usage, u.model, u.tokens, u.responses);
-            out.subagents.push_back({subagentName(path), std::move(sub.usage), 0, 0});
+            out.subagents.push_back(subagentUsage(path, std::move(sub.usage)));
         }
     return true;
 }

@@ -77,6 +77,9 @@ bool saveCache(const std::string &path, const std::vector<std::pair<std::string,
 void addUsage(std::vector<ModelUsage> &usage, std::string_view model, const cost::Tokens &tokens, std::size_t responses = 1);
 // A subagent file's name for SubagentUsage: its file name without ".jsonl".
 std::string subagentName(std::string_view path);
+// A subagent file's part of its session: name, usage, and what the meta file Claude Code writes
+// beside it (agent-<id>.meta.json) says: its description and the subagent that started it.
+SubagentUsage subagentUsage(const std::string &path, std::vector<ModelUsage> usage);
 // The usage of folded responses, by model; Claude Code's "<synthetic>" responses (no model call) left out.
 std::vector<ModelUsage> usageByModel(const cost::SessionUsage &usage);
 

@@ -203,7 +203,7 @@ ScanResult scan(const ScanOptions &options)
             owner.subagentBytes += c.size;
             for (const ModelUsage &u : facts[i].usage)
                 detail::addUsage(owner.usage, u.model, u.tokens, u.responses);
-            owner.subagents.push_back({detail::subagentName(c.path), facts[i].usage, 0, 0});
+            owner.subagents.push_back(detail::subagentUsage(c.path, facts[i].usage));
             continue;
         }
         result.sessions.push_back(assemble(c, facts[i]));

@@ -58,6 +58,8 @@ struct SubagentUsage {
     std::vector<ModelUsage> usage; // none: it records no usage
     double cost = 0;               // priced like Session::cost
     std::int64_t unpricedTokens = 0;
+    std::string description; // what its call asked for (Claude Code's agent-<id>.meta.json); "" when unknown
+    std::string startedBy;   // the file name of the subagent that started it; "" when the session did
 };
 
 struct Session {

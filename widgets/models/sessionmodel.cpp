@@ -288,8 +288,13 @@ QVariant SessionModel::sessionData(const sessions::Session &s, int column, int r
                 std::stable_sort(subs.begin(), subs.end(), [](auto *a, auto *b) { return a->cost > b->cost; });
                 tip += tr("\nthe session itself: %1").arg(costText(true, s.cost - subsCost, true));
                 constexpr std::size_t kShown = 10;
-                for (std::size_t k = 0; k < std::min(subs.size(), kShown); ++k)
-                    tip += tr("\nsubagent %1: %2").arg(qs(subs[k]->name), costText(true, subs[k]->cost, subs[k]->unpricedTokens == 0));
+                for (std::size_t k = 0; k < std::min(subs.size(), kShown); ++k) {
+                    const sessions::SubagentUsage &sub = *subs[k];
+                    QString who = sub.description.empty() ? qs(sub.name) : tr("\"%1\" (%2)").arg(qs(sub.description), qs(sub.name));
+                    if (!sub.startedBy.empty())
+                        who += tr(", started by %1").arg(qs(sub.startedBy));
+                    tip += tr("\nsubagent %1: %2").arg(who, costText(true, sub.cost, sub.unpricedTokens == 0));
+                }
                 if (subs.size() > kShown)
                     tip += tr("\n%1 more subagents").arg(subs.size() - kShown);
             }
