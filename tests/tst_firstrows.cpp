@@ -115,6 +115,12 @@ void TestFirstRows::firstRowsComeBeforeTheWholeFile()
     QVERIFY(panel->model()->rowCount() > firstRows);
     QCOMPARE(previewAt(panel->model(), 0), firstPreview);
     QCOMPARE(previewAt(panel->model(), firstRows - 1), lastPreview);
+    // Opening it again (File › Reload, a recent file): the window shows it whole already.
+    const int rows = panel->model()->rowCount();
+    w.openFile(m_big);
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(painted.count(), 1);
+    QCOMPARE(panel->model()->rowCount(), rows);
 }
 
 void TestFirstRows::cancelGivesBackWhatWasShown()

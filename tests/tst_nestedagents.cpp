@@ -121,7 +121,18 @@ void TestNestedAgents::runningAgentIsLinkedByItsMetaFile()
     // Without the meta files the running agent has no link: what they add is the test.
     QVERIFY(QFile::remove(dir.path() + QStringLiteral("/nested-agents/subagents/agent-") + QLatin1String(kOuter) + QStringLiteral(".meta.json")));
     const LoadResult bare = loadFile(path.toStdString());
-    QCOMPARE(analysis::subagentRuns(*bare.transcript)[std::size_t(outer)].message, -1);
+    const auto bareRuns = analysis::subagentRuns(*bare.transcript);
+    QCOMPARE(bareRuns[std::size_t(outer)].message, -1);
+    // The inner agent still hangs under the outer one, but that chain no longer reaches a row of the
+    // session: neither has a row in the tree.
+    const std::int32_t inner = runOf(bareRuns, kInner);
+    QCOMPARE(bareRuns[std::size_t(inner)].parentRun, outer);
+    QCOMPARE(bareRuns[std::size_t(inner)].sessionMessage, -1);
+    TranscriptModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setTranscript(bare.transcript);
+    QVERIFY(!model.indexForSubagentMessage(inner, 0).isValid());
+    QVERIFY(!model.indexForSubagentMessage(outer, 0).isValid());
 }
 
 void TestNestedAgents::treeShowsTheInnerAgentUnderItsCall()

@@ -163,8 +163,8 @@ void MainWindow::onLoadStarted(const QString &path)
 
 void MainWindow::onFirstRowsLoaded(const QString &path, std::shared_ptr<const Transcript> firstRows)
 {
-    if (!m_loader->isLoading())
-        return;
+    if (!m_loader->isLoading() || (m_transcript && path == m_path))
+        return; // a reload: the window shows the whole file already
     if (path != m_path)
         m_transcriptPanel->resetFilters();
     showStartPage(false);

@@ -71,8 +71,8 @@ const std::vector<int> &TranscriptModel::nestedRuns(int run, int message) const
 QModelIndex TranscriptModel::indexForSubagentMessage(int run, int message) const
 {
     const Transcript *sub = subagentTranscript(run);
-    if (!sub || message < 0 || message >= int(sub->messages.size()) || m_runs[std::size_t(run)].message < 0)
-        return {};
+    if (!sub || message < 0 || message >= int(sub->messages.size()) || m_runs[std::size_t(run)].sessionMessage < 0)
+        return {}; // a run not under a call of the session has no row
     return createIndex(subagentRow(run, message), 0, kSubagentRow | quintptr(run));
 }
 
