@@ -239,18 +239,23 @@ void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
     // Compactions: one dashed line per pixel column, and a label where one fits in the top three rows
     // (more would cover the lines they label). A session with hundreds of them (722 in a generated
     // 800 MB one) drew a line and placed a label for each on every paint, 25-30 ms of each live
-    // update, and its labels filled the plot.
-    const QPen markerPen(c.compact, 1.5, Qt::DashLine);
-    const int rows = std::clamp(int((g.plot.height() - 2) / fm.height()), 1, 3);
-    std::vector<double> rowEnd(std::size_t(rows), -1e9); // right edge of the rightmost label in each row
-    double lastLine = -1e9;
+    // update, and its labels filled the plot. The lines first, then the labels over them on a backing:
+    // drawn in turn, each later line crossed the labels before it and made them hard to read.
+    std::vector<std::pair<double, const CompactMarker *>> marks;
+    QList<QLineF> dashes;
     for (const CompactMarker &m : m_data.compactions) {
         const double x = g.xToPixel(m.message);
-        if (x - lastLine < 2)
+        if (!marks.empty() && x - marks.back().first < 2)
             continue; // the same place on screen as the one drawn
-        lastLine = x;
-        p.setPen(markerPen);
-        p.drawLine(QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom()));
+        marks.emplace_back(x, &m);
+        dashes += dashesOf({QPointF(x, g.plot.top()), QPointF(x, g.plot.bottom())}, 4 * 1.5, 2 * 1.5); // Qt::DashLine's
+    }
+    p.setPen(QPen(c.compact, 1.5));
+    p.drawLines(dashes);
+    const int rows = std::clamp(int((g.plot.height() - 2) / fm.height()), 1, 3);
+    std::vector<double> rowEnd(std::size_t(rows), -1e9); // right edge of the rightmost label in each row
+    for (const auto &[x, marker] : marks) {
+        const CompactMarker &m = *marker;
         // Labels go left to right: a row whose last label reaches past this line has no room right of it.
         const auto free = std::find_if(rowEnd.begin(), rowEnd.end(), [x](double end) { return end + 3 < x; });
         if (free == rowEnd.end() && x < g.plot.right() - 40)
@@ -272,6 +277,9 @@ void UsageChart::paintAxes(QPainter &p, const ChartGeometry &g) const
         }
         if (covers(r))
             continue;
+        QColor under = palette().color(QPalette::Base); // the lines under it stay faintly visible
+        under.setAlpha(215);
+        p.fillRect(r, under);
         p.setPen(c.compact);
         p.drawText(r, Qt::AlignLeft, label);
         m_labelRects.push_back(r);
