@@ -3,6 +3,7 @@
 // the project's own inputs of all seven formats) gets a value of every other JSON type, and each
 // mutated transcript is written through every writer and every strategy's export. Nothing may throw,
 // and every write must succeed. CTest runs it in three shards (CL_TEST_SHARD).
+#include "test_shard.h"
 #include "test_support.h"
 #include "write_paths.h"
 #include "core/strategies/registry.h"
@@ -34,26 +35,6 @@ std::vector<Source> sources()
     return out;
 }
 
-// CL_TEST_SHARD="K/N": this run checks every N-th mutant starting at the K-th (1-based), so that CTest
-// can run the shards side by side (tests/CMakeLists.txt). Without it, every mutant.
-struct Shard {
-    std::size_t index = 0;
-    std::size_t count = 1;
-};
-
-Shard shardFromEnvironment()
-{
-    const QByteArray spec = qgetenv("CL_TEST_SHARD");
-    const qsizetype slash = spec.indexOf('/');
-    if (slash < 0)
-        return {};
-    const int k = spec.left(slash).toInt();
-    const int n = spec.mid(slash + 1).toInt();
-    if (n < 1 || k < 1 || k > n)
-        qFatal("CL_TEST_SHARD=%s: expected K/N with 1 <= K <= N", spec.constData());
-    return {static_cast<std::size_t>(k - 1), static_cast<std::size_t>(n)};
-}
-
 } // namespace
 
 class TestWriteTypes : public QObject
@@ -80,14 +61,14 @@ private Q_SLOTS:
         QFETCH(QByteArray, bytes);
         const auto &strategies = strategy::all();
         QVERIFY(strategies.size() >= 25);
-        const Shard shard = shardFromEnvironment();
+        const test::Shard shard = test::shardFromEnvironment();
         std::size_t mutants = 0;
         std::size_t checked = 0;
         std::vector<std::string> failures;
         const std::vector<Format> formats = allFormats();
         test::forEachTypeMutant(bytes.toStdString(), [&](const test::TypeMutant &m) {
             const std::size_t index = mutants++;
-            if (index % shard.count != shard.index)
+            if (!shard.has(index))
                 return;
             LoadOptions lo;
             lo.loadSubagents = false;
