@@ -2,10 +2,9 @@
 // A session's measured usage by model (Session::usage), as the scanners and the cache keep it.
 #include "core/sessions/internal.h"
 
-#include "core/util/json.h"
+#include "core/formats/claudecode/agentmeta.h"
 
 #include <algorithm>
-#include <fstream>
 
 namespace cl::sessions::detail {
 
@@ -39,22 +38,8 @@ std::string subagentName(std::string_view path)
 
 SubagentUsage subagentUsage(const std::string &path, std::vector<ModelUsage> usage)
 {
-    SubagentUsage sub{subagentName(path), std::move(usage), 0, 0, {}, {}};
-    const std::string meta = path.substr(0, path.size() - (path.size() > 6 ? 6 : 0)) + ".meta.json";
-    std::ifstream in(meta, std::ios::binary);
-    if (!in)
-        return sub;
-    std::string bytes(64 * 1024, '\0');
-    in.read(bytes.data(), std::streamsize(bytes.size()));
-    bytes.resize(std::size_t(in.gcount()));
-    nlohmann::json j;
-    std::string error;
-    if (cl::json::parse(bytes, j, error) == cl::json::ParseStatus::Failed || !j.is_object())
-        return sub;
-    sub.description = cl::json::str(j, "description");
-    if (const std::string parent = cl::json::str(j, "parentAgentId"); !parent.empty())
-        sub.startedBy = "agent-" + parent;
-    return sub;
+    const formats::claudecode::AgentMeta meta = formats::claudecode::readAgentMeta(path);
+    return {subagentName(path), std::move(usage), 0, 0, meta.description, meta.parentAgentId.empty() ? std::string() : "agent-" + meta.parentAgentId};
 }
 
 } // namespace cl::sessions::detail

@@ -41,7 +41,7 @@ LoadResult LoadController::loadNow(const QString &path, std::optional<Format> fo
     return loadFile(filenames::toBytes(path), optionsFor(format, wholeHistory()));
 }
 
-std::shared_ptr<const Transcript> LoadController::loadFirstRows(const QString &path, std::optional<Format> format)
+std::shared_ptr<const Transcript> LoadController::loadFirstRows(const QString &path, std::optional<Format> format, bool whole)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -50,7 +50,7 @@ std::shared_ptr<const Transcript> LoadController::loadFirstRows(const QString &p
     const qsizetype end = head.lastIndexOf('\n');
     if (end < 0)
         return nullptr; // not one whole line
-    LoadOptions opts = optionsFor(format, wholeHistory());
+    LoadOptions opts = optionsFor(format, whole);
     opts.loadSubagents = false;
     opts.threads = 1; // the whole file's load has the other threads
     LoadResult r = loadBytes(std::string(head.constData(), std::size_t(end + 1)), filenames::toBytes(path), opts);
@@ -65,7 +65,7 @@ void LoadController::start(const QString &path, std::optional<Format> format)
     const bool whole = wholeHistory();
     m_firstRows.cancel();
     if (QFileInfo(path).size() >= kFirstRowsFrom)
-        m_firstRows.start([path, format](JobControl &) { return loadFirstRows(path, format); },
+        m_firstRows.start([path, format, whole](JobControl &) { return loadFirstRows(path, format, whole); },
                           [this, path](std::shared_ptr<const Transcript> first) {
                               if (first && m_job.isRunning())
                                   Q_EMIT firstRowsLoaded(path, std::move(first));

@@ -34,7 +34,7 @@ public:
     static constexpr qint64 kFirstRowsBytes = 1LL << 20;
     // The first messages of `path`: its first kFirstRowsBytes (up to the last line feed), loaded
     // as a transcript of their own; null when they hold no message.
-    static std::shared_ptr<const Transcript> loadFirstRows(const QString &path, std::optional<Format> format);
+    static std::shared_ptr<const Transcript> loadFirstRows(const QString &path, std::optional<Format> format, bool wholeHistory);
     // The same load, on the calling thread (used by --screenshot).
     static LoadResult loadNow(const QString &path, std::optional<Format> format = std::nullopt);
 

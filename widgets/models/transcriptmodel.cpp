@@ -114,8 +114,8 @@ QModelIndex TranscriptModel::index(int row, int column, const QModelIndex &paren
     if (!parent.isValid())
         return row < messageRows() ? createIndex(row, column, kMessageRow) : QModelIndex();
     if (isSubagentRow(parent)) { // the agents a subagent's message started
-        const int run = int(parent.internalId() & ~kSubagentRow);
-        return parent.column() == 0 ? subagentChild(run, parent.row() - m_rowOffset[std::size_t(run)], row, column) : QModelIndex();
+        const auto [run, message] = subagentMessageAt(parent);
+        return parent.column() == 0 ? subagentChild(run, message, row, column) : QModelIndex();
     }
     if (parent.internalId() != kMessageRow) { // a block: the subagent its call started
         const int run = parent.column() == 0 ? runAt(int(parent.internalId() - 1), parent.row()) : -1;
@@ -152,8 +152,8 @@ int TranscriptModel::rowCount(const QModelIndex &parent) const
     if (parent.column() != 0)
         return 0; // only column 0 carries children (tree convention)
     if (isSubagentRow(parent)) {
-        const int run = int(parent.internalId() & ~kSubagentRow);
-        return subagentChildren(run, parent.row() - m_rowOffset[std::size_t(run)]);
+        const auto [run, message] = subagentMessageAt(parent);
+        return subagentChildren(run, message);
     }
     if (parent.internalId() != kMessageRow) {
         const Transcript *sub = subagentTranscript(runAt(int(parent.internalId() - 1), parent.row()));
@@ -198,8 +198,8 @@ QVariant TranscriptModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     if (isSubagentRow(index)) {
-        const int run = int(index.internalId() & ~kSubagentRow);
-        return subagentData(run, index.row() - m_rowOffset[std::size_t(run)], index.column(), role);
+        const auto [run, message] = subagentMessageAt(index);
+        return subagentData(run, message, index.column(), role);
     }
     const bool messageRow = index.internalId() == kMessageRow;
     const int message = messageRow ? index.row() : int(index.internalId() - 1);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <unordered_map>
 #include <optional>
+#include <utility>
 
 namespace cl::gui {
 
@@ -75,6 +76,12 @@ public:
     const std::vector<int> &nestedRuns(int run, int message) const;
     // The row of a run's message under its parent row; the index of a run's message.
     int subagentRow(int run, int message) const { return m_rowOffset[std::size_t(run)] + message; }
+    // The run and message of a subagent message row (isSubagentRow).
+    std::pair<int, int> subagentMessageAt(const QModelIndex &row) const
+    {
+        const int run = int(row.internalId() & ~kSubagentRow);
+        return {run, row.row() - m_rowOffset[std::size_t(run)]};
+    }
     QModelIndex indexForSubagentMessage(int run, int message) const;
     // The subagent's transcript of a run (null if out of range).
     const Transcript *subagentTranscript(int run) const;

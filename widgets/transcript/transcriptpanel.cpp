@@ -241,25 +241,25 @@ void TranscriptPanel::fitPreviewColumn()
 
 void TranscriptPanel::showFirstRows(std::shared_ptr<const Transcript> firstRows)
 {
-    m_firstRowsOnly = true;
-    clearMessageFilter();
-    m_keptRows = 0;
-    m_hideHistory->setVisible(false);
-    m_model->setTranscript(std::move(firstRows));
-    m_view->doItemsLayout();
+    showRows(std::move(firstRows), true);
 }
 
 void TranscriptPanel::setTranscript(std::shared_ptr<const Transcript> transcript)
 {
-    m_firstRowsOnly = false;
+    showRows(std::move(transcript), false);
+    Q_EMIT rowSelected(-1, -1);
+}
+
+void TranscriptPanel::showRows(std::shared_ptr<const Transcript> transcript, bool firstRowsOnly)
+{
+    m_firstRowsOnly = firstRowsOnly;
     clearMessageFilter(); // indices of another transcript
     m_keptRows = 0;
-    m_hideHistory->setVisible(transcript && liveStart(*transcript) > 0);
+    m_hideHistory->setVisible(!firstRowsOnly && transcript && liveStart(*transcript) > 0);
     m_model->setTranscript(std::move(transcript));
     // Lay the rows out now rather than on the view's zero timer: the paint that follows this load
     // then shows them, instead of a paint without them and another one after the timer.
     m_view->doItemsLayout();
-    Q_EMIT rowSelected(-1, -1);
 }
 
 void TranscriptPanel::growTranscript(std::shared_ptr<const Transcript> transcript, std::size_t kept)

@@ -106,6 +106,8 @@ protected:
 private:
     void onCurrentChanged(const QModelIndex &current);
     void fitPreviewColumn();
+    // setTranscript and showFirstRows: the rows of `transcript`, the filters of another one cleared.
+    void showRows(std::shared_ptr<const Transcript> transcript, bool firstRowsOnly);
     void updateFilter();
     void updateAnalysisControls();
     void updateEmptyNote();

@@ -3,9 +3,12 @@
 // layout) and agent-*.jsonl beside the session file whose lines carry the same sessionId (older).
 #include "core/formats/claudecode/internal.h"
 
+#include "core/formats/claudecode/agentmeta.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <system_error>
 #include <unordered_map>
 
@@ -112,32 +115,21 @@ void linkToCalls(const Transcript &t, const std::vector<std::shared_ptr<Transcri
     }
 }
 
-// What Claude Code records beside a subagent's file (agent-<id>.meta.json, 2.1.x): the call that
-// started it (toolUseId, written when the agent starts, so a running agent is linked too), the
-// agent that started it when that was another subagent (parentAgentId), its type and description.
-// Copied into the subagent's header; a missing or unreadable file changes nothing.
-void readMeta(const fs::path &agentFile, Transcript &sub)
+// The agent's meta file (agentmeta.h) in its header: the call that started it, the agent that made
+// that call, its type and description.
+void copyMeta(const fs::path &agentFile, Transcript &sub)
 {
-    std::FILE *f = std::fopen((agentFile.parent_path() / (agentFile.stem().string() + ".meta.json")).string().c_str(), "rb");
-    if (!f)
-        return;
-    std::string bytes(64 * 1024, '\0');
-    bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f));
-    std::fclose(f);
-    nlohmann::json meta;
-    std::string err;
-    if (cl::json::parse(bytes, meta, err) == cl::json::ParseStatus::Failed || !meta.is_object())
-        return;
+    const AgentMeta meta = readAgentMeta(agentFile.string());
     if (!sub.header.is_object())
         sub.header = nlohmann::json::object();
-    for (const auto &[from, to] : {std::pair{"toolUseId", "parentToolUseId"}, std::pair{"parentAgentId", "parentAgentId"},
-                                   std::pair{"agentType", "agentType"}, std::pair{"description", "description"}})
-        if (const std::string v = cl::json::str(meta, from); !v.empty())
-            sub.header[to] = v;
+    for (const auto &[key, value] : {std::pair{"parentToolUseId", &meta.toolUseId}, std::pair{"parentAgentId", &meta.parentAgentId},
+                                     std::pair{"agentType", &meta.agentType}, std::pair{"description", &meta.description}})
+        if (!value->empty())
+            sub.header[key] = *value;
 }
 
-// The 1-based number of the first line of `file` containing `text`; 0 when none (or no file).
-std::uint32_t lineWith(const fs::path &file, const std::string &text)
+// The 1-based number of the first line of `file` for which `matches` is true; 0 when none (or no file).
+std::uint32_t firstLineWhere(const fs::path &file, const std::function<bool(const std::string &)> &matches)
 {
     std::FILE *f = std::fopen(file.string().c_str(), "rb");
     if (!f)
@@ -149,7 +141,7 @@ std::uint32_t lineWith(const fs::path &file, const std::string &text)
         while ((c = std::fgetc(f)) != EOF && c != '\n')
             line += char(c);
         ++number;
-        if (line.find(text) != std::string::npos)
+        if (matches(line))
             found = number;
     }
     std::fclose(f);
@@ -195,7 +187,7 @@ void loadSubagents(Transcript &t, const LoadContext &ctx)
             if (m.agentId.empty())
                 m.agentId = agentId;
         }
-        readMeta(p, *r.transcript);
+        copyMeta(p, *r.transcript);
         loaded.push_back(std::move(r.transcript));
     }
     linkToCalls(t, loaded);
@@ -221,46 +213,34 @@ void linkAgentFile(Transcript &t)
     if (const std::string sessionId = cl::json::str(t.header, "sessionId"); !sessionId.empty())
         candidates.push_back(file.parent_path() / (sessionId + ".jsonl"));
     for (const fs::path &parent : candidates) {
-        std::FILE *f = std::fopen(parent.string().c_str(), "rb");
-        if (!f)
-            continue;
-        // The Task call's result line names the agent (toolUseResult.agentId); read line by line.
-        std::string line;
-        std::uint32_t number = 0;
-        bool found = false;
-        for (int c = 0; !found && c != EOF;) {
-            line.clear();
-            while ((c = std::fgetc(f)) != EOF && c != '\n')
-                line += char(c);
-            ++number;
+        // The Task call's result line names the agent (toolUseResult.agentId).
+        std::string toolUseId;
+        const std::uint32_t number = firstLineWhere(parent, [&](const std::string &line) {
             if (line.find(agentId) == std::string::npos || line.find("tool_result") == std::string::npos)
-                continue;
+                return false;
             nlohmann::json o;
-            std::string toolUseId;
-            if (!agentResult(line, agentId, o, toolUseId))
-                continue;
+            return agentResult(line, agentId, o, toolUseId) != nullptr;
+        });
+        if (number > 0) {
             t.header["parentSession"] = parent.string();
             t.header["parentToolUseId"] = toolUseId;
             t.header["parentLine"] = number;
-            found = true;
-        }
-        std::fclose(f);
-        if (found)
             return;
+        }
     }
     // An agent another subagent started: its result line has no agentId, but its meta file names the
     // call and that agent; the call is a tool_use line of the other agent's file beside this one.
-    Transcript meta;
-    readMeta(file, meta);
-    const std::string parentAgent = cl::json::str(meta.header, "parentAgentId"), call = cl::json::str(meta.header, "parentToolUseId");
-    if (parentAgent.empty() || call.empty())
+    const AgentMeta meta = readAgentMeta(t.path);
+    if (meta.parentAgentId.empty() || meta.toolUseId.empty())
         return;
-    const fs::path parent = file.parent_path() / ("agent-" + parentAgent + ".jsonl");
-    if (const std::uint32_t number = lineWith(parent, "\"id\":\"" + call + "\""); number > 0) {
+    const fs::path parent = file.parent_path() / ("agent-" + meta.parentAgentId + ".jsonl");
+    const std::string callId = "\"id\":\"" + meta.toolUseId + "\"";
+    if (const std::uint32_t number = firstLineWhere(parent, [&](const std::string &line) { return line.find(callId) != std::string::npos; });
+        number > 0) {
         t.header["parentSession"] = parent.string();
-        t.header["parentToolUseId"] = call;
+        t.header["parentToolUseId"] = meta.toolUseId;
         t.header["parentLine"] = number;
-        t.header["parentAgentId"] = parentAgent;
+        t.header["parentAgentId"] = meta.parentAgentId;
     }
 }
 
