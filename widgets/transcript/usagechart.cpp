@@ -84,13 +84,16 @@ void UsageChart::setTranscript(const Transcript *transcript)
 void UsageChart::setUsage(UsageData data)
 {
     m_data = std::move(data);
+    // Both series are in message order: merged, not sorted (a live update of a long session).
     m_xs.clear();
-    for (const UsagePoint &p : m_data.estimated)
-        m_xs.push_back(p.message);
-    for (const UsagePoint &p : m_data.measured)
-        m_xs.push_back(p.message);
-    std::sort(m_xs.begin(), m_xs.end());
-    m_xs.erase(std::unique(m_xs.begin(), m_xs.end()), m_xs.end());
+    m_xs.reserve(m_data.estimated.size() + m_data.measured.size());
+    for (qsizetype e = 0, m = 0; e < m_data.estimated.size() || m < m_data.measured.size();) {
+        const bool fromEstimated = m == m_data.measured.size()
+                                   || (e < m_data.estimated.size() && m_data.estimated[e].message <= m_data.measured[m].message);
+        const int message = fromEstimated ? m_data.estimated[e++].message : m_data.measured[m++].message;
+        if (m_xs.isEmpty() || m_xs.back() != message)
+            m_xs.push_back(message);
+    }
     m_hover = -1;
     update();
 }
