@@ -135,6 +135,24 @@ private Q_SLOTS:
                  (QList<QLineF>{{0, 0, 6, 0}, {9, 0, 10, 0}, {10, 0, 10, 5}, {10, 8, 10, 10}}));
     }
 
+    // A series denser than its pixels is painted as the band it covers: a rectangle per column.
+    void denseBands()
+    {
+        // A rise from column 10 into column 11 (crossing x = 11 at y = 50 - 30 * 0.8 / 1.4), and a
+        // piece of one point in column 12; a 2 px stroke widens each by a pixel up and down.
+        const QList<QRect> r = columnBands({{{10.2, 50}, {11.6, 20}}, {{12.5, 40}}}, 2);
+        const double cross = 50 - 30 * 0.8 / 1.4;
+        QCOMPARE(r, (QList<QRect>{QRect(10, int(std::floor(cross - 1)), 2, 51 - int(std::floor(cross - 1))),
+                                  QRect(11, 19, 2, int(std::ceil(cross + 1)) - 19), QRect(12, 39, 2, 2)}));
+        QVERIFY(columnBands({}, 2).isEmpty());
+        QCOMPARE(columnBands({{{0.5, 5}}, {{3.5, 5}}}, 1).size(), 2); // no rectangle where no piece passes
+        QVERIFY(!isDense(8000, 1, 1000));                             // 8 points a column: still a line
+        QVERIFY(isDense(8001, 1, 1000));
+        QVERIFY(isDense(10, 200, 1000)); // pieces 5 px apart: no room for a dash
+        QVERIFY(!isDense(10, 100, 1000));
+        QVERIFY(!isDense(10, 10, 0));
+    }
+
     void niceTicks_data()
     {
         QTest::addColumn<qint64>("max");
@@ -358,6 +376,19 @@ private Q_SLOTS:
             chart.grab();
             const std::vector<QRectF> &r = chart.labelRects();
             const ChartGeometry g = chart.chartGeometry();
+            // Lines 2 px apart: each a faint solid hairline, not the dashed orange of a few (which
+            // made a mesh over the data); the series denser than the pixels are painted as bands.
+            const QImage img = chart.grab().toImage();
+            const auto orange = [](const QColor &c) { return c.red() > 150 && c.green() > 80 && c.green() < 160 && c.blue() < 80; };
+            const auto faint = [](const QColor &c) { return c.red() > 200 && c.green() > 150 && c.green() < 200 && c.blue() > 100 && c.blue() < 170; };
+            int strong = 0, light = 0;
+            const int lowerHalf = int(g.plot.center().y());
+            for (int x = int(g.plot.left()) + 2; x < int(g.plot.right()) - 2; ++x) {
+                strong += countPixels(img, {x, lowerHalf}, {0, 1}, int(g.plot.bottom()) - lowerHalf - 2, orange);
+                light += countPixels(img, {x, lowerHalf}, {0, 1}, int(g.plot.bottom()) - lowerHalf - 2, faint);
+            }
+            QCOMPARE(strong, 0);
+            QVERIFY2(light > g.plot.width(), qPrintable(QStringLiteral("width %1: %2 faint pixels").arg(width).arg(light)));
             QVERIFY(r.size() > 3);       // the window's and some compactions'
             QVERIFY(r.size() < 400 / 2); // not one for each
             const double rowHeight = QFontMetrics(chart.font()).height();

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace cl::gui {
 
@@ -166,6 +168,54 @@ QList<QPointF> thinToColumns(const QList<QPointF> &points)
         first = last + 1;
     }
     return out;
+}
+
+QList<QRect> columnBands(const QList<QList<QPointF>> &pieces, double penWidth)
+{
+    // Lowest and highest y per column, over every piece (columns relative to the leftmost).
+    double left = std::numeric_limits<double>::max(), right = std::numeric_limits<double>::lowest();
+    for (const QList<QPointF> &piece : pieces)
+        if (!piece.isEmpty()) {
+            left = std::min(left, std::floor(piece.front().x()));
+            right = std::max(right, std::floor(piece.back().x()));
+        }
+    if (left > right)
+        return {};
+    const auto columns = std::size_t(right - left) + 1;
+    std::vector<double> low(columns, std::numeric_limits<double>::max()), high(columns, std::numeric_limits<double>::lowest());
+    const auto cover = [&](double x, double y) {
+        const auto c = std::size_t(std::clamp(std::floor(x) - left, 0.0, double(columns - 1)));
+        low[c] = std::min(low[c], y);
+        high[c] = std::max(high[c], y);
+    };
+    for (const QList<QPointF> &piece : pieces) {
+        for (qsizetype k = 0; k < piece.size(); ++k) {
+            cover(piece[k].x(), piece[k].y());
+            if (k == 0)
+                continue;
+            // A segment crossing columns: where it enters and leaves each one.
+            const QPointF a = piece[k - 1], b = piece[k];
+            for (double edge = std::floor(a.x()) + 1; edge <= b.x(); edge += 1) {
+                const double y = b.x() > a.x() ? a.y() + (b.y() - a.y()) * (edge - a.x()) / (b.x() - a.x()) : b.y();
+                cover(edge - 0.5, y); // the column left of the edge
+                cover(edge, y);       // the one right of it
+            }
+        }
+    }
+    QList<QRect> out;
+    const double half = penWidth / 2;
+    const int width = std::max(1, int(std::lround(penWidth)));
+    for (std::size_t c = 0; c < columns; ++c)
+        if (low[c] <= high[c]) {
+            const int top = int(std::floor(low[c] - half)), bottom = int(std::ceil(high[c] + half));
+            out.append(QRect(int(left) + int(c), top, width, bottom - top));
+        }
+    return out;
+}
+
+bool isDense(qsizetype points, qsizetype pieces, double width, double perColumn)
+{
+    return width > 0 && (double(points) > perColumn * width || double(pieces) * 6 > width);
 }
 
 QList<QLineF> segmentsOf(const QList<QPointF> &line)
