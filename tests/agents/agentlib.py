@@ -9,6 +9,7 @@ repository (see scripts/ci-agents.sh).
 import json
 import os
 import re
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -53,6 +54,13 @@ def load_requests(log_dir: Path) -> list:
     return [json.loads(p.read_text()) for p in sorted(Path(log_dir).glob("*.json"))]
 
 
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (for a proxy that must be named before it starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def claude_slug(cwd: Path) -> str:
     return re.sub(r"[/.]", "-", str(cwd))
 
@@ -76,16 +84,23 @@ class Agent:
         raise NotImplementedError
 
     def run(self, home: Path, cwd: Path, prompt: str, script: dict, log_dir: Path, resume: str | None = None,
-            timeout: int = 180) -> RunResult:
+            timeout: int = 180, record: tuple | None = None) -> RunResult:
+        """record: (contextlens-cli, FILE): the agent talks to the fake server through the proxy of
+        `contextlens-cli record -o FILE`, which starts it (the agent's settings name the proxy's port)."""
         home, cwd, log_dir = Path(home), Path(cwd), Path(log_dir)
         home.mkdir(parents=True, exist_ok=True)
         cwd.mkdir(parents=True, exist_ok=True)
         server = fake_model_server.start(script, log_dir)
         try:
-            self.prepare(home, server.server_port)
+            port, argv = server.server_port, self.argv(prompt, resume)
+            if record:
+                port = free_port()
+                argv = [str(record[0]), "record", "-o", str(record[1]), "--listen", f"127.0.0.1:{port}",
+                        "--upstream", f"http://127.0.0.1:{server.server_port}", "--"] + argv
+            self.prepare(home, port)
             start = time.monotonic()
             try:
-                p = subprocess.run(self.argv(prompt, resume), cwd=cwd, env=self.env(home, server.server_port),
+                p = subprocess.run(argv, cwd=cwd, env=self.env(home, port),
                                    stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
                 rc, out, err = p.returncode, p.stdout, p.stderr
             except subprocess.TimeoutExpired as e:

@@ -8,7 +8,8 @@ Speaks just enough of four wire formats for Claude Code, Codex and Gemini CLI:
   OpenAI Chat            POST /v1/chat/completions              (SSE or JSON)
   Gemini                 POST /v1beta/models/M:generateContent  (JSON)
                          POST /v1beta/models/M:streamGenerateContent?alt=sse
-Binds 127.0.0.1 only. Every request is logged as one numbered JSON file (path, headers, body).
+Binds 127.0.0.1 only. Every request is logged as one numbered JSON file (path, headers, body, and the
+SHA-256 of the body's bytes).
 
 The script (JSON) is a list of replies taken in order by ordinary requests:
   {"turns": [
@@ -19,6 +20,9 @@ The script (JSON) is a list of replies taken in order by ordinary requests:
      {"error": {"status": 429, "body": {...}, "headers": {"retry-after": "1"}}},  extra answer headers
      {"text": "...", "delay": 2.5, "chunks": 8}   wait before answering; stream the text in 8 pieces
      {"text": "...", "stop": "refusal"}           the stop / finish reason to report (default: the usual)
+     {"when": "TASK-7", "text": "..."}            taken only by a request whose first user message
+                                                  contains TASK-7 (a subagent's prompt), before any
+                                                  turn without "when"; the others skip it
    ],
    "summary": "...",        answer to compaction requests (default: a text with SUMMARY_MARKER)
    "default_text": "OK"}    answer once the turns are used up
@@ -32,6 +36,7 @@ routing / next-speaker / JSON-schema calls, token counting) are answered without
 """
 
 import argparse
+import hashlib
 import itertools
 import json
 import threading
@@ -68,6 +73,18 @@ def text_of(content) -> str:
     return ""
 
 
+def first_user_text(api: str, body: dict) -> str:
+    """The text of the request's first user message (a subagent's is its prompt)."""
+    if api == "gemini":
+        items = [c for c in body.get("contents", []) if c.get("role") == "user"]
+        return text_of(items[0].get("parts", [])) if items else ""
+    items = body.get("messages") or body.get("input") or []
+    if isinstance(items, str):
+        return items
+    users = [m for m in items if isinstance(m, dict) and m.get("role") == "user"]
+    return text_of(users[0].get("content", "")) if users else ""
+
+
 class Script:
     """The replies and their order; shared by the handler threads."""
 
@@ -75,16 +92,22 @@ class Script:
         self.turns = list(data.get("turns", []))
         self.summary = data.get("summary", DEFAULT_SUMMARY)
         self.default_text = data.get("default_text", "OK")
-        self._next = 0
+        self._taken = set()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
 
-    def take(self):
+    def take(self, first_user_text: str = ""):
+        """The next reply for a request whose first user message reads first_user_text: the first
+        untaken turn whose "when" it contains, else the first untaken turn without a "when"."""
         with self._lock:
-            if self._next < len(self.turns):
-                self._next += 1
-                return self._next - 1, self.turns[self._next - 1]
-            return None, {"text": self.default_text}
+            free = [i for i in range(len(self.turns)) if i not in self._taken]
+            matching = [i for i in free if self.turns[i].get("when") and self.turns[i]["when"] in first_user_text]
+            plain = [i for i in free if not self.turns[i].get("when")]
+            pick = (matching or plain or [None])[0]
+            if pick is None:
+                return None, {"text": self.default_text}
+            self._taken.add(pick)
+            return pick, self.turns[pick]
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}{int(time.time() * 1000) % 10**9:09d}{next(self._ids):04d}"
@@ -381,20 +404,20 @@ class Handler(BaseHTTPRequestHandler):
             body = {"unparsed": raw.decode("utf-8", "replace")}
         api = api_of(url.path)
         if api == "anthropic-count":
-            self._log(api, "count", body)
+            self._log(api, "count", body, raw=raw)
             return self._send(200, "application/json", json.dumps({"input_tokens": estimate_tokens(raw)}).encode())
         if api == "gemini-count":
-            self._log(api, "count", body)
+            self._log(api, "count", body, raw=raw)
             return self._send(200, "application/json", json.dumps({"totalTokens": estimate_tokens(raw)}).encode())
         if api is None:
-            self._log("other", "unknown", body)
+            self._log("other", "unknown", body, raw=raw)
             return self._send(404, "application/json", b'{"error":{"message":"not served"}}')
 
         script: Script = self.server.script
         kind = classify(api, body, self.headers)
         index, turn = (None, {"text": compaction_text(api, script.summary)}) if kind == "compaction" else \
-            (None, {"text": side_text(api, body)}) if kind == "side" else script.take()
-        self._log(api, kind, body, index)
+            (None, {"text": side_text(api, body)}) if kind == "side" else script.take(first_user_text(api, body))
+        self._log(api, kind, body, index, raw=raw)
         if turn.get("delay"):
             time.sleep(float(turn["delay"]))
         if "error" in turn:
@@ -415,9 +438,11 @@ class Handler(BaseHTTPRequestHandler):
         ctype, data = ANSWERS[api](script, body, turn.get("text", ""), calls, usage, stream)
         self._send(200, ctype, data)
 
-    def _log(self, api, kind, body, turn=None):
+    def _log(self, api, kind, body, turn=None, raw=None):
+        # The body's bytes as received, by their hash: a proxy in between must pass them unchanged.
         self.server.log.write({"method": self.command, "path": self.path, "api": api, "kind": kind, "turn": turn,
-                               "headers": dict(self.headers.items()), "body": body})
+                               "headers": dict(self.headers.items()), "body": body,
+                               "bodySha256": hashlib.sha256(raw).hexdigest() if raw is not None else None})
 
     def _send(self, status, ctype, data: bytes, headers=None):
         self.send_response(status)
