@@ -53,6 +53,11 @@ ojson subagentRunsJson(const Transcript &t)
                 j["message"] = run.message;
             if (run.sessionMessage >= 0)
                 j["sessionMessage"] = run.sessionMessage;
+            // An agent of the session's team: its name, and the session's messages to and about it.
+            j["name"] = run.name.empty() ? ojson(nullptr) : ojson(run.name);
+            j["background"] = run.background;
+            j["messagesTo"] = run.messagesTo;
+            j["notifications"] = run.notifications;
             out.push_back(std::move(j));
             self(self, std::int32_t(r));
         }
@@ -246,8 +251,18 @@ std::string text(const ojson &j)
             where = "started by the session's message " + num(run["message"]);
         else if (run["startedBy"].is_string())
             where = "started by subagent " + run["startedBy"].get<std::string>();
+        std::string team;
+        if (run["name"].is_string())
+            team += " named " + run["name"].get<std::string>();
+        if (run["background"].get<bool>())
+            team += " in the background";
+        const auto count = [](const ojson &list, const char *one, const char *many) {
+            return list.empty() ? std::string() : ", " + std::to_string(list.size()) + (list.size() == 1 ? one : many);
+        };
         row(std::string(2 * run["depth"].get<std::size_t>(), ' ') + "agent " + run["agentId"].get<std::string>(),
-            "\"" + run["description"].get<std::string>() + "\", " + num(run["messages"]) + " messages, " + num(run["tokens"]) + " tokens, " + where);
+            "\"" + run["description"].get<std::string>() + "\"" + team + ", " + num(run["messages"]) + " messages, " + num(run["tokens"])
+                + " tokens, " + where + count(run["messagesTo"], " message sent to it", " messages sent to it")
+                + count(run["notifications"], " notification that it stopped", " notifications that it stopped"));
     }
     row("off-branch messages", num(j["offBranchMessages"]));
     row("compactions", num(j["compactions"]));

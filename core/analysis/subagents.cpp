@@ -4,6 +4,7 @@
 #include "core/tokens/estimator.h"
 #include "core/util/json.h"
 
+#include <string_view>
 #include <unordered_map>
 
 namespace cl::analysis {
@@ -29,6 +30,56 @@ std::string describe(const Block &call)
         d = d.substr(0, d.find('\n'));
     }
     return d;
+}
+
+// The id in "<tag>id</tag>" of `text`, "" when there is none.
+std::string_view tagged(std::string_view text, std::string_view open, std::string_view close)
+{
+    const std::size_t from = text.find(open);
+    if (from == std::string_view::npos)
+        return {};
+    const std::size_t start = from + open.size(), end = text.find(close, start);
+    return end == std::string_view::npos ? std::string_view() : text.substr(start, end - start);
+}
+
+// The session's messages that talk to a run or report on it: a SendMessage call whose recipient is
+// its name or id, a task notification carrying its id.
+void linkContacts(const Transcript &t, std::vector<SubagentRun> &runs)
+{
+    std::unordered_map<std::string, std::size_t> byName, byId;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        if (!runs[r].name.empty())
+            byName.emplace(runs[r].name, r);
+        if (!runs[r].agentId.empty())
+            byId.emplace(runs[r].agentId, r);
+    }
+    if (byId.empty())
+        return;
+    const auto addressed = [&](const std::string &to) -> SubagentRun * {
+        if (const auto it = byName.find(to); it != byName.end())
+            return &runs[it->second];
+        const auto it = byId.find(to);
+        return it == byId.end() ? nullptr : &runs[it->second];
+    };
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+        const Message &m = t.messages[i];
+        if (m.sidechain || !m.isConversation())
+            continue;
+        for (const Block &b : m.blocks) {
+            if (m.role == Role::Assistant && b.type == BlockType::ToolUse && b.toolName == "SendMessage") {
+                if (SubagentRun *run = addressed(cl::json::str(b.input, "to")))
+                    run->messagesTo.push_back(std::int32_t(i));
+            } else if (m.role == Role::User && b.type == BlockType::Text) {
+                const std::string_view id = tagged(tagged(b.text, "<task-notification>", "</task-notification>"), "<task-id>", "</task-id>");
+                const auto it = id.empty() ? byId.end() : byId.find(std::string(id));
+                if (it == byId.end())
+                    continue;
+                std::vector<std::int32_t> &seen = runs[it->second].notifications;
+                if (seen.empty() || seen.back() != std::int32_t(i))
+                    seen.push_back(std::int32_t(i));
+            }
+        }
+    }
 }
 
 } // namespace
@@ -90,6 +141,8 @@ std::vector<SubagentRun> subagentRuns(const Transcript &t)
         }
         if (run.description.empty())
             run.description = headerText(sub, "description");
+        run.name = headerText(sub, "agentName");
+        run.background = sub.header.is_object() && sub.header.value("background", false);
         if (!run.agentId.empty())
             byAgentId.emplace(run.agentId, std::int32_t(s));
         runs.push_back(std::move(run));
@@ -100,6 +153,7 @@ std::vector<SubagentRun> subagentRuns(const Transcript &t)
             if (const auto it = byAgentId.find(headerText(*t.subagents[run.subagent], "parentAgentId"));
                 it != byAgentId.end() && it->second != std::int32_t(run.subagent))
                 run.parentRun = it->second;
+    linkContacts(t, runs);
     // Depth and the session's call, up the chain; a chain that loops (damaged files) is cut.
     for (SubagentRun &run : runs) {
         const SubagentRun *top = &run;

@@ -34,6 +34,13 @@ struct SubagentRun {
     std::int64_t durationMs = -1;     // as the agent recorded it, else its first to last timestamp; -1: unknown
     std::int64_t recordedTokens = -1; // totalTokens the agent recorded for the run
     std::int64_t toolUses = -1;       // totalToolUseCount the agent recorded
+    // An agent of the session's team: the name the others address it by ("" when unnamed), and
+    // whether it ran in the background (its call returned at once; it reports when it stops).
+    std::string name;
+    bool background = false;
+    // Session messages about it, ascending: the calls that sent it a message (SendMessage to its
+    // name or id) and the notifications that it stopped (<task-notification> with its id).
+    std::vector<std::int32_t> messagesTo, notifications;
 };
 
 // One per subagent, in Transcript::subagents order (so a run's index is its subagent's index).

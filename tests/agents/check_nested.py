@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""(n) Agents started by a subagent, with the real Claude Code (check.py runs it; it can run alone too).
+"""(n) Agents started by a subagent, and a named agent of the session's team running in the background,
+with the real Claude Code (check.py runs it; it can run alone too).
 
 The session's Agent call starts a subagent whose own Agent call starts another. Claude Code writes
 each agent's conversation to <session>/subagents/agent-<id>.jsonl and beside it agent-<id>.meta.json;
@@ -7,6 +8,11 @@ the inner agent's call and result are lines of the outer agent's file. `info --j
 two runs as a tree (the outer started by the session's call, the inner by the outer agent, each
 with the description of its call), and the inner agent's file opened alone must name the outer
 agent's file and the line of its call.
+
+The team agent: the session's Agent call names it and sends it to the background, then the session
+sends it a message (SendMessage to its name) while it works; Claude Code resumes it with the message
+and tells the session twice that it stopped (<task-notification>). `info --json` must give the run
+its name, say it ran in the background, and link the SendMessage call and both notifications to it.
 
   check_nested.py --cli PATH --work DIR [--bin-dir DIR]
 """
@@ -70,6 +76,45 @@ def run_nested(cli, rep, bin_dir: Path, work: Path):
     rep.add("n-agent-file", "claude-code", ok, "" if ok else f"exit {rc}: {err.strip()[-200:]}; parent: {parent}")
 
 
+# The session's requests and the agent's (its prompt carries TEAM_TASK) interleave: the agent's
+# first answer waits, so that the session's message reaches it while it works.
+TEAM_TASK = "TEAM-TASK-COUNT"
+TEAM_SCRIPT = {"turns": [
+    {"tool_calls": [{"name": "Agent", "args": {"description": "Count the files", "prompt": f"{TEAM_TASK}: count the files here.",
+                                               "subagent_type": "general-purpose", "name": "counter",
+                                               "run_in_background": True}}]},
+    {"when": TEAM_TASK, "text": "Counting the files now.", "delay": 4},
+    {"tool_calls": [{"name": "SendMessage", "args": {"to": "counter", "message": "Include hidden files too.",
+                                                     "summary": "hidden files"}}]},
+    {"text": "Asked the counter to include hidden files."},
+    {"when": TEAM_TASK, "text": "0 files, hidden ones included."},
+    {"text": "The counter reported 0 files."}]}
+
+
+def run_team(cli, rep, bin_dir: Path, work: Path):
+    agent = ClaudeCode(bin_dir)
+    shutil.rmtree(work, ignore_errors=True)
+    result = agent.run(work / "home", work / "work", "Count the files with a named helper in the background.", TEAM_SCRIPT,
+                       work / "logs", timeout=240)
+    files = agent.session_files(work / "home")
+    if not rep.add("n-team-record", "claude-code", result.rc == 0 and files,
+                   "" if result.rc == 0 else f"exit {result.rc}: {result.stderr[-300:]}"):
+        return
+    rc, info, err = cli.json("info", files[0])
+    runs = info.get("subagentRuns", []) if rc == 0 else []
+    lines = [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
+    conversation = [d for d in lines if d.get("type") in ("user", "assistant")]
+    sent = sum(1 for d in conversation for b in (d["message"].get("content") if isinstance(d["message"].get("content"), list) else [])
+               if b.get("type") == "tool_use" and b.get("name") == "SendMessage")
+    notices = sum(1 for d in conversation if isinstance(d["message"].get("content"), str)
+                  and d["message"]["content"].startswith("<task-notification>"))
+    run = runs[0] if len(runs) == 1 else {}
+    ok = (run.get("name") == "counter" and run.get("background") is True and run.get("startedBy") == "session"
+          and sent == 1 and len(run.get("messagesTo", [])) == 1 and notices >= 1 and len(run.get("notifications", [])) == notices)
+    rep.add("n-team-links", "claude-code", ok,
+            "" if ok else f"exit {rc}: {err.strip()[-200:]}; {sent} SendMessage, {notices} notifications in the file; runs: {json.dumps(runs)[:600]}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", type=Path, required=True)
@@ -78,7 +123,8 @@ def main():
     args = ap.parse_args()
     from check import Cli, Report
     rep = Report()
-    run_nested(Cli(args.cli), rep, args.bin_dir, args.work.resolve())
+    run_nested(Cli(args.cli), rep, args.bin_dir, args.work.resolve() / "nested")
+    run_team(Cli(args.cli), rep, args.bin_dir, args.work.resolve() / "team")
     sys.exit(0 if rep.checks and all(c["ok"] for c in rep.checks) else 1)
 
 

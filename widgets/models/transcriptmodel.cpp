@@ -225,7 +225,7 @@ QVariant TranscriptModel::messageData(int row, int column, int role) const
         case IndexColumn: return row + 1; // numbered from 1, as the report and the docks number them
         case TimeColumn: return text::timeLabel(m.timeMs);
         case RoleColumn: return text::roleLabel(m);
-        case PreviewColumn: return text::messagePreview(m);
+        case PreviewColumn: return m_contactAt.empty() ? text::messagePreview(m) : QString(contactPrefix(row) + text::messagePreview(m));
         case TokensColumn: return qint64(tokens::estimateMessage(m));
         }
         return {};

@@ -121,6 +121,9 @@ private:
     QModelIndex subagentChild(int run, int message, int row, int column) const;
     int subagentChildren(int run, int message) const;
     QString runSummary(int run) const;
+    // "to subagent counter · " before a message that sends one a message, "subagent counter stopped · "
+    // before a notification of it; "" for any other message.
+    QString contactPrefix(int message) const;
     void linkSubagents();
     QVariant blockData(int messageRow, int blockRow, int column, int role) const;
     // Analysis columns and roles (transcriptmodel_analysis.cpp); block -1 for a message row.
@@ -139,6 +142,7 @@ private:
     std::unordered_map<quint64, int> m_runAt;                 // (message << 32 | block) of a linked call -> run
     std::unordered_map<quint64, std::vector<int>> m_nestedAt; // (parent run << 32 | message) -> runs it started
     std::vector<int> m_rowOffset;                             // by run: its first row under its parent
+    std::unordered_map<int, int> m_contactAt;                 // session message to or about a run -> run
     qint64 m_maxTokens = 0;
     int m_shownMessages = -1; // >= 0 while growTranscript replaces the rows after them
 };

@@ -26,6 +26,7 @@ void TranscriptModel::linkSubagents()
     m_runAt.clear();
     m_nestedAt.clear();
     m_rowOffset.clear();
+    m_contactAt.clear();
     if (!m_transcript)
         return;
     // The shipped prices and the user's own (prices.json), read once.
@@ -40,6 +41,9 @@ void TranscriptModel::linkSubagents()
     m_rowOffset.assign(m_runs.size(), 0);
     for (std::size_t r = 0; r < m_runs.size(); ++r) {
         const analysis::SubagentRun &run = m_runs[r];
+        for (const auto *contacts : {&run.messagesTo, &run.notifications})
+            for (std::int32_t message : *contacts)
+                m_contactAt.emplace(message, int(r));
         if (run.message < 0)
             continue;
         if (run.parentRun < 0)
@@ -115,8 +119,12 @@ const Transcript *TranscriptModel::subagentTranscript(int run) const
 QString TranscriptModel::runSummary(int run) const
 {
     const analysis::SubagentRun &r = m_runs[std::size_t(run)];
-    QString s = (r.messages == 1 ? tr("subagent: 1 message") : tr("subagent: %1 messages").arg(r.messages))
-                + tr(", %L1 tokens").arg(r.tokens);
+    QString who = tr("subagent");
+    if (!r.name.empty())
+        who += QStringLiteral(" ") + text::fromUtf8(r.name);
+    if (r.background)
+        who += tr(" (in the background)");
+    QString s = who + (r.messages == 1 ? tr(": 1 message") : tr(": %1 messages").arg(r.messages)) + tr(", %L1 tokens").arg(r.tokens);
     if (const QString d = QString::fromStdString(util::durationText(r.durationMs)); !d.isEmpty())
         s += QStringLiteral(", ") + d;
     if (r.toolUses >= 0)
@@ -128,6 +136,17 @@ QString TranscriptModel::runSummary(int run) const
             s += tr(" (some models unpriced)");
     }
     return s;
+}
+
+QString TranscriptModel::contactPrefix(int message) const
+{
+    const auto it = m_contactAt.find(message);
+    if (it == m_contactAt.end())
+        return {};
+    const analysis::SubagentRun &r = m_runs[std::size_t(it->second)];
+    const QString who = text::fromUtf8(r.name.empty() ? r.agentId : r.name);
+    const bool notification = std::binary_search(r.notifications.begin(), r.notifications.end(), message);
+    return (notification ? tr("subagent %1 stopped").arg(who) : tr("to subagent %1").arg(who)) + QStringLiteral(" \u00b7 ");
 }
 
 QVariant TranscriptModel::subagentData(int run, int row, int column, int role) const

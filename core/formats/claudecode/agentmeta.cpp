@@ -26,6 +26,8 @@ AgentMeta readAgentMeta(const std::string &agentFile)
     meta.parentAgentId = cl::json::str(j, "parentAgentId");
     meta.agentType = cl::json::str(j, "agentType");
     meta.description = cl::json::str(j, "description");
+    meta.name = cl::json::str(j, "name");
+    meta.background = cl::json::str(j, "requestShape") == "background";
     return meta;
 }
 

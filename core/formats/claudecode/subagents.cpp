@@ -116,16 +116,19 @@ void linkToCalls(const Transcript &t, const std::vector<std::shared_ptr<Transcri
 }
 
 // The agent's meta file (agentmeta.h) in its header: the call that started it, the agent that made
-// that call, its type and description.
+// that call, its type, description, name and whether it ran in the background.
 void copyMeta(const fs::path &agentFile, Transcript &sub)
 {
     const AgentMeta meta = readAgentMeta(agentFile.string());
     if (!sub.header.is_object())
         sub.header = nlohmann::json::object();
     for (const auto &[key, value] : {std::pair{"parentToolUseId", &meta.toolUseId}, std::pair{"parentAgentId", &meta.parentAgentId},
-                                     std::pair{"agentType", &meta.agentType}, std::pair{"description", &meta.description}})
+                                     std::pair{"agentType", &meta.agentType}, std::pair{"description", &meta.description},
+                                     std::pair{"agentName", &meta.name}})
         if (!value->empty())
             sub.header[key] = *value;
+    if (meta.background)
+        sub.header["background"] = true;
 }
 
 // The 1-based number of the first line of `file` for which `matches` is true; 0 when none (or no file).
