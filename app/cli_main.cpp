@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/summarizer.h"
 #include "net/modelsummarizer.h"
+#include "net/recordsession.h"
 
 #include <QCoreApplication>
 
@@ -14,5 +15,6 @@ int main(int argc, char **argv)
     // Model summaries talk to their provider through Qt Network, which needs an application object.
     QCoreApplication app(argc, argv);
     cl::cli::setSummarizerFactory(cl::net::makeModelSummarizer);
+    cl::cli::setRecordRunner(cl::net::runRecording);
     return cl::cli::run(argc, argv, stdout, stderr);
 }

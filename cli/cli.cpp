@@ -191,7 +191,10 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
     g_wholeHistory = false;
     g_estimator = tokens::Estimator::Calibrated;
     for (auto it = args.begin() + 1; it != args.end(); ++it)
-        if (*it == "--whole-history") {
+        if (*it == "--" && cmd == "record") { // the agent's own command line follows, untouched
+            rest.insert(rest.end(), it, args.end());
+            break;
+        } else if (*it == "--whole-history") {
             g_wholeHistory = true;
         } else if (*it == "--estimator") {
             const auto e = it + 1 != args.end() ? tokens::parseEstimator(*(it + 1)) : std::nullopt;
@@ -205,8 +208,11 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
             rest.push_back(*it);
         }
     bool json = false;
-    for (const auto &a : rest)
+    for (const auto &a : rest) {
+        if (a == "--" && cmd == "record")
+            break;
         json = json || a == "--json";
+    }
     if (cmd == "--version" || cmd == "version") {
         if (json)
             out += ojson{{"version", kVersion}}.dump() + "\n";
@@ -226,7 +232,7 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -270,6 +276,8 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
         return costCommand(rest, out, err);
     if (cmd == "watch")
         return watch(rest, out, err);
+    if (cmd == "record")
+        return record(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

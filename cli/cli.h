@@ -7,6 +7,7 @@
 // 2 failure (unreadable file, unknown format, bad usage, write error).
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,13 @@ int report(const std::vector<std::string> &args, std::string &out, std::string &
 int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::string &err); // cli/report.cpp
 int costCommand(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/cost.cpp
 int watch(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/watch.cpp
+int record(const std::vector<std::string> &args, std::string &out, std::string &err);         // cli/record.cpp
+
+// The recording proxy of `record` (net/recordsession.h), registered by the program: (host, port,
+// upstream URL or "", output file, agent command line or none) -> exit code.
+using RecordRunner = std::function<int(const std::string &host, int port, const std::string &upstream, const std::string &output,
+                                       const std::vector<std::string> &agent)>;
+void setRecordRunner(RecordRunner runner);
 
 std::string helpText();
 

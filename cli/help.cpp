@@ -56,6 +56,8 @@ std::string helpText()
                                                         "  watch FILE [--interval MS] [--updates N] [--seconds S] [--window N] [--json]\n"
                                                         "      Follow a session its agent is writing: a line per change with the messages added\n"
                                                         "      and the turns left before the agent's own auto-compaction.\n"
+                                                        "  record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [-- AGENT ARGS...]\n"
+                                                        "      A proxy that forwards an agent's model requests and records every request and answer.\n"
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
@@ -232,6 +234,19 @@ std::string commandHelp(const std::string &command)
                "A file rewritten in place is read again; only regular files are followed; a missing file is waited\n"
                "for (until --seconds ends, else 10 s). A compaction ContextLens saved that the agent then left\n"
                "behind (it continued from before it) is said at once (event \"undone-compaction\").\n";
+    if (command == "record")
+        return "Usage: contextlens-cli record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [-- AGENT ARGS...]\n"
+               "An HTTP proxy on 127.0.0.1 (port 0, the default: any free one) that forwards every request an\n"
+               "agent sends to its model provider, streams the answer back as it arrives, and appends each\n"
+               "request and response to FILE as JSON lines (docs/recording-format.md; created with mode 0600).\n"
+               "Key headers (authorization, x-api-key, x-goog-api-key, cookies) are never recorded and a key=\n"
+               "query parameter is recorded as key=REDACTED. Without --upstream the provider is chosen by path:\n"
+               "/v1/messages: Anthropic; /v1beta/ and /v1/models/...:generateContent: Gemini; other /v1/: OpenAI.\n"
+               "With -- AGENT ARGS the agent is started with ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and\n"
+               "OPENAI_BASE_URL (.../v1) pointing at the proxy, and record ends with it; without an agent it\n"
+               "runs until Ctrl+C or SIGTERM. A --listen address other than loopback is allowed, with a warning.\n"
+               "Exit: the agent's exit code (128 + N when killed by signal N, 127 when it cannot be started);\n"
+               "without an agent 0 after Ctrl+C; 2 failure (bad usage, FILE or the port unusable).\n";
     if (command == "cost")
         return "Usage: contextlens-cli cost FILE [--as FORMAT] [--model M] [--prices FILE] [--json]\n"
                "What the session cost, from the usage its agent recorded per API response (Claude Code: the\n"

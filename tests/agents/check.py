@@ -31,7 +31,10 @@ sent to the fake model server.
   (f) Claude Code: a compaction put over its session in the middle of a turn is reported undone by
       `info` and `watch` afterwards (check_undone.py)
   (n) Claude Code: a subagent that starts an agent of its own; `info` lists the runs as a tree and
-      the inner agent's file names the outer one's call (check_nested.py)
+      the inner agent's file names the outer one's call; a named agent in the background that the
+      session messages: its name, the message and its notifications linked to it (check_nested.py)
+  (w) every agent through `contextlens-cli record`'s proxy: it finishes its task, every request body
+      the server received is in the recording byte for byte, and its key is nowhere (check_record.py)
 
   check.py RECORDINGS --cli PATH --work DIR [--jobs 2] [--messages 40] [--json OUT] [--markdown OUT]
 Exit 1 when any check fails.
@@ -54,6 +57,7 @@ from pathlib import Path
 
 from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
 import check_nested
+import check_record
 import check_redact
 import check_undone
 import fake_model_server
@@ -678,6 +682,10 @@ def main():
         check_undone.run_undone(cli, rep, args.bin_dir, work / "undone")
         print("== claude-code: agents started by a subagent", flush=True)
         check_nested.run_nested(cli, rep, args.bin_dir, work / "nested")
+        print("== claude-code: a named agent of the session's team, in the background", flush=True)
+        check_nested.run_team(cli, rep, args.bin_dir, work / "team")
+    print("== the recording proxy between each agent and the server", flush=True)
+    check_record.run_record(cli, rep, args.agents.split(","), args.bin_dir, work / "record")
     failed = [c for c in rep.checks if not c["ok"]]
     _, version, _ = cli.run("--version")
     meta = {"machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, "

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The proxy of `contextlens-cli record`: an HTTP/1.1 server (normally on loopback) that forwards each
+// request an agent sends to its model provider and streams the answer back as it arrives, piece by
+// piece, while the exchange is written to a RecordingFile. The upstream is one base URL, or chosen per
+// request by path (upstreamFor). Each client connection has its own upstream connection pool, so
+// that an agent's parallel streams never wait behind each other. A client that goes away aborts its
+// upstream answer; an upstream that breaks off closes the client's connection; one that cannot be
+// reached is a 502.
+
+#include <QHostAddress>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <memory>
+
+class QTcpServer;
+
+namespace cl::net {
+
+class ProxyConnection;
+class RecordingFile;
+
+// What every connection of one proxy shares.
+struct ProxyShared {
+    RecordingFile *recording = nullptr; // may be null: forward only
+    QString upstream;                   // base URL; empty: by path
+    qint64 nextId = 1;                  // of the next exchange
+};
+
+class RecordingProxy : public QObject
+{
+public:
+    explicit RecordingProxy(RecordingFile *recording, QObject *parent = nullptr);
+    ~RecordingProxy() override;
+
+    // The base URL every request goes to (its path is prefixed); empty: chosen by path.
+    void setUpstream(const QString &baseUrl) { m_shared->upstream = baseUrl; }
+    QString upstream() const { return m_shared->upstream; }
+
+    // false with *error set when the address cannot be listened on. Port 0: any free port.
+    bool listen(const QHostAddress &address, quint16 port, QString *error = nullptr);
+    quint16 port() const;
+    QHostAddress address() const;
+    // Stops listening and ends every connection; an answer still streaming is recorded as cut.
+    void close();
+
+    // The provider a request for this target goes to when no upstream is set: Anthropic for
+    // /v1/messages, Gemini for /v1beta/ and /v1/models/...:generateContent, OpenAI for the rest of
+    // /v1/; empty for any other path.
+    static QString upstreamFor(const QByteArray &target);
+
+private:
+    QTcpServer *m_server = nullptr;
+    QList<QPointer<ProxyConnection>> m_connections; // they delete themselves when they end
+    std::unique_ptr<ProxyShared> m_shared;
+};
+
+} // namespace cl::net

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: MIT
+"""(w) The recording proxy with the real agents (check.py runs it; it can run alone too).
+
+`contextlens-cli record -o FILE --upstream FAKE -- AGENT ...` starts each agent pointed at its proxy,
+which forwards to the fake model server. The agent must finish its task (a shell command and a
+streamed answer), every request body the server received must be in the recording byte for byte
+(the server logs each body's SHA-256), each of them answered, and the agent's key ("fake-key", sent
+as x-api-key, Authorization or x-goog-api-key) must appear nowhere in the recording or in what the
+proxy printed.
+
+  check_record.py --cli PATH --work DIR [--agents a,b] [--bin-dir DIR]
+"""
+
+import argparse
+import base64
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from agentlib import AGENTS, default_bin_dir
+
+ANSWER = "Recorded run finished: the file holds the greeting."
+SCRIPT = {"turns": [{"shell": ["echo hello > greeting.txt"]}, {"text": ANSWER, "chunks": 6}]}
+KEY = "fake-key"
+
+
+def body_bytes(line: dict) -> bytes:
+    if "bodyBase64" in line:
+        return base64.b64decode(line["bodyBase64"])
+    return line.get("body", "").encode("utf-8")
+
+
+def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
+    for name in agents:
+        agent = AGENTS[name](bin_dir)
+        where = work / name
+        shutil.rmtree(where, ignore_errors=True)
+        where.mkdir(parents=True)
+        recording = where / "recording.jsonl"
+        result = agent.run(where / "home", where / "work", "Write hello to greeting.txt with the shell, then say so.", SCRIPT,
+                           where / "logs", timeout=240, record=(cli.path, recording))
+        done = result.rc == 0 and ANSWER in result.stdout and (where / "work" / "greeting.txt").exists()
+        if not rep.add("w-agent-finished", name, done,
+                       "" if done else f"exit {result.rc}: {result.stderr[-400:]} / {result.stdout[-200:]}"):
+            continue
+        text = recording.read_text() if recording.exists() else ""
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        requests = {d["id"]: d for d in lines if d.get("type") == "request"}
+        responses = {d["id"]: d for d in lines if d.get("type") == "response"}
+        recorded = [hashlib.sha256(body_bytes(d)).hexdigest() for d in requests.values()]
+        received = [r["bodySha256"] for r in result.requests if r.get("method") == "POST"]
+        missing = [h for h in received if h not in recorded]
+        unanswered = [i for i in requests if i not in responses or responses[i].get("error")]
+        ok = bool(received) and not missing and len(recorded) == len(received) and not unanswered
+        rep.add("w-bodies-recorded", name, ok,
+                "" if ok else f"{len(received)} bodies received, {len(recorded)} recorded, {len(missing)} not in the "
+                              f"recording, {len(unanswered)} without an answer")
+        printed = result.stdout + result.stderr
+        leaks = [where for where, t in (("recording", text), ("output", printed)) if KEY in t]
+        rep.add("w-no-key", name, not leaks and bool(text), "" if not leaks else f"the key is in the {', '.join(leaks)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", type=Path, required=True)
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--agents", default="claude-code,codex,gemini-cli")
+    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
+    args = ap.parse_args()
+    from check import Cli, Report
+    rep = Report()
+    run_record(Cli(args.cli), rep, args.agents.split(","), args.bin_dir, args.work.resolve())
+    sys.exit(0 if rep.checks and all(c["ok"] for c in rep.checks) else 1)
+
+
+if __name__ == "__main__":
+    main()
