@@ -4,13 +4,14 @@
 # and 100 MB grows by one line and then by the rest of its last turn; LiveTail::poll() takes each in.
 # Compared with a fresh load of the whole file. Then the real main window (bench/bench_livegui.cpp,
 # offscreen) follows generated 100 MB Claude Code and Codex sessions while their last 40 lines are
-# written one by one, and an 800 MB Claude Code session its last 20. Writes bench/results-live.md.
+# written one by one, and an 800 MB Claude Code session its last 20; the usage chart paints them
+# (bench/bench_chart.cpp). Writes bench/results-live.md.
 # Usage: scripts/bench-live.sh [MB ...]   (env BENCH_BUILD: build dir, default build-bench; BENCH_DATA)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BENCH_BUILD:-"$root/build-bench"}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$build" -j2 bench_live bench_livegui contextlens-cli >/dev/null
+ninja -C "$build" -j2 bench_live bench_livegui bench_chart contextlens-cli >/dev/null
 out="$root/bench/results-live.md"
 status=0
 figures=$("$build/bench/bench_live" "$@") || status=$?
@@ -33,6 +34,14 @@ home=$(mktemp -d)
 line=$(HOME=$home QT_QPA_PLATFORM=offscreen "$build/bench/bench_livegui" "$session" 20 2>/dev/null) || status=$?
 rm -rf "$home"
 window+=$(printf '%-16s %s' "claude-code 800 MB" "$line")$'\n'
+# The usage chart's paint alone (each live line and each hover repaints it), at the window's size.
+chart=""
+for size in 100mb 800mb; do
+    [[ -f $data/session-$size.jsonl ]] || "$build/app/contextlens-cli" generate --format claude-code --size-mb "${size%mb}" --seed 1 \
+        -o "$data/session-$size.jsonl" >/dev/null
+    line=$(QT_QPA_PLATFORM=offscreen "$build/bench/bench_chart" "$data/session-$size.jsonl" 1100x240 15 2>/dev/null) || status=$?
+    chart+=$(printf '%-16s %s' "claude-code ${size^^}" "$line")$'\n'
+done
 {
     echo "# Live session benchmark"
     echo
@@ -68,6 +77,17 @@ window+=$(printf '%-16s %s' "claude-code 800 MB" "$line")$'\n'
     echo
     echo '```'
     printf '%s' "$window"
+    echo '```'
+    echo
+    echo "## The usage chart"
+    echo
+    echo "bench/bench_chart.cpp: the usage chart of a generated session painted into an image of 1100x240"
+    echo "(the size it has in that window), 15 times: median and worst, ms; \"usageData\" computes its series"
+    echo "(on the poll's thread when following), \"setUsage\" hands them to the chart. Since 2026-11-30 14:30"
+    echo "a series denser than its pixels is one rectangle per pixel column (before: 28 ms at 800 MB)."
+    echo
+    echo '```'
+    printf '%s' "$chart"
     echo '```'
 } > "$out"
 echo "wrote $out"
