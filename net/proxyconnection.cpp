@@ -2,6 +2,7 @@
 #include "net/proxyconnection.h"
 
 #include "net/recordingproxy.h"
+#include "net/tcpnodelay.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -184,6 +185,8 @@ void ProxyConnection::forward(const HttpRequest &request, const QString &base)
         m_reply = m_nam->sendCustomRequest(upstream, request.method);
     else
         m_reply = m_nam->sendCustomRequest(upstream, request.method, request.body);
+    // The request is with the kernel: what Nagle's algorithm holds of it goes now (tcpnodelay.h).
+    connect(m_reply, &QNetworkReply::requestSent, this, &sendHeldTcpData);
     connect(m_reply, &QNetworkReply::metaDataChanged, this, &ProxyConnection::sendHead);
     connect(m_reply, &QNetworkReply::readyRead, this, &ProxyConnection::readUpstream);
     connect(m_reply, &QNetworkReply::finished, this, &ProxyConnection::upstreamFinished);

@@ -17,8 +17,12 @@ RecordingProxy::RecordingProxy(RecordingFile *recording, QObject *parent)
 {
     m_shared->recording = recording;
     connect(m_server, &QTcpServer::newConnection, this, [this] {
-        while (QTcpSocket *socket = m_server->nextPendingConnection())
+        while (QTcpSocket *socket = m_server->nextPendingConnection()) {
+            // Each streamed piece goes out at once: with Nagle's algorithm a small write waits for
+            // the agent's delayed acknowledgement, 40-90 ms a request (bench/bench_record.cpp).
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
             m_connections.append(new ProxyConnection(socket, m_shared.get(), this));
+        }
         m_connections.removeAll(nullptr);
     });
 }

@@ -5,6 +5,7 @@
 // and recorded.
 #include "core/util/json.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QList>
 #include <QPointer>
@@ -12,6 +13,11 @@
 #include <QTcpSocket>
 #include <QTimer>
 #include <QtTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <map>
 #include <vector>
@@ -199,6 +205,26 @@ inline const Json *find(const std::vector<Json> &lines, const std::string &type,
         if (j.value("type", "") == type && j.value("id", std::int64_t(-1)) == id)
             return &j;
     return nullptr;
+}
+
+// TCP_NODELAY (0 or 1) of this process's TCP sockets whose peer (or, peer false, own) port is `port`.
+inline std::vector<int> noDelayOfSockets(quint16 port, bool peer)
+{
+    std::vector<int> out;
+    for (const QString &name : QDir(QStringLiteral("/proc/self/fd")).entryList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
+        const int fd = name.toInt();
+        sockaddr_in address{};
+        socklen_t size = sizeof address;
+        const int found = peer ? ::getpeername(fd, reinterpret_cast<sockaddr *>(&address), &size)
+                               : ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &size);
+        if (found != 0 || address.sin_family != AF_INET || ntohs(address.sin_port) != port)
+            continue;
+        int on = 0;
+        socklen_t onSize = sizeof on;
+        if (::getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &onSize) == 0)
+            out.push_back(on);
+    }
+    return out;
 }
 
 } // namespace cl::test

@@ -334,6 +334,27 @@ private Q_SLOTS:
         QCOMPARE(client.state(), QAbstractSocket::ConnectedState);
     }
 
+    // Nothing waits in the kernel (net/tcpnodelay.h): the proxy's sockets to the upstream and to the
+    // agent send each piece at once. Before, every request over 1 KB waited 40 ms for the upstream's
+    // delayed acknowledgement (bench/bench_record.cpp).
+    void socketsSendAtOnce()
+    {
+        auto s = setup();
+        QVERIFY(s);
+        QTcpSocket client;
+        QVERIFY(connectTo(client, *s));
+        client.write(post("/v1/echo", QByteArray(16 * 1024, 'b')));
+        QByteArray raw;
+        QVERIFY(QTest::qWaitFor([&] { raw += client.readAll(); const auto r = parseResponses(raw); return r.size() == 1 && r[0].complete; }, 5000));
+        const quint16 upstreamPort = quint16(QUrl(s->upstream.url()).port());
+        const std::vector<int> toUpstream = noDelayOfSockets(upstreamPort, true), toAgent = noDelayOfSockets(s->proxy->port(), false);
+        QVERIFY(!toUpstream.empty() && !toAgent.empty());
+        for (const int on : toUpstream)
+            QCOMPARE(on, 1);
+        for (const int on : toAgent)
+            QCOMPARE(on, 1);
+    }
+
     void clientGoneAbortsUpstream()
     {
         auto s = setup();
