@@ -631,6 +631,25 @@ def md(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")[:400]
 
 
+def run_alone(doc: str, run, with_agents: bool = False):
+    """main() of a check module run on its own: --cli, --work, --bin-dir (--agents with with_agents);
+    run(cli, report, args) does its checks; exit 1 when one fails."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", type=Path, required=True)
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
+    if with_agents:
+        ap.add_argument("--agents", default="claude-code,codex,gemini-cli")
+    args = ap.parse_args()
+    args.work = args.work.resolve()
+    rep = Report()
+    begun = time.monotonic()
+    run(Cli(args.cli), rep, args)
+    failed = [c for c in rep.checks if not c["ok"]]
+    print(f"\n{len(rep.checks) - len(failed)} passed, {len(failed)} failed ({time.monotonic() - begun:.0f} s)")
+    sys.exit(1 if failed or not rep.checks else 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("recordings", type=Path, help="the OUT folder of record.py")

@@ -17,13 +17,11 @@ its name, say it ran in the background, and link the SendMessage call and both n
   check_nested.py --cli PATH --work DIR [--bin-dir DIR]
 """
 
-import argparse
 import json
 import shutil
-import sys
 from pathlib import Path
 
-from agentlib import ClaudeCode, default_bin_dir
+from agentlib import ClaudeCode
 
 OUTER, INNER = "Survey the folder", "Count lines"
 
@@ -116,17 +114,9 @@ def run_team(cli, rep, bin_dir: Path, work: Path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cli", type=Path, required=True)
-    ap.add_argument("--work", type=Path, required=True)
-    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
-    args = ap.parse_args()
-    from check import Cli, Report
-    rep = Report()
-    run_nested(Cli(args.cli), rep, args.bin_dir, args.work.resolve() / "nested")
-    run_team(Cli(args.cli), rep, args.bin_dir, args.work.resolve() / "team")
-    sys.exit(0 if rep.checks and all(c["ok"] for c in rep.checks) else 1)
-
+    from check import run_alone
+    run_alone(__doc__, lambda cli, rep, args: (run_nested(cli, rep, args.bin_dir, args.work / "nested"),
+                                               run_team(cli, rep, args.bin_dir, args.work / "team")))
 
 if __name__ == "__main__":
     main()

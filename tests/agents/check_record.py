@@ -11,15 +11,13 @@ proxy printed.
   check_record.py --cli PATH --work DIR [--agents a,b] [--bin-dir DIR]
 """
 
-import argparse
 import base64
 import hashlib
 import json
 import shutil
-import sys
 from pathlib import Path
 
-from agentlib import AGENTS, default_bin_dir
+from agentlib import AGENTS
 
 ANSWER = "Recorded run finished: the file holds the greeting."
 SCRIPT = {"turns": [{"shell": ["echo hello > greeting.txt"]}, {"text": ANSWER, "chunks": 6}]}
@@ -63,17 +61,8 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cli", type=Path, required=True)
-    ap.add_argument("--work", type=Path, required=True)
-    ap.add_argument("--agents", default="claude-code,codex,gemini-cli")
-    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
-    args = ap.parse_args()
-    from check import Cli, Report
-    rep = Report()
-    run_record(Cli(args.cli), rep, args.agents.split(","), args.bin_dir, args.work.resolve())
-    sys.exit(0 if rep.checks and all(c["ok"] for c in rep.checks) else 1)
-
+    from check import run_alone
+    run_alone(__doc__, lambda cli, rep, args: run_record(cli, rep, args.agents.split(","), args.bin_dir, args.work), True)
 
 if __name__ == "__main__":
     main()

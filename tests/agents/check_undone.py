@@ -12,7 +12,6 @@ ContextLens puts in compactMetadata, and sends the smaller context.
   check_undone.py --cli PATH --work DIR [--bin-dir DIR]
 """
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 
 import fake_model_server
-from agentlib import ClaudeCode, default_bin_dir, load_requests
+from agentlib import ClaudeCode, load_requests
 
 HOLD_SECONDS = 6  # the fake server holds the answer of the resumed turn this long
 STRATEGY = ["--strategy", "trim-tools", "--param", "keepLastToolRounds=0"]
@@ -124,19 +123,8 @@ def run_undone(cli, rep, bin_dir: Path, work: Path):
 
 def main():
     sys.path.insert(0, str(Path(__file__).parent))
-    from check import Cli, Report
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cli", type=Path, required=True)
-    ap.add_argument("--work", type=Path, required=True)
-    ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
-    args = ap.parse_args()
-    rep = Report()
-    start = time.monotonic()
-    run_undone(Cli(args.cli), rep, args.bin_dir, args.work.resolve())
-    failed = [c for c in rep.checks if not c["ok"]]
-    print(f"\n{len(rep.checks) - len(failed)} passed, {len(failed)} failed ({time.monotonic() - start:.0f} s)")
-    sys.exit(1 if failed else 0)
-
+    from check import run_alone
+    run_alone(__doc__, lambda cli, rep, args: run_undone(cli, rep, args.bin_dir, args.work))
 
 if __name__ == "__main__":
     main()
