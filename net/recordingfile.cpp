@@ -151,6 +151,9 @@ void RecordingFile::writeResponse(qint64 id, const Response &r)
     if (!r.error.isEmpty())
         j["error"] = redactedText(r.error).toStdString();
     writeLine(j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n");
+    ++m_exchanges;
+    if (m_onExchange)
+        m_onExchange(m_exchanges);
 }
 
 } // namespace cl::net

@@ -40,6 +40,9 @@ public:
     bool isOpen() const { return m_fd >= 0; }
     // Called once, on the first write that fails.
     void setWriteErrorHandler(std::function<void(const std::string &)> handler) { m_onWriteError = std::move(handler); }
+    // Called after each response line (an exchange recorded), with the number of them so far.
+    void setExchangeHandler(std::function<void(qint64)> handler) { m_onExchange = std::move(handler); }
+    qint64 exchanges() const { return m_exchanges; }
 
     void writeStart(const QString &listen, const QString &upstream);
     void writeRequest(qint64 id, const QByteArray &method, const QByteArray &target, const HeaderList &headers,
@@ -60,6 +63,8 @@ private:
     int m_fd = -1;
     bool m_failed = false;
     std::function<void(const std::string &)> m_onWriteError;
+    std::function<void(qint64)> m_onExchange;
+    qint64 m_exchanges = 0;
 };
 
 } // namespace cl::net

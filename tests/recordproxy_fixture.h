@@ -4,6 +4,7 @@
 // streams, stalls, fails or resets as a test asks) and the helpers that read what the proxy answered
 // and recorded.
 #include "core/util/json.h"
+#include "net/httprequestparser.h"
 
 #include <QDir>
 #include <QElapsedTimer>

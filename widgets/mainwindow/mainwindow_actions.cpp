@@ -11,6 +11,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/recentfiles.h"
+#include "widgets/mainwindow/recorddialog.h"
 #include "widgets/mainwindow/savegate.h"
 #include "widgets/transcript/transcriptdocument.h"
 #include "widgets/transcript/transcriptpanel.h"
@@ -102,6 +103,16 @@ void MainWindow::createMenus()
     needs(file->addAction(tr("Export &Report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, &MainWindow::exportReportDialog));
     needs(file->addAction(tr("Export as &Markdown…"), this, &MainWindow::exportMarkdownDialog));
     needs(file->addAction(tr("&Backups…"), this, &MainWindow::showBackups))->setObjectName(QStringLiteral("backupsAction"));
+    QAction *record = file->addAction(tr("Record an &Agent…"), this, [this] {
+        // One recording at a time: the open dialog comes back to the front.
+        auto *dialog = findChild<RecordDialog *>(QString(), Qt::FindDirectChildrenOnly);
+        if (!dialog)
+            dialog = new RecordDialog(this);
+        dialog->show();
+        dialog->raise();
+        dialog->activateWindow();
+    });
+    record->setObjectName(QStringLiteral("recordAction"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// File › Record an Agent…: the recording proxy of `contextlens-cli record` (net/recordingproxy.h) run
+// from the window. The user picks where the recording goes (the app's data folder by default, never
+// an agent's folder) and Start; the dialog then says how to start each agent through the proxy from
+// a terminal (an agent needs one: the window cannot host it), counts the exchanges as they are
+// recorded, and Stop ends it. Closing the dialog stops the recording.
+
+#include <QDialog>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace cl::net {
+class RecordingFile;
+class RecordingProxy;
+} // namespace cl::net
+
+namespace cl::gui {
+
+class RecordDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit RecordDialog(QWidget *parent = nullptr);
+    ~RecordDialog() override;
+
+    // A fresh file name in the app's data folder (recordings/recording-YYYYMMDD-HHMMSS.jsonl).
+    static QString defaultPath();
+
+    QLineEdit *pathEdit() const { return m_path; }
+    QComboBox *upstreamBox() const { return m_upstream; }
+    QPlainTextEdit *commands() const { return m_commands; }
+    QString statusText() const;
+    bool isRecording() const { return m_proxy != nullptr; }
+    quint16 port() const;
+
+    // Starts the proxy on 127.0.0.1 (any free port) recording into the path; false with the reason
+    // shown when it cannot.
+    bool start();
+    void stop();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void showState();
+
+    QLineEdit *m_path;
+    QComboBox *m_upstream;
+    QPushButton *m_browse, *m_startStop;
+    QLabel *m_status;
+    QPlainTextEdit *m_commands;
+    std::unique_ptr<net::RecordingFile> m_file;
+    std::unique_ptr<net::RecordingProxy> m_proxy;
+    qint64 m_exchanges = 0;
+    QString m_problem;
+};
+
+} // namespace cl::gui
