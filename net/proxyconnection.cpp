@@ -144,7 +144,7 @@ void ProxyConnection::startNext()
     }
     if (m_shared->recording)
         m_shared->recording->writeRequest(m_id, request.method, request.target, request.headers, request.body);
-    const QString base = m_shared->upstream.isEmpty() ? RecordingProxy::upstreamFor(request.target) : m_shared->upstream;
+    const QString base = m_shared->upstream.isEmpty() ? RecordingProxy::upstreamFor(request.target, m_shared->providers) : m_shared->upstream;
     if (base.isEmpty()) {
         answerLocally(404, "Not Found", QStringLiteral("record: no provider is known for this path; pass --upstream URL"));
         return;

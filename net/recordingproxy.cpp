@@ -5,6 +5,7 @@
 
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QUrl>
 
 #include <utility>
 
@@ -61,16 +62,39 @@ void RecordingProxy::close()
             c->shutdown(QStringLiteral("the proxy stopped"));
 }
 
-QString RecordingProxy::upstreamFor(const QByteArray &target)
+QString RecordingProxy::upstreamFor(const QByteArray &target, const ProviderBases &providers)
 {
     const QByteArray path = target.left(target.indexOf('?') < 0 ? target.size() : target.indexOf('?'));
     if (path == "/v1/messages" || path.startsWith("/v1/messages/"))
-        return QStringLiteral("https://api.anthropic.com");
+        return providers.anthropic;
     if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && (path.contains(":generateContent") || path.contains(":streamGenerateContent"))))
-        return QStringLiteral("https://generativelanguage.googleapis.com");
+        return providers.gemini;
     if (path.startsWith("/v1/"))
-        return QStringLiteral("https://api.openai.com");
+        return providers.openai;
     return {};
+}
+
+QStringList RecordingProxy::useAgentsEnvironment()
+{
+    QStringList taken;
+    const auto take = [&](const char *variable, const QString &provider, QString &base, bool versioned) {
+        QString value = qEnvironmentVariable(variable).trimmed();
+        while (value.endsWith(QLatin1Char('/')))
+            value.chop(1);
+        if (versioned && value.endsWith(QStringLiteral("/v1")))
+            value.chop(3); // the agents' paths start with /v1 themselves
+        const QUrl url(value, QUrl::StrictMode);
+        const bool ours = url.port() == int(port()) && (url.host() == QLatin1String("127.0.0.1") || url.host() == QLatin1String("localhost"));
+        if (value.isEmpty() || !url.isValid() || url.host().isEmpty() || ours
+            || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+            return;
+        base = value;
+        taken << QStringLiteral("%1: %2 (%3)").arg(provider, value, QLatin1String(variable));
+    };
+    take("ANTHROPIC_BASE_URL", QStringLiteral("Anthropic"), m_shared->providers.anthropic, false);
+    take("OPENAI_BASE_URL", QStringLiteral("OpenAI"), m_shared->providers.openai, true);
+    take("GOOGLE_GEMINI_BASE_URL", QStringLiteral("Gemini"), m_shared->providers.gemini, false);
+    return taken;
 }
 
 } // namespace cl::net

@@ -14,6 +14,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -24,10 +25,18 @@ namespace cl::net {
 class ProxyConnection;
 class RecordingFile;
 
+// The providers requests go to by path when no upstream is set.
+struct ProviderBases {
+    QString anthropic = QStringLiteral("https://api.anthropic.com");
+    QString openai = QStringLiteral("https://api.openai.com");
+    QString gemini = QStringLiteral("https://generativelanguage.googleapis.com");
+};
+
 // What every connection of one proxy shares.
 struct ProxyShared {
     RecordingFile *recording = nullptr; // may be null: forward only
     QString upstream;                   // base URL; empty: by path
+    ProviderBases providers;            // by path
     qint64 nextId = 1;                  // of the next exchange
 };
 
@@ -51,7 +60,13 @@ public:
     // The provider a request for this target goes to when no upstream is set: Anthropic for
     // /v1/messages, Gemini for /v1beta/ and /v1/models/...:generateContent, OpenAI for the rest of
     // /v1/; empty for any other path.
-    static QString upstreamFor(const QByteArray &target);
+    static QString upstreamFor(const QByteArray &target, const ProviderBases &providers = {});
+    // An agent the user already points at a gateway or another server (ANTHROPIC_BASE_URL,
+    // OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL in this process's environment) keeps going there
+    // through the proxy: those become the providers by path. Returns what it took, one line each
+    // ("Anthropic: https://gateway.example (ANTHROPIC_BASE_URL)"); a value that is no http(s) URL,
+    // or this proxy itself, is left out.
+    QStringList useAgentsEnvironment();
 
 private:
     QTcpServer *m_server = nullptr;

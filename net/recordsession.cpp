@@ -117,6 +117,9 @@ int runRecording(const std::string &host, int port, const std::string &upstream,
     const QString base = QStringLiteral("http://") + hostText + QLatin1Char(':') + QString::number(proxy.port());
     file.writeStart(base, proxy.upstream());
     say("listening on " + base.toStdString());
+    if (upstream.empty())
+        for (const QString &line : proxy.useAgentsEnvironment())
+            say("as the environment says, " + line.toStdString());
 
     QEventLoop loop;
     int code = 0;

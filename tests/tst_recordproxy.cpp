@@ -474,6 +474,31 @@ private Q_SLOTS:
         QCOMPARE(net::redactedTarget("/v1beta/x?alt=sse&key=abc&keys=1"), QByteArray("/v1beta/x?alt=sse&key=REDACTED&keys=1"));
     }
 
+    // An agent the user points at a gateway keeps going there through the proxy (a base URL that
+    // is no http(s) URL, or the proxy itself, is not taken).
+    void providersFromTheEnvironment()
+    {
+        FakeUpstream upstream;
+        QVERIFY(upstream.start());
+        net::RecordingProxy proxy(nullptr);
+        QVERIFY(proxy.listen(QHostAddress::LocalHost, 0));
+        qputenv("ANTHROPIC_BASE_URL", upstream.url().toUtf8() + "/");
+        qputenv("OPENAI_BASE_URL", "ftp://nowhere/v1");
+        qputenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:" + QByteArray::number(proxy.port()));
+        const QStringList taken = proxy.useAgentsEnvironment();
+        for (const char *v : {"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"})
+            qunsetenv(v);
+        QCOMPARE(taken, QStringList{QStringLiteral("Anthropic: %1 (ANTHROPIC_BASE_URL)").arg(upstream.url())});
+        QTcpSocket client;
+        client.connectToHost(QHostAddress::LocalHost, proxy.port());
+        QVERIFY(client.waitForConnected(5000));
+        client.write(post("/v1/messages", "through the gateway"));
+        QByteArray raw;
+        QVERIFY(QTest::qWaitFor([&] { raw += client.readAll(); const auto r = parseResponses(raw); return r.size() == 1 && r[0].complete; }, 5000));
+        QCOMPARE(parseResponses(raw)[0].body, "through the gateway");
+        QCOMPARE(upstream.requests.size(), 1);
+    }
+
     // The command: the agent is a shell running curl against $ANTHROPIC_BASE_URL; record exits with
     // the agent's code once it ends.
     void commandRunsAgent()

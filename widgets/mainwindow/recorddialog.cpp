@@ -130,6 +130,8 @@ bool RecordDialog::start()
         } else {
             auto proxy = std::make_unique<net::RecordingProxy>(file.get());
             proxy->setUpstream(url.adjusted(QUrl::StripTrailingSlash).toString(QUrl::FullyEncoded));
+            if (upstream.isEmpty())
+                proxy->useAgentsEnvironment();
             QString listenError;
             if (!proxy->listen(QHostAddress::LocalHost, 0, &listenError)) {
                 m_problem = tr("Cannot listen on 127.0.0.1: %1").arg(listenError);
