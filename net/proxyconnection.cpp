@@ -157,7 +157,7 @@ void ProxyConnection::forward(const HttpRequest &request, const QString &base)
     QByteArray urlText = base.toUtf8();
     while (urlText.endsWith('/'))
         urlText.chop(1);
-    QNetworkRequest upstream(QUrl::fromEncoded(urlText + request.target, QUrl::TolerantMode));
+    QNetworkRequest upstream(QUrl::fromEncoded(QByteArray(urlText + request.target), QUrl::TolerantMode));
     const QByteArray connection = request.header("connection");
     QList<QByteArray> seen;
     for (const auto &[name, value] : request.headers) {
