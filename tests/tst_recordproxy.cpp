@@ -482,9 +482,9 @@ private Q_SLOTS:
         QVERIFY(upstream.start());
         net::RecordingProxy proxy(nullptr);
         QVERIFY(proxy.listen(QHostAddress::LocalHost, 0));
-        qputenv("ANTHROPIC_BASE_URL", upstream.url().toUtf8() + "/");
+        qputenv("ANTHROPIC_BASE_URL", QByteArray(upstream.url().toUtf8() + "/"));
         qputenv("OPENAI_BASE_URL", "ftp://nowhere/v1");
-        qputenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:" + QByteArray::number(proxy.port()));
+        qputenv("GOOGLE_GEMINI_BASE_URL", QByteArray("http://127.0.0.1:" + QByteArray::number(proxy.port())));
         const QStringList taken = proxy.useAgentsEnvironment();
         for (const char *v : {"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"})
             qunsetenv(v);
