@@ -74,6 +74,11 @@ QString RecordingProxy::upstreamFor(const QByteArray &target, const ProviderBase
     return {};
 }
 
+bool RecordingProxy::isUpstreamUrl(const QUrl &url)
+{
+    return url.isValid() && !url.host().isEmpty() && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"));
+}
+
 QStringList RecordingProxy::useAgentsEnvironment()
 {
     QStringList taken;
@@ -85,8 +90,7 @@ QStringList RecordingProxy::useAgentsEnvironment()
             value.chop(3); // the agents' paths start with /v1 themselves
         const QUrl url(value, QUrl::StrictMode);
         const bool ours = url.port() == int(port()) && (url.host() == QLatin1String("127.0.0.1") || url.host() == QLatin1String("localhost"));
-        if (value.isEmpty() || !url.isValid() || url.host().isEmpty() || ours
-            || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+        if (value.isEmpty() || ours || !isUpstreamUrl(url))
             return;
         base = value;
         taken << QStringLiteral("%1: %2 (%3)").arg(provider, value, QLatin1String(variable));

@@ -15,6 +15,7 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 #include <memory>
 
@@ -67,6 +68,8 @@ public:
     // ("Anthropic: https://gateway.example (ANTHROPIC_BASE_URL)"); a value that is no http(s) URL,
     // or this proxy itself, is left out.
     QStringList useAgentsEnvironment();
+    // Whether a URL can be an upstream: http or https, with a host.
+    static bool isUpstreamUrl(const QUrl &url);
 
 private:
     QTcpServer *m_server = nullptr;

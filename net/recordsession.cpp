@@ -95,7 +95,7 @@ int runRecording(const std::string &host, int port, const std::string &upstream,
     if (!address.isLoopback())
         say("warning: listening on " + host + ", not on loopback: other machines can send requests through this proxy and read the answers");
     const QUrl upstreamUrl(QString::fromStdString(upstream), QUrl::StrictMode);
-    if (!upstream.empty() && (!upstreamUrl.isValid() || upstreamUrl.host().isEmpty() || (upstreamUrl.scheme() != QLatin1String("http") && upstreamUrl.scheme() != QLatin1String("https")))) {
+    if (!upstream.empty() && !RecordingProxy::isUpstreamUrl(upstreamUrl)) {
         say("--upstream wants an http:// or https:// URL");
         return 2;
     }

@@ -116,8 +116,7 @@ bool RecordDialog::start()
     const QString typed = m_upstream->currentText().trimmed();
     const QString upstream = m_upstream->currentIndex() == 0 && typed == m_upstream->itemText(0) ? QString() : typed;
     const QUrl url(upstream, QUrl::StrictMode);
-    if (!upstream.isEmpty()
-        && (!url.isValid() || url.host().isEmpty() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))))
+    if (!upstream.isEmpty() && !net::RecordingProxy::isUpstreamUrl(url))
         m_problem = tr("The provider must be an http:// or https:// URL, such as https://api.anthropic.com.");
     else if (path.isEmpty())
         m_problem = tr("Choose where the recording goes.");
