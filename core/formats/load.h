@@ -20,6 +20,7 @@ struct LoadOptions {
     bool loadSubagents = true;            // Claude Code: <session>/subagents/*.jsonl
     bool wholeHistory = false;            // true: no message is history (markLiveContext not called)
     int threads = util::defaultThreads(); // parsing and token estimation
+    std::size_t request = 0;              // a recording: which request (1-based; 0: the last of the agent's loop)
     std::function<void(double)> progress; // 0..1, may be called from worker threads
     const std::atomic_bool *cancel = nullptr;
 };

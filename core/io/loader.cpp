@@ -4,6 +4,7 @@
 #include "core/analysis/analysis.h"
 #include "core/formats/formats.h"
 #include "core/io/filebytes.h"
+#include "core/io/recordedrequest.h"
 #include "core/util/json.h"
 #include "core/io/textencoding.h"
 #include "core/tokens/estimator.h"
@@ -231,6 +232,14 @@ LoadResult loadFile(const std::string &path, const LoadOptions &opts)
     const std::string name = standardInput ? std::string("(standard input)") : path;
     // Non-blocking open: opening a FIFO for reading would otherwise wait for a writer.
     const int fd = standardInput ? ::dup(0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENOENT) {
+        // "recording.jsonl#12": request 12 of a recording (core/io/recordedrequest.h).
+        if (const auto request = splitRequestPath(path); request && ::access(request->file.c_str(), F_OK) == 0) {
+            LoadOptions o = opts;
+            o.request = request->request;
+            return loadFile(request->file, o);
+        }
+    }
     if (fd < 0) {
         result.error = name + ": cannot open: " + std::strerror(errno);
         return result;
@@ -303,6 +312,12 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
         t->addDiagnostic(std::uint32_t(text::lineOfOffset(body, sniffed.firstNul)),
                          "NUL byte at byte " + std::to_string(sniffed.firstNul) + " (not allowed in JSON text; the line it is on cannot be read)",
                          Diagnostic::Severity::Warning);
+    if (!opts.format && recording::looksLikeRecording(body))
+        return loadRecordedRequest(body, t->path, opts);
+    if (opts.request > 0) {
+        result.error = t->path + ": not a recording, so it has no request " + std::to_string(opts.request);
+        return result;
+    }
     t->format = opts.format ? *opts.format : detectFormat(body, t->path, readableAfter(*t->buffer, body));
     const formats::LoadContext ctx{opts, [](const std::string &other, const LoadOptions &o) { return loadFile(other, o); }};
     switch (t->format) {

@@ -167,6 +167,10 @@ SaveInPlaceResult saveInPlace(const Transcript &working, const std::string &requ
                               const SaveInPlaceOptions &options)
 {
     SaveInPlaceResult r;
+    if (!working.recording.is_null()) {
+        r.error = requested + ": not saved: a request of a recording is not a session file (export it instead)";
+        return r;
+    }
     // A symbolic link is followed: the file it names is replaced, the link stays.
     std::string path = requested;
     if (char *real = ::realpath(requested.c_str(), nullptr)) {

@@ -192,6 +192,7 @@ Transcript sameFileWithoutMessages(const Transcript &t)
     out.offBranchMessages = t.offBranchMessages;
     out.tokenCalibration = t.tokenCalibration;
     out.wholeHistory = t.wholeHistory;
+    out.recording = t.recording;
     return out;
 }
 

@@ -194,6 +194,9 @@ struct Transcript {
     };
     TokenCalibration tokenCalibration;
     bool wholeHistory = false; // loaded with LoadOptions::wholeHistory: every message counts, as one context
+    // Set when this transcript is one request of a recording (core/io/recordedrequest.h): which one,
+    // and what came back. The buffer is then the request's body; the file is the recording.
+    nlohmann::json recording;
 
     std::string_view recordBytes(const Record &r) const { return std::string_view(*buffer).substr(r.offset, r.length); }
     void addDiagnostic(std::uint32_t line, std::string message, Diagnostic::Severity s = Diagnostic::Severity::Warning);

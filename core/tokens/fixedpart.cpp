@@ -29,6 +29,11 @@ std::int64_t estimateJsonText(const Json &j)
 void addToolDefs(const Json &tools, FixedPart &out)
 {
     for (const auto &tool : tools) {
+        // Gemini: one Tool holds a list of functionDeclarations, each a tool of its own.
+        if (const Json *decls = json::array(tool, "functionDeclarations"); decls && !decls->empty()) {
+            addToolDefs(*decls, out);
+            continue;
+        }
         FixedPart::ToolDef def;
         def.name = json::str(tool, "name");
         if (def.name.empty() && tool.is_object())
