@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "core/io/recordedrequest.h"
 #include "core/util/terminaltext.h"
 
 #include <algorithm>
@@ -106,7 +107,9 @@ tokens::Estimator commandEstimator()
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
 {
     struct stat st = {};
-    if (path != "-" && ::stat(path.c_str(), &st) != 0) { // "-": standard input
+    // "-": standard input; "recording.jsonl#N": request N of a recording (core/io/recordedrequest.h).
+    const auto request = path != "-" && ::stat(path.c_str(), &st) != 0 ? splitRequestPath(path) : std::nullopt;
+    if (path != "-" && ::stat(request ? request->file.c_str() : path.c_str(), &st) != 0) {
         error = path + ": no such file";
         return nullptr;
     }
@@ -232,7 +235,7 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "requests", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -278,6 +281,8 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
         return watch(rest, out, err);
     if (cmd == "record")
         return record(rest, out, err);
+    if (cmd == "requests")
+        return requests(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }
@@ -286,7 +291,7 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
 bool isReportCommand(const std::string &cmd)
 {
     static const std::set<std::string> reports = {"info", "validate", "analyze", "tokens", "strategies", "compare",
-                                                  "simulate", "context", "audit", "backups", "sessions", "cost"};
+                                                  "simulate", "context", "audit", "backups", "sessions", "cost", "requests"};
     return reports.count(cmd) != 0;
 }
 

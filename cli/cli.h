@@ -45,6 +45,7 @@ int exportMarkdown(const std::vector<std::string> &args, std::string &out, std::
 int costCommand(const std::vector<std::string> &args, std::string &out, std::string &err);    // cli/cost.cpp
 int watch(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/watch.cpp
 int record(const std::vector<std::string> &args, std::string &out, std::string &err);         // cli/record.cpp
+int requests(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/requests.cpp
 
 // The recording proxy of `record` (net/recordsession.h), registered by the program: (host, port,
 // upstream URL or "", output file, agent command line or none) -> exit code.

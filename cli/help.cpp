@@ -58,6 +58,9 @@ std::string helpText()
                                                         "      and the turns left before the agent's own auto-compaction.\n"
                                                         "  record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [-- AGENT ARGS...]\n"
                                                         "      A proxy that forwards an agent's model requests and records every request and answer.\n"
+                                                        "  requests FILE [--json]\n"
+                                                        "      The requests of a recording: what each sent (messages, tools, the estimate of each part)\n"
+                                                        "      beside the usage the provider measured; every command opens request N as FILE#N.\n"
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
@@ -249,6 +252,17 @@ std::string commandHelp(const std::string &command)
                "runs until Ctrl+C or SIGTERM. A --listen address other than loopback is allowed, with a warning.\n"
                "Exit: the agent's exit code (128 + N when killed by signal N, 127 when it cannot be started);\n"
                "without an agent 0 after Ctrl+C; 2 failure (bad usage, FILE or the port unusable).\n";
+    if (command == "requests")
+        return "Usage: contextlens-cli requests FILE [--json]\n"
+               "The requests of a recording made with record -o FILE, one line each in file order: time, wire\n"
+               "API, model, the conversation messages and tool definitions sent, ContextLens's estimate of the\n"
+               "system prompt, the tools, the messages and the whole request, beside what the provider measured\n"
+               "for it (the context: input + cache read + cache written; output), the status and the times to the\n"
+               "first byte and to the end. Other requests (token counts, model lists) are listed by path.\n"
+               "Every command that takes a FILE opens request N as FILE#N (FILE alone: the last request of the\n"
+               "agent's own loop, the last that sent tool definitions): its system prompt, tools and messages\n"
+               "exactly as sent, the answer appended as the assistant's message with its measured usage.\n"
+               "Exit: 0; 1 when lines of the recording could not be read (said on stderr); 2 failure.\n";
     if (command == "cost")
         return "Usage: contextlens-cli cost FILE [--as FORMAT] [--model M] [--prices FILE] [--json]\n"
                "What the session cost, from the usage its agent recorded per API response (Claude Code: the\n"

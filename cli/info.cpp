@@ -195,6 +195,8 @@ ojson report(const Transcript &t)
     j["errors"] = errors;
     j["warnings"] = warnings;
     j["diagnostics"] = diagnosticsJson(t);
+    // A request of a recording (FILE#N): which one and how it went.
+    j["recording"] = t.recording.is_null() ? ojson(nullptr) : ojson::parse(t.recording.dump());
     return j;
 }
 
@@ -214,6 +216,21 @@ std::string text(const ojson &j)
     auto row = [&s](const std::string &k, const std::string &v) { s += k + std::string(k.size() < 22 ? 22 - k.size() : 1, ' ') + v + "\n"; };
     row("file", j["path"].get<std::string>());
     row("format", j["format"].get<std::string>());
+    if (const ojson &r = j["recording"]; r.is_object()) {
+        row("recorded request", num(r["request"]) + " of " + num(r["requests"]) + " in " + r["file"].get<std::string>() + " ("
+                                    + r["method"].get<std::string>() + " " + r["path"].get<std::string>() + ", "
+                                    + r["time"].get<std::string>() + ")");
+        std::string answer = "status " + num(r["status"]);
+        if (r.contains("firstByteMs"))
+            answer += ", first byte after " + num(r["firstByteMs"]) + " ms";
+        if (r.contains("totalMs"))
+            answer += ", done after " + num(r["totalMs"]) + " ms";
+        if (!r["stopReason"].get<std::string>().empty())
+            answer += ", stop: " + r["stopReason"].get<std::string>();
+        if (!r["answerError"].get<std::string>().empty())
+            answer += "; " + r["answerError"].get<std::string>();
+        row("  answer", answer + (r["answered"].get<bool>() ? " (the last message)" : ""));
+    }
     row("bytes", num(j["bytes"]));
     row("lines / records", num(j["lines"]) + " / " + num(j["records"]));
     row("record types", joinCounts(j["recordTypes"]));

@@ -8,6 +8,12 @@ streamed answer), every request body the server received must be in the recordin
 as x-api-key, Authorization or x-goog-api-key) must appear nowhere in the recording or in what the
 proxy printed.
 
+Then the recording is opened like a session: `requests` lists every request the server received,
+each model call with the usage the server answered (the fake server counts bytes / 4 of the body
+it received), and the last model call opens as FILE#N with the messages of its body, the answer
+appended as the last message, and the measured usage on it; an export of it is the body's document
+with that answer added.
+
   check_record.py --cli PATH --work DIR [--agents a,b] [--bin-dir DIR]
 """
 
@@ -18,6 +24,7 @@ import shutil
 from pathlib import Path
 
 from agentlib import AGENTS
+from fake_model_server import estimate_tokens
 
 ANSWER = "Recorded run finished: the file holds the greeting."
 SCRIPT = {"turns": [{"shell": ["echo hello > greeting.txt"]}, {"text": ANSWER, "chunks": 6}]}
@@ -58,6 +65,40 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
         printed = result.stdout + result.stderr
         leaks = [where for where, t in (("recording", text), ("output", printed)) if KEY in t]
         rep.add("w-no-key", name, not leaks and bool(text), "" if not leaks else f"the key is in the {', '.join(leaks)}")
+        check_opened(cli, rep, name, recording, lines, result, where)
+
+
+ARRAYS = {"anthropic": "messages", "openai-responses": "input", "openai-chat": "messages", "gemini": "contents"}
+
+
+def check_opened(cli, rep, name, recording: Path, lines: list, result, where: Path):
+    """The recording read back by ContextLens: the request list, and the last model call opened."""
+    rc, listed, err = cli.json("requests", recording)
+    calls = [r for r in (listed or {}).get("list", []) if r.get("api")]
+    served = [r for r in result.requests if r.get("method") == "POST" and r.get("api")]
+    bodies = [body_bytes(d) for d in lines if d.get("type") == "request"]
+    wrong = [r["number"] for r in calls
+             if not r.get("usage") or r["usage"]["context"] != estimate_tokens(bodies[r["number"] - 1])]
+    ok = rc == 0 and listed is not None and len(listed["list"]) == len(bodies) and len(calls) == len(served) and not wrong
+    if not rep.add("w-requests-listed", name, ok,
+                   "" if ok else f"rc {rc}, {len(calls)} model calls listed, {len(served)} served; usage not the "
+                                 f"server's for {wrong}: {err[-300:]}"):
+        return
+    last = calls[-1]
+    rc, info, err = cli.json("info", last["open"])
+    body = json.loads(bodies[last["number"] - 1])
+    sent = body.get(ARRAYS[last["api"]], [])
+    answered = info is not None and (info.get("recording") or {}).get("answered")
+    measured = info is not None and info["tokens"]["measured"] == last["usage"]["context"]
+    exported = where / "request.json"
+    erc, _, eerr = cli.run("convert", last["open"], "--to", last["api"], "-o", exported, "--force")
+    doc = json.loads(exported.read_text()) if exported.exists() else {}
+    array = doc.get(ARRAYS[last["api"]], [])
+    same_start = array[:len(sent)] == sent and len(array) == len(sent) + 1
+    ok = rc in (0, 1) and answered and measured and erc == 0 and same_start and info["format"] == last["api"]
+    rep.add("w-request-opens", name, ok,
+            "" if ok else f"info rc {rc} answered {answered} measured {measured}; export rc {erc} "
+                          f"({len(array)} items for {len(sent)} sent): {(err + eerr)[-300:]}")
 
 
 def main():

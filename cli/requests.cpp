@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// `requests FILE [--json]`: the requests of a recording (`record -o FILE`), one line each: what was
+// sent (messages, tool definitions, ContextLens's estimate of each part and of the whole request)
+// beside what the provider measured for it and what came back. Any request opens with every other
+// command as FILE#N (core/io/recordedrequest.h).
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "core/io/recordedrequest.h"
+#include "core/util/numbertext.h"
+
+namespace cl::cli {
+
+namespace {
+
+ojson usageJson(const std::optional<Usage> &u)
+{
+    if (!u)
+        return nullptr;
+    return ojson{{"input", u->inputTokens},
+                 {"cacheRead", u->cacheReadTokens},
+                 {"cacheWrite", u->cacheCreationTokens},
+                 {"output", u->outputTokens},
+                 {"context", u->contextTokens()}};
+}
+
+ojson requestJson(const std::string &file, const RequestSummary &s)
+{
+    ojson j{{"number", s.number}, {"open", requestPath(file, s.number)}, {"run", s.run}, {"id", s.id}, {"time", s.time}, {"method", s.method}, {"path", s.path}};
+    j["api"] = s.api == Format::Unknown ? ojson(nullptr) : ojson(std::string(formatName(s.api)));
+    j["status"] = s.status;
+    if (s.api != Format::Unknown) {
+        j["model"] = s.model;
+        j["messages"] = s.messages;
+        j["tools"] = s.tools;
+        j["tokens"] = ojson{{"system", s.systemTokens}, {"tools", s.toolTokens}, {"messages", s.messageTokens}, {"estimate", s.estimate}};
+        j["usage"] = usageJson(s.usage);
+        j["stopReason"] = s.stopReason;
+        j["answer"] = ojson{{"blocks", s.answerBlocks}, {"toolCalls", s.answerToolCalls}};
+    }
+    j["firstByteMs"] = s.firstByteMs ? ojson(*s.firstByteMs) : ojson(nullptr);
+    j["totalMs"] = s.totalMs ? ojson(*s.totalMs) : ojson(nullptr);
+    j["error"] = s.error.empty() ? ojson(nullptr) : ojson(s.error);
+    return j;
+}
+
+std::string pad(std::string s, std::size_t width, bool right = true)
+{
+    if (s.size() >= width)
+        return s;
+    return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+// "2026-11-30T14:21:24.891Z" → "14:21:24"
+std::string clock(const std::string &time)
+{
+    const std::size_t t = time.find('T');
+    return t == std::string::npos ? time : time.substr(t + 1, 8);
+}
+
+} // namespace
+
+int requests(const std::vector<std::string> &args, std::string &out, std::string &err)
+{
+    const std::vector<OptionSpec> specs{{"--json", "", false}, {"--help", "-h", false}};
+    Args a = parseArgs(args, specs);
+    Output o{out, err, a.has("--json")};
+    if (a.has("--help")) {
+        out += commandHelp("requests");
+        return Exit::Success;
+    }
+    if (!a.error.empty())
+        return o.fail(a.error);
+    if (a.positional.size() != 1)
+        return o.fail("requests needs exactly one FILE (a recording of contextlens-cli record)");
+    const std::string file = a.positional.front();
+    RecordingSummary summary;
+    std::string error;
+    if (!summarizeRecordingFile(file, summary, error))
+        return o.fail(error);
+    if (o.json) {
+        ojson list = ojson::array();
+        for (const RequestSummary &s : summary.requests)
+            list.push_back(requestJson(file, s));
+        ojson diags = ojson::array();
+        for (const Diagnostic &d : summary.diagnostics)
+            diags.push_back(d.toString());
+        o.print(ojson{{"file", file}, {"requests", summary.requests.size()}, {"modelCalls", summary.modelCalls}, {"list", list}, {"diagnostics", diags}});
+        return summary.diagnostics.empty() ? Exit::Success : Exit::Issues;
+    }
+    out += file + ": " + std::to_string(summary.requests.size()) + " requests, " + std::to_string(summary.modelCalls)
+           + " model calls (any command opens one as " + file + "#N)\n";
+    out += "     #  time      API               model                     msgs tools  system   tools  messages"
+           "  estimate  measured  cache read  written   out  status    first   total\n";
+    for (const RequestSummary &s : summary.requests) {
+        std::string line = pad(std::to_string(s.number), 6) + "  " + pad(clock(s.time), 8, false) + "  ";
+        if (s.api == Format::Unknown) {
+            line += pad(s.method + " " + s.path, 99, false);
+        } else {
+            std::string model = s.model.size() > 24 ? s.model.substr(0, 23) + "~" : s.model;
+            line += pad(std::string(formatName(s.api)), 16, false) + "  " + pad(model, 24, false) + pad(std::to_string(s.messages), 6)
+                    + pad(std::to_string(s.tools), 6) + pad(util::grouped(s.systemTokens), 8) + pad(util::grouped(s.toolTokens), 8)
+                    + pad(util::grouped(s.messageTokens), 10) + pad(util::grouped(s.estimate), 10);
+            if (s.usage)
+                line += pad(util::grouped(s.usage->contextTokens()), 10) + pad(util::grouped(s.usage->cacheReadTokens), 12)
+                        + pad(util::grouped(s.usage->cacheCreationTokens), 9) + pad(util::grouped(s.usage->outputTokens), 6);
+            else
+                line += pad("-", 10) + pad("-", 12) + pad("-", 9) + pad("-", 6);
+        }
+        line += pad(s.status ? std::to_string(s.status) : std::string("-"), 8)
+                + pad(s.firstByteMs ? std::to_string(*s.firstByteMs) + " ms" : std::string("-"), 9)
+                + pad(s.totalMs ? std::to_string(*s.totalMs) + " ms" : std::string("-"), 9);
+        out += line + "\n";
+        if (!s.error.empty())
+            out += "        " + s.error + "\n";
+    }
+    for (const Diagnostic &d : summary.diagnostics)
+        err += "warning: " + d.toString() + "\n";
+    return summary.diagnostics.empty() ? Exit::Success : Exit::Issues;
+}
+
+} // namespace cl::cli
