@@ -55,7 +55,8 @@ private Q_SLOTS:
         QVERIFY2(dialog.statusText().contains(QStringLiteral("Recording")) && dialog.statusText().contains(base), qPrintable(dialog.statusText()));
         QVERIFY(dialog.commands()->toPlainText().contains(QStringLiteral("ANTHROPIC_BASE_URL=") + base + QStringLiteral(" claude")));
         QVERIFY(dialog.commands()->toPlainText().contains(QStringLiteral("OPENAI_BASE_URL=") + base + QStringLiteral("/v1 codex")));
-        QVERIFY(!dialog.pathEdit()->isEnabled()); // fixed while it records
+        QVERIFY(!dialog.pathEdit()->isEnabled());   // fixed while it records
+        QVERIFY(!dialog.openButton()->isEnabled()); // nothing recorded yet
 
         QTcpSocket client;
         client.connectToHost(QHostAddress::LocalHost, dialog.port());
@@ -70,6 +71,12 @@ private Q_SLOTS:
         dialog.stop();
         QVERIFY(!dialog.isRecording());
         QVERIFY2(dialog.statusText().contains(QStringLiteral("Stopped: 1 exchange")), qPrintable(dialog.statusText()));
+        // Open Recording hands the recording to the window.
+        QVERIFY(dialog.openButton()->isEnabled());
+        QSignalSpy open(&dialog, &RecordDialog::openRequested);
+        dialog.openButton()->click();
+        QCOMPARE(open.size(), 1);
+        QCOMPARE(open.at(0).at(0).toString(), dir.filePath(QStringLiteral("sub/run.jsonl")));
         const std::vector<Json> lines = recordingLines(dir.filePath(QStringLiteral("sub/run.jsonl")));
         QVERIFY(find(lines, "request", 1) && find(lines, "response", 1));
         QCOMPARE(find(lines, "request", 1)->value("body", ""), std::string("hello through the window"));

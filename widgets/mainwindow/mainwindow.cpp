@@ -218,6 +218,7 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool
         m_path = path;
         m_pinned.clear();
         showTranscript(result.transcript, analyzeNow);
+        updateRequestsDock();
         m_doc->setSource(result.transcript, path); // a fresh document: empty undo stack
         updateTitle();
         if (m_recent)

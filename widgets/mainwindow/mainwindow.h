@@ -34,6 +34,7 @@ class CompareView;
 class AuditPanel;
 class TimelineView;
 class SessionBrowser;
+class RequestList;
 class CompositionPanel;
 class OperationsDialog;
 class PreviewView;
@@ -105,6 +106,9 @@ public:
     // The agents' sessions on this machine (mainwindow_sessions.cpp).
     SessionBrowser *sessionBrowser() const { return m_sessionBrowser; }
     QDockWidget *sessionsDock() const { return m_sessionsDock; }
+    // The requests of the recording a shown request belongs to (mainwindow_requests.cpp).
+    RequestList *requestList() const { return m_requestList; }
+    QDockWidget *requestsDock() const { return m_requestsDock; }
     // The analysis of the current transcript; nullptr while it runs or when nothing is loaded.
     std::shared_ptr<const cl::analysis::Analysis> analysis() const { return m_analysis; }
     // The strategies' per-block tables of the shown transcript (shared by the strategy panel and
@@ -204,6 +208,8 @@ private:
     void createAuditDock();
     void createTimelineDock();
     void createSessionsDock();
+    void createRequestsDock();
+    void updateRequestsDock();
     void createStartPage();
     void showStartPage(bool show);
     void parkDocks();
@@ -275,6 +281,8 @@ private:
     QDockWidget *m_timelineDock = nullptr;
     SessionBrowser *m_sessionBrowser = nullptr;
     QDockWidget *m_sessionsDock = nullptr;
+    RequestList *m_requestList = nullptr;
+    QDockWidget *m_requestsDock = nullptr;
     struct ReportOutcome {
         bool ok = false;
         QString error;

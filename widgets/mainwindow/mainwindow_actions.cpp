@@ -106,8 +106,10 @@ void MainWindow::createMenus()
     QAction *record = file->addAction(tr("Record an &Agent…"), this, [this] {
         // One recording at a time: the open dialog comes back to the front.
         auto *dialog = findChild<RecordDialog *>(QString(), Qt::FindDirectChildrenOnly);
-        if (!dialog)
+        if (!dialog) {
             dialog = new RecordDialog(this);
+            connect(dialog, &RecordDialog::openRequested, this, [this](const QString &path) { openFile(path); });
+        }
         dialog->show();
         dialog->raise();
         dialog->activateWindow();
@@ -227,6 +229,11 @@ void MainWindow::createMenus()
     raiseOrToggle(this, m_sessionsDock);
     sessionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     view->addAction(sessionsAction);
+    QAction *requestsAction = m_requestsDock->toggleViewAction();
+    raiseOrToggle(this, m_requestsDock);
+    requestsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    requestsAction->setToolTip(tr("The requests of the recording the shown request belongs to"));
+    view->addAction(requestsAction);
     QAction *strategyDock = m_strategyDock->toggleViewAction();
     raiseOrToggle(this, m_strategyDock);
     strategyDock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));

@@ -43,6 +43,7 @@ void MainWindow::createDocks()
     createAuditDock();
     createTimelineDock();
     createSessionsDock();
+    createRequestsDock();
     createLiveWatch();
     createUndoneBanner();
 }

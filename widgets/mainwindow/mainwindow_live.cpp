@@ -74,7 +74,9 @@ void MainWindow::startFollowing()
     m_liveNew = 0;
     m_liveFailure.clear();
     m_liveLast.clear();
-    if (!followLive() || m_path.isEmpty() || !m_transcript || m_transcript->path != filenames::toBytes(m_path)) {
+    // A request of a recording is not a file an agent appends to.
+    if (!followLive() || m_path.isEmpty() || !m_transcript || m_transcript->path != filenames::toBytes(m_path)
+        || !m_transcript->recording.is_null()) {
         m_live->stop();
         updateLiveStatus();
         return;

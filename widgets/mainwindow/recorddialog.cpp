@@ -31,6 +31,7 @@ RecordDialog::RecordDialog(QWidget *parent)
     , m_upstream(new QComboBox(this))
     , m_browse(new QPushButton(tr("Browse…"), this))
     , m_startStop(new QPushButton(tr("&Start"), this))
+    , m_open(new QPushButton(tr("&Open Recording"), this))
     , m_status(new QLabel(this))
     , m_commands(new QPlainTextEdit(this))
 {
@@ -60,6 +61,9 @@ RecordDialog::RecordDialog(QWidget *parent)
     m_commands->setFont(mono);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(m_startStop, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_open, QDialogButtonBox::ActionRole);
+    m_open->setToolTip(tr("Show the recorded requests in the window, each as the model received it"));
+    connect(m_open, &QPushButton::clicked, this, [this] { Q_EMIT openRequested(m_path->text().trimmed()); });
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addLayout(form);
@@ -177,6 +181,7 @@ void RecordDialog::showState()
     m_path->setEnabled(!on);
     m_browse->setEnabled(!on);
     m_upstream->setEnabled(!on);
+    m_open->setEnabled(m_exchanges > 0);
     const QString file = QDir::toNativeSeparators(m_path->text().trimmed());
     const QString count = m_exchanges == 1 ? tr("1 exchange") : tr("%1 exchanges").arg(QLocale().toString(m_exchanges));
     QString status;

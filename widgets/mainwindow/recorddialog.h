@@ -5,7 +5,8 @@
 // from the window. The user picks where the recording goes (the app's data folder by default, never
 // an agent's folder) and Start; the dialog then says how to start each agent through the proxy from
 // a terminal (an agent needs one: the window cannot host it), counts the exchanges as they are
-// recorded, and Stop ends it. Closing the dialog stops the recording.
+// recorded, and Stop ends it. Closing the dialog stops the recording. Open Recording shows what was
+// recorded so far in the window (core/io/recordedrequest.h).
 
 #include <QDialog>
 
@@ -45,6 +46,11 @@ public:
     // shown when it cannot.
     bool start();
     void stop();
+    QPushButton *openButton() const { return m_open; }
+
+Q_SIGNALS:
+    // Open Recording: the window opens the recording (its agent's last request, the Requests dock).
+    void openRequested(const QString &path);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -54,7 +60,7 @@ private:
 
     QLineEdit *m_path;
     QComboBox *m_upstream;
-    QPushButton *m_browse, *m_startStop;
+    QPushButton *m_browse, *m_startStop, *m_open;
     QLabel *m_status;
     QPlainTextEdit *m_commands;
     std::unique_ptr<net::RecordingFile> m_file;

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/models/requestlistmodel.h"
+
+#include "widgets/models/roles.h"
+
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+#include <QLocale>
+
+namespace cl::gui {
+
+namespace {
+
+QString fromStd(const std::string &s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QString count(std::int64_t n)
+{
+    return QLocale().toString(qlonglong(n));
+}
+
+// "2026-11-30T14:21:24.891Z" → "14:21:24"
+QString clock(const std::string &time)
+{
+    const std::size_t t = time.find('T');
+    return fromStd(t == std::string::npos ? time : time.substr(t + 1, 8));
+}
+
+} // namespace
+
+RequestListModel::RequestListModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+void RequestListModel::setRequests(std::vector<RequestSummary> requests)
+{
+    beginResetModel();
+    m_requests = std::move(requests);
+    endResetModel();
+}
+
+void RequestListModel::setCurrent(std::size_t number)
+{
+    const int before = rowOfNumber(m_current);
+    m_current = number;
+    for (const int row : {before, rowOfNumber(number)})
+        if (row >= 0)
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1), {Qt::FontRole});
+}
+
+const RequestSummary *RequestListModel::requestAt(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_requests.size() ? &m_requests[std::size_t(row)] : nullptr;
+}
+
+int RequestListModel::rowOfNumber(std::size_t number) const
+{
+    // Numbered from 1 in file order, one row each.
+    return number >= 1 && number <= m_requests.size() && m_requests[number - 1].number == number ? int(number - 1) : -1;
+}
+
+int RequestListModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_requests.size());
+}
+
+int RequestListModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RequestListModel::display(const RequestSummary &r, int column) const
+{
+    const bool call = r.api != Format::Unknown;
+    switch (column) {
+    case NumberColumn: return QString::number(r.number);
+    case TimeColumn: return clock(r.time);
+    case ApiColumn: return call ? fromStd(std::string(formatName(r.api))) : fromStd(r.method + " " + r.path);
+    case ModelColumn: return fromStd(r.model);
+    case MessagesColumn: return call ? QVariant(count(std::int64_t(r.messages))) : QVariant();
+    case ToolsColumn: return call ? QVariant(count(std::int64_t(r.tools))) : QVariant();
+    case EstimateColumn: return call ? QVariant(count(r.estimate)) : QVariant();
+    case MeasuredColumn: return r.usage ? QVariant(count(r.usage->contextTokens())) : QVariant();
+    case CacheReadColumn: return r.usage ? QVariant(count(r.usage->cacheReadTokens)) : QVariant();
+    case CacheWrittenColumn: return r.usage ? QVariant(count(r.usage->cacheCreationTokens)) : QVariant();
+    case OutputColumn: return r.usage ? QVariant(count(r.usage->outputTokens)) : QVariant();
+    case StatusColumn: return r.status ? QVariant(QString::number(r.status)) : QVariant(tr("none"));
+    case DurationColumn: return r.totalMs ? QVariant(tr("%1 ms").arg(count(*r.totalMs))) : QVariant();
+    default: return {};
+    }
+}
+
+QVariant RequestListModel::sortKey(const RequestSummary &r, int column) const
+{
+    switch (column) {
+    case NumberColumn: return double(r.number);
+    case MessagesColumn: return double(r.messages);
+    case ToolsColumn: return double(r.tools);
+    case EstimateColumn: return double(r.estimate);
+    case MeasuredColumn: return r.usage ? QVariant(double(r.usage->contextTokens())) : QVariant();
+    case CacheReadColumn: return r.usage ? QVariant(double(r.usage->cacheReadTokens)) : QVariant();
+    case CacheWrittenColumn: return r.usage ? QVariant(double(r.usage->cacheCreationTokens)) : QVariant();
+    case OutputColumn: return r.usage ? QVariant(double(r.usage->outputTokens)) : QVariant();
+    case StatusColumn: return double(r.status);
+    case DurationColumn: return r.totalMs ? QVariant(double(*r.totalMs)) : QVariant();
+    default: return {};
+    }
+}
+
+QString RequestListModel::toolTip(const RequestSummary &r) const
+{
+    QString tip = tr("Request %1: %2 %3").arg(QString::number(r.number), fromStd(r.method), fromStd(r.path));
+    if (r.api != Format::Unknown) {
+        tip += u'\n'
+               + tr("Sent: system prompt %1, %2 tool definitions %3, %4 messages %5 (estimated)")
+                     .arg(count(r.systemTokens), count(std::int64_t(r.tools)), count(r.toolTokens),
+                          count(std::int64_t(r.messages)), count(r.messageTokens));
+        if (r.usage)
+            tip += u'\n'
+                   + tr("Measured by the provider: %1 tokens (%2 uncached, %3 read from the cache, %4 written to it), %5 out")
+                         .arg(count(r.usage->contextTokens()), count(r.usage->inputTokens), count(r.usage->cacheReadTokens),
+                              count(r.usage->cacheCreationTokens), count(r.usage->outputTokens));
+        if (r.answerBlocks)
+            tip += u'\n' + tr("Answer: %1 blocks, %2 tool calls, stop: %3").arg(count(std::int64_t(r.answerBlocks)), count(std::int64_t(r.answerToolCalls)), fromStd(r.stopReason));
+        tip += u'\n' + tr("Double-click or Enter opens it.");
+    }
+    if (!r.error.empty())
+        tip += u'\n' + fromStd(r.error);
+    return tip;
+}
+
+QVariant RequestListModel::data(const QModelIndex &index, int role) const
+{
+    const RequestSummary *r = index.isValid() ? requestAt(index.row()) : nullptr;
+    if (!r)
+        return {};
+    switch (role) {
+    case Qt::DisplayRole: return display(*r, index.column());
+    case SortRole: return sortKey(*r, index.column());
+    case Qt::ToolTipRole: return toolTip(*r);
+    case Qt::TextAlignmentRole:
+        return index.column() >= MessagesColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
+    case Qt::FontRole:
+        if (r->number == m_current) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        // Not a model call, or it failed: greyed (the palette's disabled text).
+        if (r->api == Format::Unknown || !r->error.empty())
+            return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+        return {};
+    default: return {};
+    }
+}
+
+QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case EstimateColumn: return tr("ContextLens's figure for the request: system prompt, tools and messages, in the agent's count");
+        case MeasuredColumn: return tr("What the provider counted for the request: uncached input + cache read + cache written");
+        case CacheReadColumn: return tr("Input tokens read from the prompt cache");
+        case CacheWrittenColumn: return tr("Input tokens written to the prompt cache");
+        case DurationColumn: return tr("From the request's arrival to the end of the answer");
+        default: return {};
+        }
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NumberColumn: return tr("#");
+    case TimeColumn: return tr("Time");
+    case ApiColumn: return tr("API");
+    case ModelColumn: return tr("Model");
+    case MessagesColumn: return tr("Messages");
+    case ToolsColumn: return tr("Tools");
+    case EstimateColumn: return tr("Estimate");
+    case MeasuredColumn: return tr("Measured");
+    case CacheReadColumn: return tr("Cache read");
+    case CacheWrittenColumn: return tr("Cache written");
+    case OutputColumn: return tr("Output");
+    case StatusColumn: return tr("Status");
+    case DurationColumn: return tr("Time taken");
+    default: return {};
+    }
+}
+
+} // namespace cl::gui

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The requests of a recording (core/io/recordedrequest.h), one row each: what was sent (messages,
+// tool definitions, ContextLens's estimate) beside what the provider measured for it and what came
+// back. The request shown in the window is marked (bold). Numeric columns answer SortRole.
+
+#include "core/io/recordedrequest.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace cl::gui {
+
+class RequestListModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        NumberColumn,
+        TimeColumn,
+        ApiColumn,
+        ModelColumn,
+        MessagesColumn,
+        ToolsColumn,
+        EstimateColumn, // ContextLens's figure for the request
+        MeasuredColumn, // the provider's: input + cache read + cache written
+        CacheReadColumn,
+        CacheWrittenColumn,
+        OutputColumn,
+        StatusColumn,
+        DurationColumn, // to the end of the answer
+        ColumnCount
+    };
+
+    explicit RequestListModel(QObject *parent = nullptr);
+
+    void setRequests(std::vector<cl::RequestSummary> requests);
+    const std::vector<cl::RequestSummary> &requests() const { return m_requests; }
+    // The request the window shows (its number, 0: none).
+    void setCurrent(std::size_t number);
+    std::size_t current() const { return m_current; }
+    const cl::RequestSummary *requestAt(int row) const;
+    int rowOfNumber(std::size_t number) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant display(const cl::RequestSummary &r, int column) const;
+    QVariant sortKey(const cl::RequestSummary &r, int column) const;
+    QString toolTip(const cl::RequestSummary &r) const;
+
+    std::vector<cl::RequestSummary> m_requests;
+    std::size_t m_current = 0;
+};
+
+} // namespace cl::gui

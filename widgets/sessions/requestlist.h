@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The Requests dock: when the window shows a request of a recording (core/io/recordedrequest.h),
+// every request of that recording, read in the background (each request loaded in turn, with
+// progress; a recording read again when it changed on disk). Double-click or Enter opens one.
+
+#include "core/io/recordedrequest.h"
+#include "widgets/jobs/backgroundjob.h"
+
+#include <QDateTime>
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace cl::gui {
+
+class RequestListModel;
+
+class RequestList : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RequestList(QWidget *parent = nullptr);
+
+    // The recording `file` with request `current` shown; an empty file clears the list.
+    void setRecording(const QString &file, std::size_t current);
+    QString file() const { return m_file; }
+    bool isReading() const { return m_job.isRunning(); }
+    void waitForWork() { m_job.waitForWork(); }
+
+    RequestListModel *model() const { return m_model; }
+    QTableView *view() const { return m_view; }
+    QLabel *status() const { return m_status; }
+
+Q_SIGNALS:
+    void openRequested(const QString &path); // "recording#N"
+    void read();                             // the list was (re)read
+
+private:
+    void activate(const QModelIndex &proxyIndex);
+    void showSummary(const cl::RecordingSummary &summary, const QString &error);
+
+    QString m_file;
+    QDateTime m_readModified; // the file's modification time when it was read
+    qint64 m_readSize = -1;
+    RequestListModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_view;
+    QLabel *m_status;
+    QProgressBar *m_progress;
+    BackgroundJob<std::pair<cl::RecordingSummary, QString>> m_job{this};
+};
+
+} // namespace cl::gui
