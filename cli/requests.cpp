@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
 // `requests FILE [--json]`: the requests of a recording (`record -o FILE`), one line each: what was
 // sent (messages, tool definitions, ContextLens's estimate of each part and of the whole request)
-// beside what the provider measured for it and what came back. Any request opens with every other
+// beside what the provider measured for it and what came back; under a request whose prefix
+// changed, where the prompt cache broke, why, and what it cost (core/cost/promptcache.h). Any request opens with every other
 // command as FILE#N (core/io/recordedrequest.h).
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "core/cost/promptcache.h"
 #include "core/io/recordedrequest.h"
+#include "core/llm/pricing.h"
 #include "core/util/numbertext.h"
+
+#include <cstdio>
+#include <map>
 
 namespace cl::cli {
 
@@ -57,6 +63,62 @@ std::string clock(const std::string &time)
     return t == std::string::npos ? time : time.substr(t + 1, 8);
 }
 
+struct CacheTotals {
+    std::size_t breaks = 0;
+    std::int64_t missed = 0;
+    double dollars = 0;
+    bool priced = false;
+};
+
+CacheTotals cacheTotals(const std::map<std::size_t, cost::CacheStep> &steps)
+{
+    CacheTotals t;
+    for (const auto &[number, c] : steps) {
+        t.breaks += c.kind == cost::CacheStep::Kind::Break || c.kind == cost::CacheStep::Kind::Replaced || c.missedTokens > 0;
+        t.missed += c.missedTokens;
+        t.dollars += c.dollars;
+        t.priced |= c.priced;
+    }
+    return t;
+}
+
+std::string dollars(double d)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, d < 1 ? "%.4f" : "%.2f", d);
+    return buf;
+}
+
+ojson cacheJson(const cost::CacheStep &c)
+{
+    return ojson{{"kind", std::string(cost::cacheStepKindName(c.kind))},
+                 {"previous", c.previous ? ojson(c.previous) : ojson(nullptr)},
+                 {"commonParts", c.commonParts},
+                 {"commonTokens", c.commonTokens},
+                 {"appendedTokens", c.appendedTokens},
+                 {"where", c.where},
+                 {"cause", c.cause},
+                 {"missedTokens", c.missedTokens},
+                 {"dollars", c.priced ? ojson(c.dollars) : ojson(nullptr)}};
+}
+
+// "cache break at the system prompt (after request 3): the system prompt changed (…); 12,000 tokens
+// not read from the cache ($0.0414)"
+std::string cacheText(const cost::CacheStep &c)
+{
+    std::string head;
+    if (c.kind == cost::CacheStep::Kind::Break)
+        head = "cache break at the " + c.where + " (after request " + std::to_string(c.previous) + "): ";
+    else if (c.kind == cost::CacheStep::Kind::Replaced)
+        head = "cache break: ";
+    else
+        head = "cache: ";
+    return head + c.cause
+           + (c.missedTokens > 0 ? "; " + util::grouped(c.missedTokens) + " tokens not read from the cache"
+                                       + (c.priced ? " ($" + dollars(c.dollars) + ")" : std::string())
+                                 : std::string());
+}
+
 } // namespace
 
 int requests(const std::vector<std::string> &args, std::string &out, std::string &err)
@@ -73,18 +135,33 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
     if (a.positional.size() != 1)
         return o.fail("requests needs exactly one FILE (a recording of contextlens-cli record)");
     const std::string file = a.positional.front();
-    RecordingSummary summary;
-    std::string error;
-    if (!summarizeRecordingFile(file, summary, error))
+    std::string bytes, error;
+    if (!readRecordingFile(file, bytes, error))
         return o.fail(error);
+    const RecordingSummary summary = summarizeRecording(bytes, file);
+    llm::PriceTable prices;
+    if (!llm::PriceTable::load(prices, "", &error))
+        err += "warning: " + error + "\n";
+    std::map<std::size_t, cost::CacheStep> steps; // by request number
+    for (cost::CacheStep &c : cost::cacheSteps(recording::readRecording(bytes, file), prices))
+        steps.emplace(c.number, std::move(c));
+    const CacheTotals totals = cacheTotals(steps);
     if (o.json) {
         ojson list = ojson::array();
-        for (const RequestSummary &s : summary.requests)
+        for (const RequestSummary &s : summary.requests) {
             list.push_back(requestJson(file, s));
+            const auto step = steps.find(s.number);
+            list.back()["cache"] = step == steps.end() ? ojson(nullptr) : cacheJson(step->second);
+        }
         ojson diags = ojson::array();
         for (const Diagnostic &d : summary.diagnostics)
             diags.push_back(d.toString());
-        o.print(ojson{{"file", file}, {"requests", summary.requests.size()}, {"modelCalls", summary.modelCalls}, {"list", list}, {"diagnostics", diags}});
+        o.print(ojson{{"file", file},
+                      {"requests", summary.requests.size()},
+                      {"modelCalls", summary.modelCalls},
+                      {"list", list},
+                      {"cache", {{"breaks", totals.breaks}, {"missedTokens", totals.missed}, {"dollars", totals.dollars}, {"priced", totals.priced}}},
+                      {"diagnostics", diags}});
         return summary.diagnostics.empty() ? Exit::Success : Exit::Issues;
     }
     out += file + ": " + std::to_string(summary.requests.size()) + " requests, " + std::to_string(summary.modelCalls)
@@ -112,7 +189,12 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
         out += line + "\n";
         if (!s.error.empty())
             out += "        " + s.error + "\n";
+        if (const auto step = steps.find(s.number); step != steps.end() && !step->second.cause.empty())
+            out += "        " + cacheText(step->second) + "\n";
     }
+    out += "prompt cache: " + std::to_string(totals.breaks) + (totals.breaks == 1 ? " break, " : " breaks, ")
+           + util::grouped(totals.missed) + " tokens not read from the cache"
+           + (totals.priced ? " ($" + dollars(totals.dollars) + ")" : std::string()) + "\n";
     for (const Diagnostic &d : summary.diagnostics)
         err += "warning: " + d.toString() + "\n";
     return summary.diagnostics.empty() ? Exit::Success : Exit::Issues;

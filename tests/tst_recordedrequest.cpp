@@ -209,6 +209,9 @@ private Q_SLOTS:
         QCOMPARE(j["list"].size(), std::size_t(8));
         QCOMPARE(j["list"][2]["open"], Json(m_path + "#3"));
         QCOMPARE(j["list"][2]["usage"]["context"], Json(500));
+        QCOMPARE(j["list"][0]["cache"]["kind"], Json("first"));
+        QVERIFY(j["list"][1]["cache"].is_null()); // not a model call
+        QVERIFY(j["cache"].contains("breaks"));
         run = test::runCli({"info", m_path + "#3", "--json"});
         const Json info = Json::parse(run.out);
         QCOMPARE(info["format"], Json("openai-chat"));

@@ -44,14 +44,8 @@ std::string answerTrouble(const recording::Exchange &e, const recording::Answer 
 // The model a request asked for: the body's "model", or Gemini's in the path (models/NAME:verb).
 std::string modelOf(const Transcript &t, const recording::Exchange &e)
 {
-    std::string model = cl::json::str(t.header, "model");
-    if (model.empty()) {
-        const std::size_t at = e.path.find("models/");
-        const std::size_t colon = at == std::string::npos ? at : e.path.find(':', at);
-        if (colon != std::string::npos)
-            model = e.path.substr(at + 7, colon - at - 7);
-    }
-    return model;
+    const std::string model = cl::json::str(t.header, "model");
+    return model.empty() ? recording::modelInPath(e.path) : model;
 }
 
 // The request as a transcript; with `answer`, the answer appended as its last message.
@@ -229,7 +223,7 @@ RecordingSummary summarizeRecording(std::string_view bytes, const std::string &f
     return out;
 }
 
-bool summarizeRecordingFile(const std::string &file, RecordingSummary &out, std::string &error, const LoadOptions &opts)
+bool readRecordingFile(const std::string &file, std::string &bytes, std::string &error)
 {
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -237,19 +231,24 @@ bool summarizeRecordingFile(const std::string &file, RecordingSummary &out, std:
         return false;
     }
     struct stat st = {};
-    std::string bytes;
     bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (!ok)
         error = file + ": not a regular file";
     else if (!(ok = readWholeFile(fd, std::size_t(st.st_size), bytes, error)))
         error = file + ": " + error;
     ::close(fd);
-    if (!ok)
-        return false;
-    if (!recording::looksLikeRecording(bytes)) {
+    if (ok && !recording::looksLikeRecording(bytes)) {
         error = file + ": not a recording (its first line is not {\"type\":\"recording\",...}; see docs/recording-format.md)";
-        return false;
+        ok = false;
     }
+    return ok;
+}
+
+bool summarizeRecordingFile(const std::string &file, RecordingSummary &out, std::string &error, const LoadOptions &opts)
+{
+    std::string bytes;
+    if (!readRecordingFile(file, bytes, error))
+        return false;
     out = summarizeRecording(bytes, file, opts);
     return true;
 }

@@ -61,6 +61,8 @@ struct RecordingSummary {
 // Each request loaded in turn (memory stays that of one request). opts.progress is told after each
 // request; opts.cancel stops between requests.
 RecordingSummary summarizeRecording(std::string_view bytes, const std::string &file, const LoadOptions &opts = {});
+// A recording file's bytes; false with error ("FILE: why") when it cannot be read or is not a recording.
+bool readRecordingFile(const std::string &file, std::string &bytes, std::string &error);
 // The same for the file itself; false with error ("FILE: why") when it cannot be read or is not a
 // recording.
 bool summarizeRecordingFile(const std::string &file, RecordingSummary &out, std::string &error, const LoadOptions &opts = {});

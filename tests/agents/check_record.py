@@ -12,7 +12,8 @@ Then the recording is opened like a session: `requests` lists every request the 
 each model call with the usage the server answered (the fake server counts bytes / 4 of the body
 it received), and the last model call opens as FILE#N with the messages of its body, the answer
 appended as the last message, and the measured usage on it; an export of it is the body's document
-with that answer added.
+with that answer added. Each agent's second request only appends to its first (Claude Code moves its
+cache_control marker forward: not a change), so the prompt cache reads all of it: no break.
 
   check_record.py --cli PATH --work DIR [--agents a,b] [--bin-dir DIR]
 """
@@ -84,6 +85,10 @@ def check_opened(cli, rep, name, recording: Path, lines: list, result, where: Pa
                    "" if ok else f"rc {rc}, {len(calls)} model calls listed, {len(served)} served; usage not the "
                                  f"server's for {wrong}: {err[-300:]}"):
         return
+    kinds = [(r["number"], (r.get("cache") or {}).get("kind"), (r.get("cache") or {}).get("previous")) for r in calls]
+    ok = len(calls) >= 2 and kinds[0][1] == "first" and all(k == "append" and p == kinds[i][0] for i, (n, k, p) in enumerate(kinds[1:])) \
+        and listed["cache"]["breaks"] == 0
+    rep.add("w-cache-append", name, ok, "" if ok else f"cache steps {kinds}, {listed['cache']}")
     last = calls[-1]
     rc, info, err = cli.json("info", last["open"])
     body = json.loads(bodies[last["number"] - 1])

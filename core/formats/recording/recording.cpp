@@ -129,6 +129,13 @@ Recording readRecording(std::string_view bytes, const std::string &path)
     return r;
 }
 
+std::string modelInPath(std::string_view path)
+{
+    const std::size_t at = path.find("models/");
+    const std::size_t colon = at == std::string_view::npos ? at : path.find(':', at);
+    return colon == std::string_view::npos ? std::string() : std::string(path.substr(at + 7, colon - at - 7));
+}
+
 const Exchange *pick(const Recording &r, std::size_t number)
 {
     if (number > 0)

@@ -50,6 +50,8 @@ Recording readRecording(std::string_view bytes, const std::string &path);
 // OpenAI Chat, …/responses → OpenAI Responses, …:generateContent / :streamGenerateContent → Gemini.
 // Unknown for anything else (count_tokens, model lists, telemetry).
 Format apiOfPath(std::string_view path);
+// The model a Gemini request path names (…/models/NAME:verb); "" when none.
+std::string modelInPath(std::string_view path);
 // The exchange a user means by `number` (1-based); for 0, the last model call that sent tool
 // definitions (the agent's own loop), else the last model call; null when none.
 const Exchange *pick(const Recording &r, std::size_t number);
