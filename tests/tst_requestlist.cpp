@@ -4,6 +4,7 @@
 // in bold; a double-click (or Enter) opens another; opening a session file hides the dock again.
 #include "widgets/mainwindow/mainwindow.h"
 #include "widgets/models/requestlistmodel.h"
+#include "widgets/sessions/cachechart.h"
 #include "widgets/sessions/requestlist.h"
 
 #include "recording_fixture.h"
@@ -61,6 +62,22 @@ private Q_SLOTS:
         QCOMPARE(list->model()->index(0, RequestListModel::MeasuredColumn).data().toString(), QLocale().toString(1060));
         QVERIFY(list->status()->text().contains(QStringLiteral("8 requests, 7 model calls")));
         QVERIFY(list->model()->index(5, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Overloaded")));
+        // The prompt cache: request 8 (a new run) replaced request 7's conversation; the chart has a
+        // bar for each request the provider measured (1, 3, 4, 5, 8), request 8's marked.
+        QCOMPARE(list->model()->index(0, RequestListModel::CacheColumn).data().toString(), QStringLiteral("first"));
+        QCOMPARE(list->model()->index(7, RequestListModel::CacheColumn).data().toString(), QStringLiteral("break: conversation replaced"));
+        QVERIFY(list->model()->index(7, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("none in common")));
+        const auto &points = list->cacheChart()->points();
+        QCOMPARE(points.size(), std::size_t(5));
+        QCOMPARE(points.back().number, std::size_t(8));
+        QVERIFY(points.back().broke && !points.front().broke);
+        QCOMPARE(points.front().read, qint64(1000));
+        QVERIFY(list->status()->text().contains(QStringLiteral("prompt cache broke 1 time")));
+        // A click on a bar selects its request in the list.
+        const auto bars = list->cacheChart()->bars();
+        QTest::mouseClick(list->cacheChart(), Qt::LeftButton, {}, bars[2].slot.center().toPoint());
+        QCOMPARE(list->view()->currentIndex().row(), 3);
+        w.grab().save(QStringLiteral(CL_BINARY_DIR "/requests-dock.png"));
 
         // A double-click on request 3 opens it (in the background); the list stays, 3 now in bold.
         QSignalSpy finished(&w, &MainWindow::loadFinished);

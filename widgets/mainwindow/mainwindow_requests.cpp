@@ -41,6 +41,7 @@ void MainWindow::updateRequestsDock()
     if (first) {
         m_requestsDock->show();
         m_requestsDock->raise();
+        resizeDocks({m_requestsDock}, {height() * 2 / 5}, Qt::Vertical); // room for the chart and a page of requests
     }
 }
 

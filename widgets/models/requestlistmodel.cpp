@@ -3,9 +3,12 @@
 
 #include "widgets/models/roles.h"
 
+#include <QColor>
 #include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
+
+#include <algorithm>
 #include <QLocale>
 
 namespace cl::gui {
@@ -23,6 +26,19 @@ QString count(std::int64_t n)
 }
 
 // "2026-11-30T14:21:24.891Z" → "14:21:24"
+// "append", "break: system prompt", "replaced", "first"
+QString cacheText(const cost::CacheStep &s)
+{
+    switch (s.kind) {
+    case cost::CacheStep::Kind::First: return RequestListModel::tr("first");
+    case cost::CacheStep::Kind::Append:
+        return s.missedTokens > 0 ? RequestListModel::tr("append, cache expired") : RequestListModel::tr("append");
+    case cost::CacheStep::Kind::Break: return RequestListModel::tr("break: %1").arg(fromStd(s.where));
+    case cost::CacheStep::Kind::Replaced: return RequestListModel::tr("break: conversation replaced");
+    }
+    return {};
+}
+
 QString clock(const std::string &time)
 {
     const std::size_t t = time.find('T');
@@ -31,15 +47,30 @@ QString clock(const std::string &time)
 
 } // namespace
 
+QString dollarText(double dollars)
+{
+    if (dollars > 0 && dollars < 0.0001)
+        return QStringLiteral("<$0.0001");
+    return QStringLiteral("$%1").arg(dollars, 0, 'f', dollars < 1 ? 4 : 2);
+}
+
 RequestListModel::RequestListModel(QObject *parent)
     : QAbstractTableModel(parent)
 {}
 
-void RequestListModel::setRequests(std::vector<RequestSummary> requests)
+void RequestListModel::setRequests(std::vector<RequestSummary> requests, std::vector<cost::CacheStep> steps)
 {
     beginResetModel();
     m_requests = std::move(requests);
+    m_steps = std::move(steps);
     endResetModel();
+}
+
+const cost::CacheStep *RequestListModel::stepOf(std::size_t number) const
+{
+    const auto it = std::lower_bound(m_steps.begin(), m_steps.end(), number,
+                                     [](const cost::CacheStep &s, std::size_t n) { return s.number < n; });
+    return it != m_steps.end() && it->number == number ? &*it : nullptr;
 }
 
 void RequestListModel::setCurrent(std::size_t number)
@@ -87,6 +118,14 @@ QVariant RequestListModel::display(const RequestSummary &r, int column) const
     case CacheReadColumn: return r.usage ? QVariant(count(r.usage->cacheReadTokens)) : QVariant();
     case CacheWrittenColumn: return r.usage ? QVariant(count(r.usage->cacheCreationTokens)) : QVariant();
     case OutputColumn: return r.usage ? QVariant(count(r.usage->outputTokens)) : QVariant();
+    case CacheColumn:
+        if (const cost::CacheStep *s = stepOf(r.number))
+            return cacheText(*s);
+        return {};
+    case CacheCostColumn:
+        if (const cost::CacheStep *s = stepOf(r.number); s && s->priced && s->dollars > 0)
+            return dollarText(s->dollars);
+        return {};
     case StatusColumn: return r.status ? QVariant(QString::number(r.status)) : QVariant(tr("none"));
     case DurationColumn: return r.totalMs ? QVariant(tr("%1 ms").arg(count(*r.totalMs))) : QVariant();
     default: return {};
@@ -104,6 +143,10 @@ QVariant RequestListModel::sortKey(const RequestSummary &r, int column) const
     case CacheReadColumn: return r.usage ? QVariant(double(r.usage->cacheReadTokens)) : QVariant();
     case CacheWrittenColumn: return r.usage ? QVariant(double(r.usage->cacheCreationTokens)) : QVariant();
     case OutputColumn: return r.usage ? QVariant(double(r.usage->outputTokens)) : QVariant();
+    case CacheCostColumn:
+        if (const cost::CacheStep *s = stepOf(r.number))
+            return s->dollars;
+        return {};
     case StatusColumn: return double(r.status);
     case DurationColumn: return r.totalMs ? QVariant(double(*r.totalMs)) : QVariant();
     default: return {};
@@ -126,6 +169,11 @@ QString RequestListModel::toolTip(const RequestSummary &r) const
         if (r.answerBlocks)
             tip += u'\n' + tr("Answer: %1 blocks, %2 tool calls, stop: %3").arg(count(std::int64_t(r.answerBlocks)), count(std::int64_t(r.answerToolCalls)), fromStd(r.stopReason));
         tip += u'\n' + tr("Double-click or Enter opens it.");
+    }
+    if (const cost::CacheStep *s = stepOf(r.number); s && !s->cause.empty()) {
+        tip += u'\n' + tr("Prompt cache: %1").arg(fromStd(s->cause));
+        if (s->missedTokens > 0)
+            tip += u'\n' + tr("%1 tokens the request before left in the cache were not read").arg(count(s->missedTokens));
     }
     if (!r.error.empty())
         tip += u'\n' + fromStd(r.error);
@@ -151,6 +199,8 @@ QVariant RequestListModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ForegroundRole:
+        if (const cost::CacheStep *s = stepOf(r->number); index.column() == CacheColumn && s && s->missedTokens > 0)
+            return QColor(0xe0, 0x53, 0x3d); // a cache break: the colour of problems elsewhere
         // Not a model call, or it failed: greyed (the palette's disabled text).
         if (r->api == Format::Unknown || !r->error.empty())
             return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
@@ -170,6 +220,8 @@ QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, 
         case CacheReadColumn: return tr("Input tokens read from the prompt cache");
         case CacheWrittenColumn: return tr("Input tokens written to the prompt cache");
         case DurationColumn: return tr("From the request's arrival to the end of the answer");
+        case CacheColumn: return tr("Whether the request only appended to the one before it (the cache reads all of that), or where it changed the prefix: the cache breaks there");
+        case CacheCostColumn: return tr("What the tokens left in the cache but not read cost, written again or sent uncached instead of read");
         default: return {};
         }
     }
@@ -187,6 +239,8 @@ QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, 
     case CacheReadColumn: return tr("Cache read");
     case CacheWrittenColumn: return tr("Cache written");
     case OutputColumn: return tr("Output");
+    case CacheColumn: return tr("Prompt cache");
+    case CacheCostColumn: return tr("Cache cost");
     case StatusColumn: return tr("Status");
     case DurationColumn: return tr("Time taken");
     default: return {};

@@ -3,8 +3,11 @@
 
 // The requests of a recording (core/io/recordedrequest.h), one row each: what was sent (messages,
 // tool definitions, ContextLens's estimate) beside what the provider measured for it and what came
-// back. The request shown in the window is marked (bold). Numeric columns answer SortRole.
+// back, and how it used the prompt cache (core/cost/promptcache.h): appended, or where the cache
+// broke and what that cost. The request shown in the window is marked (bold). Numeric columns answer
+// SortRole.
 
+#include "core/cost/promptcache.h"
 #include "core/io/recordedrequest.h"
 
 #include <QAbstractTableModel>
@@ -12,6 +15,9 @@
 #include <vector>
 
 namespace cl::gui {
+
+// "$0.0123", "$4.56"; "<$0.0001" for less.
+QString dollarText(double dollars);
 
 class RequestListModel : public QAbstractTableModel
 {
@@ -29,6 +35,8 @@ public:
         CacheReadColumn,
         CacheWrittenColumn,
         OutputColumn,
+        CacheColumn,     // appended to the request before, or where the cache broke
+        CacheCostColumn, // dollars of the cache not read
         StatusColumn,
         DurationColumn, // to the end of the answer
         ColumnCount
@@ -36,7 +44,9 @@ public:
 
     explicit RequestListModel(QObject *parent = nullptr);
 
-    void setRequests(std::vector<cl::RequestSummary> requests);
+    // The rows and their cache steps (one per model call, by request number).
+    void setRequests(std::vector<cl::RequestSummary> requests, std::vector<cl::cost::CacheStep> steps = {});
+    const cl::cost::CacheStep *stepOf(std::size_t number) const;
     const std::vector<cl::RequestSummary> &requests() const { return m_requests; }
     // The request the window shows (its number, 0: none).
     void setCurrent(std::size_t number);
@@ -55,6 +65,7 @@ private:
     QString toolTip(const cl::RequestSummary &r) const;
 
     std::vector<cl::RequestSummary> m_requests;
+    std::vector<cl::cost::CacheStep> m_steps; // ascending by number
     std::size_t m_current = 0;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/sessions/requestlist.h"
 
+#include "widgets/sessions/cachechart.h"
 #include "widgets/models/filenames.h"
 #include "widgets/models/requestlistmodel.h"
 #include "widgets/models/roles.h"
@@ -12,9 +13,11 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <functional>
 
 namespace cl::gui {
@@ -47,6 +50,7 @@ RequestList::RequestList(QWidget *parent)
     , m_proxy(new QSortFilterProxyModel(this))
     , m_status(new QLabel(this))
     , m_progress(new QProgressBar(this))
+    , m_chart(new CacheChart(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(SortRole);
@@ -74,7 +78,15 @@ RequestList::RequestList(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_status);
     layout->addWidget(m_progress);
-    layout->addWidget(m_view, 1);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_chart);
+    split->addWidget(m_view);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    m_chart->setMaximumHeight(160);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
+    connect(m_chart, &CacheChart::requestClicked, this, &RequestList::selectRequest);
 }
 
 void RequestList::setRecording(const QString &file, std::size_t current)
@@ -88,6 +100,7 @@ void RequestList::setRecording(const QString &file, std::size_t current)
     if (file.isEmpty()) {
         m_job.cancel();
         m_model->setRequests({});
+        m_chart->setPoints({}, {});
         m_status->clear();
         m_progress->hide();
         return;
@@ -104,38 +117,90 @@ void RequestList::setRecording(const QString &file, std::size_t current)
             opts.cancel = control.cancelFlag();
             opts.threads = 1; // one request at a time, each small: the window keeps the other cores
             opts.progress = [&control](double f) { control.setProgress(f); };
-            RecordingSummary summary;
-            std::string error;
-            summarizeRecordingFile(path, summary, error, opts);
-            return std::make_pair(std::move(summary), QString::fromStdString(error));
+            Read result;
+            std::string bytes, error;
+            if (!readRecordingFile(path, bytes, error)) {
+                result.error = QString::fromStdString(error);
+                return result;
+            }
+            result.summary = summarizeRecording(bytes, path, opts);
+            llm::PriceTable prices;
+            llm::PriceTable::load(prices, "", nullptr); // a broken user file: the shipped prices
+            result.steps = cost::cacheSteps(recording::readRecording(bytes, path), prices);
+            return result;
         },
-        [this](std::pair<RecordingSummary, QString> result) { showSummary(result.first, result.second); },
+        [this](Read result) { showRead(std::move(result)); },
         [this](JobProgress p) { m_progress->setValue(int(p.fraction() * 1000)); });
 }
 
-void RequestList::showSummary(const RecordingSummary &summary, const QString &error)
+void RequestList::showRead(Read result)
 {
     m_progress->hide();
+    const RecordingSummary &summary = result.summary;
+    // The chart: each model call the provider measured, its cache reads, writes and the rest.
+    std::vector<CachePoint> points;
+    std::vector<QString> tips;
+    std::int64_t missed = 0;
+    double dollars = 0;
+    for (const RequestSummary &r : summary.requests) {
+        if (!r.usage)
+            continue;
+        const auto step = std::find_if(result.steps.begin(), result.steps.end(), [&r](const cost::CacheStep &s) { return s.number == r.number; });
+        const bool broke = step != result.steps.end() && step->missedTokens > 0;
+        points.push_back({r.number, r.usage->cacheReadTokens, r.usage->cacheCreationTokens, r.usage->inputTokens, broke});
+        QString tip = tr("Request %1: %2 read from the cache, %3 written to it, %4 uncached")
+                          .arg(QString::number(r.number), QLocale().toString(qlonglong(r.usage->cacheReadTokens)),
+                               QLocale().toString(qlonglong(r.usage->cacheCreationTokens)), QLocale().toString(qlonglong(r.usage->inputTokens)));
+        if (step != result.steps.end() && !step->cause.empty())
+            tip += u'\n' + QString::fromStdString(step->cause);
+        tips.push_back(tip);
+    }
+    std::size_t breaks = 0;
+    for (const cost::CacheStep &s : result.steps)
+        if (s.missedTokens > 0) {
+            ++breaks;
+            missed += s.missedTokens;
+            dollars += s.dollars;
+        }
+    m_chart->setPoints(std::move(points), std::move(tips));
     const std::size_t current = m_model->current();
-    m_model->setRequests(summary.requests);
+    m_model->setRequests(summary.requests, std::move(result.steps));
     m_model->setCurrent(current);
     const QString name = QFileInfo(m_file).fileName();
-    if (!error.isEmpty()) {
-        m_status->setText(error);
+    if (!result.error.isEmpty()) {
+        m_status->setText(result.error);
     } else {
-        QString text = tr("%1: %2 requests, %3 model calls. Double-click one to open it.")
+        QString text = tr("%1: %2 requests, %3 model calls.")
                            .arg(name, QLocale().toString(qulonglong(summary.requests.size())),
                                 QLocale().toString(qulonglong(summary.modelCalls)));
-        if (!summary.diagnostics.empty())
-            text += u' ' + tr("%n line(s) could not be read (see Diagnostics of a request).", nullptr, int(summary.diagnostics.size()));
+        if (breaks > 0)
+            text += u' ' + tr("The prompt cache broke %n time(s): %1 tokens not read (%2).", nullptr, int(breaks)).arg(QLocale().toString(qlonglong(missed)), dollarText(dollars));
+        QString unread;
+        if (!summary.diagnostics.empty()) {
+            text += u' ' + tr("%n line(s) not read.", nullptr, int(summary.diagnostics.size()));
+            for (const Diagnostic &d : summary.diagnostics)
+                unread += QString::fromStdString(d.toString()) + u'\n';
+        }
         m_status->setText(text);
+        m_status->setToolTip(unread.trimmed());
     }
-    for (int c : {RequestListModel::NumberColumn, RequestListModel::TimeColumn, RequestListModel::ApiColumn, RequestListModel::ModelColumn})
+    for (int c : {RequestListModel::NumberColumn, RequestListModel::TimeColumn, RequestListModel::ApiColumn, RequestListModel::ModelColumn,
+                  RequestListModel::CacheColumn})
         m_view->resizeColumnToContents(c);
     const int row = m_model->rowOfNumber(current);
     if (row >= 0)
         m_view->scrollTo(m_proxy->mapFromSource(m_model->index(row, 0)));
     Q_EMIT read();
+}
+
+void RequestList::selectRequest(std::size_t number)
+{
+    const int row = m_model->rowOfNumber(number);
+    if (row < 0)
+        return;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index);
 }
 
 void RequestList::activate(const QModelIndex &proxyIndex)

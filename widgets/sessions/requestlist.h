@@ -3,8 +3,10 @@
 
 // The Requests dock: when the window shows a request of a recording (core/io/recordedrequest.h),
 // every request of that recording, read in the background (each request loaded in turn, with
-// progress; a recording read again when it changed on disk). Double-click or Enter opens one.
+// progress; a recording read again when it changed on disk), and above it the prompt cache over the
+// requests (core/cost/promptcache.h). Double-click or Enter opens one.
 
+#include "core/cost/promptcache.h"
 #include "core/io/recordedrequest.h"
 #include "widgets/jobs/backgroundjob.h"
 
@@ -18,6 +20,7 @@ class QTableView;
 
 namespace cl::gui {
 
+class CacheChart;
 class RequestListModel;
 
 class RequestList : public QWidget
@@ -35,6 +38,7 @@ public:
     RequestListModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     QLabel *status() const { return m_status; }
+    CacheChart *cacheChart() const { return m_chart; }
 
 Q_SIGNALS:
     void openRequested(const QString &path); // "recording#N"
@@ -42,7 +46,13 @@ Q_SIGNALS:
 
 private:
     void activate(const QModelIndex &proxyIndex);
-    void showSummary(const cl::RecordingSummary &summary, const QString &error);
+    struct Read {
+        cl::RecordingSummary summary;
+        std::vector<cl::cost::CacheStep> steps;
+        QString error;
+    };
+    void showRead(Read result);
+    void selectRequest(std::size_t number);
 
     QString m_file;
     QDateTime m_readModified; // the file's modification time when it was read
@@ -52,7 +62,8 @@ private:
     QTableView *m_view;
     QLabel *m_status;
     QProgressBar *m_progress;
-    BackgroundJob<std::pair<cl::RecordingSummary, QString>> m_job{this};
+    CacheChart *m_chart;
+    BackgroundJob<Read> m_job{this};
 };
 
 } // namespace cl::gui
