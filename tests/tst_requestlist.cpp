@@ -3,6 +3,7 @@
 // request of it shows the Requests dock with every request, read in the background, the shown one
 // in bold; a double-click (or Enter) opens another; opening a session file hides the dock again.
 #include "widgets/mainwindow/mainwindow.h"
+#include "widgets/mainwindow/recentfiles.h"
 #include "widgets/models/requestlistmodel.h"
 #include "widgets/sessions/cachechart.h"
 #include "widgets/sessions/requestlist.h"
@@ -12,6 +13,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -93,6 +95,10 @@ private Q_SLOTS:
         QCOMPARE(list->model()->current(), std::size_t(3));
         QVERIFY(list->model()->index(2, 0).data(Qt::FontRole).value<QFont>().bold());
         QVERIFY(!list->isReading()); // the same recording, unchanged: not read again
+        // The recent files list the recording (its own path exists; it reopens at its last request).
+        const RecentFiles *recent = w.findChild<RecentFiles *>();
+        QVERIFY(recent);
+        QCOMPARE(recent->files().value(0), QFileInfo(m_path).absoluteFilePath());
 
         // Enter on the count_tokens row does nothing (not a model call); on request 5 it opens it.
         view->setCurrentIndex(view->model()->index(1, 0));

@@ -221,8 +221,11 @@ bool MainWindow::applyResult(const QString &path, const LoadResult &result, bool
         updateRequestsDock();
         m_doc->setSource(result.transcript, path); // a fresh document: empty undo stack
         updateTitle();
+        // A request of a recording: the recording is what the recent files list (it opens its last request).
         if (m_recent)
-            m_recent->add(path);
+            m_recent->add(result.transcript->recording.is_object()
+                              ? filenames::fromBytes(result.transcript->recording.value("file", std::string()))
+                              : path);
     }
     if (!reason.isEmpty() && m_showErrorDialogs) {
         auto *box = new QMessageBox(QMessageBox::Critical, tr("Cannot open transcript"),
