@@ -48,9 +48,10 @@ std::string modelOf(const Transcript &t, const recording::Exchange &e)
     return model.empty() ? recording::modelInPath(e.path) : model;
 }
 
-// The request as a transcript; with `answer`, the answer appended as its last message.
+// The request as a transcript; with `answer`, the answer appended as its last message. `read`, when
+// given, gets the answer as reassembled.
 LoadResult loadExchange(const recording::Recording &rec, const recording::Exchange &e, const std::string &file,
-                        const LoadOptions &opts, bool answer = true)
+                        const LoadOptions &opts, bool answer = true, recording::Answer *read = nullptr)
 {
     LoadResult result;
     const std::string name = requestPath(file, e.number);
@@ -68,7 +69,8 @@ LoadResult loadExchange(const recording::Recording &rec, const recording::Exchan
     result = loadBytes(e.requestBody, name, o);
     if (!result.ok())
         return result;
-    const recording::Answer a = recording::readAnswer(e.api, e.responseBody);
+    recording::Answer answerRead = recording::readAnswer(e.api, e.responseBody);
+    const recording::Answer &a = answerRead;
     bool added = false;
     if (answer && a.decoded && !a.message.blocks.empty()) {
         Transcript &t = *result.transcript;
@@ -116,6 +118,8 @@ LoadResult loadExchange(const recording::Recording &rec, const recording::Exchan
         t.recording["firstByteMs"] = *e.firstByteMs;
     if (e.totalMs)
         t.recording["totalMs"] = *e.totalMs;
+    if (read)
+        *read = std::move(answerRead);
     return result;
 }
 
@@ -180,12 +184,12 @@ RecordingSummary summarizeRecording(std::string_view bytes, const std::string &f
         s.error = e.error;
         if (s.api != Format::Unknown) {
             ++out.modelCalls;
-            const LoadResult r = loadExchange(rec, e, file, o, false);
+            recording::Answer a;
+            const LoadResult r = loadExchange(rec, e, file, o, false, &a);
             if (!r.ok()) {
                 s.error = r.error;
             } else {
                 const Transcript &t = *r.transcript;
-                const recording::Answer a = recording::readAnswer(e.api, e.responseBody);
                 const std::size_t sent = t.messages.size();
                 s.model = modelOf(t, e);
                 for (std::size_t i = 0; i < sent; ++i) {

@@ -17,7 +17,6 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include <algorithm>
 #include <functional>
 
 namespace cl::gui {
@@ -137,35 +136,35 @@ void RequestList::showRead(Read result)
 {
     m_progress->hide();
     const RecordingSummary &summary = result.summary;
-    // The chart: each model call the provider measured, its cache reads, writes and the rest.
-    std::vector<CachePoint> points;
-    std::vector<QString> tips;
+    std::size_t breaks = 0;
     std::int64_t missed = 0;
     double dollars = 0;
-    for (const RequestSummary &r : summary.requests) {
-        if (!r.usage)
-            continue;
-        const auto step = std::find_if(result.steps.begin(), result.steps.end(), [&r](const cost::CacheStep &s) { return s.number == r.number; });
-        const bool broke = step != result.steps.end() && step->missedTokens > 0;
-        points.push_back({r.number, r.usage->cacheReadTokens, r.usage->cacheCreationTokens, r.usage->inputTokens, broke});
-        QString tip = tr("Request %1: %2 read from the cache, %3 written to it, %4 uncached")
-                          .arg(QString::number(r.number), QLocale().toString(qlonglong(r.usage->cacheReadTokens)),
-                               QLocale().toString(qlonglong(r.usage->cacheCreationTokens)), QLocale().toString(qlonglong(r.usage->inputTokens)));
-        if (step != result.steps.end() && !step->cause.empty())
-            tip += u'\n' + QString::fromStdString(step->cause);
-        tips.push_back(tip);
-    }
-    std::size_t breaks = 0;
     for (const cost::CacheStep &s : result.steps)
         if (s.missedTokens > 0) {
             ++breaks;
             missed += s.missedTokens;
             dollars += s.dollars;
         }
-    m_chart->setPoints(std::move(points), std::move(tips));
     const std::size_t current = m_model->current();
     m_model->setRequests(summary.requests, std::move(result.steps));
     m_model->setCurrent(current);
+    // The chart: each model call the provider measured, its cache reads, writes and the rest.
+    std::vector<CachePoint> points;
+    std::vector<QString> tips;
+    for (const RequestSummary &r : summary.requests) {
+        if (!r.usage)
+            continue;
+        const cost::CacheStep *step = m_model->stepOf(r.number);
+        const bool broke = step && step->missedTokens > 0;
+        points.push_back({r.number, r.usage->cacheReadTokens, r.usage->cacheCreationTokens, r.usage->inputTokens, broke});
+        QString tip = tr("Request %1: %2 read from the cache, %3 written to it, %4 uncached")
+                          .arg(QString::number(r.number), QLocale().toString(qlonglong(r.usage->cacheReadTokens)),
+                               QLocale().toString(qlonglong(r.usage->cacheCreationTokens)), QLocale().toString(qlonglong(r.usage->inputTokens)));
+        if (step && !step->cause.empty())
+            tip += u'\n' + QString::fromStdString(step->cause);
+        tips.push_back(tip);
+    }
+    m_chart->setPoints(std::move(points), std::move(tips));
     const QString name = QFileInfo(m_file).fileName();
     if (!result.error.isEmpty()) {
         m_status->setText(result.error);
