@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "core/io/recordedrequest.h"
 #include "core/strategies/registry.h"
 #include "core/util/numbertext.h"
 #include "core/workflow/audit.h"
@@ -44,7 +45,34 @@ ojson factJson(const strategy::Fact &f)
     return ojson{{"kind", std::string(strategy::factKindName(f.kind))}, {"text", f.text}, {"messages", sources}};
 }
 
-ojson report(const Transcript &t, const std::vector<audit::Compaction> &list)
+ojson wireJson(const audit::Compaction &c, const std::string &recordingFile)
+{
+    if (recordingFile.empty())
+        return nullptr;
+    if (!c.wire)
+        return ojson{{"linked", false}};
+    const recording::CompactionCall &w = c.wire->call;
+    ojson notSent = ojson::array();
+    for (const auto &f : c.wire->notSent)
+        notSent.push_back(factJson(f));
+    return ojson{{"linked", true},
+                 {"request", w.request},
+                 {"open", requestPath(recordingFile, w.request)},
+                 {"firstRequest", c.wire->firstRequest},
+                 {"calls", c.wire->calls},
+                 {"agent", w.agent},
+                 {"trigger", w.trigger.empty() ? ojson(nullptr) : ojson(w.trigger)},
+                 {"session", w.sessionId.empty() ? ojson(nullptr) : ojson(w.sessionId)},
+                 {"time", w.time},
+                 {"instruction", w.instruction},
+                 {"messagesSent", w.messagesSent},
+                 {"measuredContext", w.usage ? ojson(w.usage->contextTokens()) : ojson(nullptr)},
+                 {"outputTokens", w.usage ? ojson(w.usage->outputTokens) : ojson(nullptr)},
+                 {"summary", w.summary},
+                 {"droppedNotSent", notSent}};
+}
+
+ojson report(const Transcript &t, const std::vector<audit::Compaction> &list, const std::string &recordingFile)
 {
     ojson comps = ojson::array();
     for (const auto &c : list) {
@@ -87,9 +115,13 @@ ojson report(const Transcript &t, const std::vector<audit::Compaction> &list)
             {"dropped", dropped},
             {"pending", c.pending ? factJson(*c.pending) : ojson(nullptr)},
             {"pendingKept", c.pending ? ojson(c.pendingKept) : ojson(nullptr)},
-            {"strategies", rows}});
+            {"strategies", rows},
+            {"wire", wireJson(c, recordingFile)}});
     }
-    return ojson{{"path", t.path}, {"format", std::string(formatName(t.format))}, {"compactions", comps}};
+    ojson out{{"path", t.path}, {"format", std::string(formatName(t.format))}, {"compactions", comps}};
+    if (!recordingFile.empty())
+        out["recording"] = recordingFile;
+    return out;
 }
 
 std::string factList(const std::vector<strategy::Fact> &facts)
@@ -103,7 +135,32 @@ std::string factList(const std::vector<strategy::Fact> &facts)
     return s;
 }
 
-std::string text(const Transcript &t, const std::vector<audit::Compaction> &list)
+// What the recording shows of the compaction: the request, what it sent, what it measured, and
+// which dropped facts the agent never sent to be summarised.
+std::string wireText(const audit::Compaction &c, const std::string &recordingFile)
+{
+    if (recordingFile.empty())
+        return {};
+    if (!c.wire)
+        return "  on the wire: no request of the recording wrote this summary\n";
+    const recording::CompactionCall &w = c.wire->call;
+    std::string s = "  on the wire: " + requestPath(recordingFile, w.request) + " (" + w.agent;
+    if (c.wire->calls > 1)
+        s += ", its check of request " + std::to_string(c.wire->firstRequest);
+    s += "): sent " + std::to_string(w.messagesSent) + (w.messagesSent == 1 ? " message" : " messages");
+    if (w.usage)
+        s += ", " + grouped(w.usage->contextTokens()) + " tokens measured, answered " + grouped(w.usage->outputTokens);
+    s += "\n  instruction: \"" + excerpt(w.instruction, 100) + "\"\n";
+    if (!c.dropped.empty()) {
+        const std::size_t notSent = c.wire->notSent.size();
+        s += "  of the " + std::to_string(c.dropped.size()) + " dropped facts: " + std::to_string(c.dropped.size() - notSent)
+             + " sent and left out of the summary, " + std::to_string(notSent) + " never sent"
+             + (notSent ? ": " + factList(c.wire->notSent) : std::string()) + "\n";
+    }
+    return s;
+}
+
+std::string text(const Transcript &t, const std::vector<audit::Compaction> &list, const std::string &recordingFile)
 {
     if (list.empty())
         return t.path + ": no compaction in this session (" + std::string(formatName(t.format)) + ")\n";
@@ -133,6 +190,7 @@ std::string text(const Transcript &t, const std::vector<audit::Compaction> &list
         if (!c.keptMessages.empty())
             s += "; " + std::to_string(c.keptMessages.size()) + (c.keptMessages.size() == 1 ? " message" : " messages") + " kept";
         s += "\n";
+        s += wireText(c, recordingFile);
         if (c.pending)
             s += "  pending work: [request] " + excerpt(c.pending->text, 80) + " (" + (c.pendingKept ? "kept" : "dropped")
                  + ")\n";
@@ -160,7 +218,7 @@ std::string text(const Transcript &t, const std::vector<audit::Compaction> &list
 
 int audit(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const Args a = parseArgs(args, {{"--as", "", true}, {"--strategies", "", true}});
+    const Args a = parseArgs(args, {{"--as", "", true}, {"--strategies", "", true}, {"--recording", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("audit");
@@ -169,7 +227,7 @@ int audit(const std::vector<std::string> &args, std::string &out, std::string &e
     if (!a.error.empty())
         return o.fail("audit: " + a.error);
     if (a.positional.size() != 1)
-        return o.fail("audit: expected one FILE (usage: contextlens-cli audit FILE [--strategies a,b|none] [--json])");
+        return o.fail("audit: expected one FILE (usage: contextlens-cli audit FILE [--strategies a,b|none] [--recording REC] [--json])");
     std::optional<Format> as;
     std::string error;
     if (const auto name = a.value("--as"); name && !(as = parseFormat(*name, error)))
@@ -190,14 +248,17 @@ int audit(const std::vector<std::string> &args, std::string &out, std::string &e
         }
         opts.strategies = std::move(names);
     }
+    const std::string recordingFile = a.value("--recording").value_or("");
+    if (!recordingFile.empty() && !readCompactionCalls(recordingFile, opts.wire, error))
+        return o.fail("audit: " + error);
     const auto t = loadForCommand(a.positional[0], as, error);
     if (!t)
         return o.fail(error);
     const auto list = audit::auditCompactions(*t, opts);
     if (o.json)
-        o.print(report(*t, list));
+        o.print(report(*t, list, recordingFile));
     else
-        out += text(*t, list);
+        out += text(*t, list, recordingFile);
     return Exit::Success;
 }
 

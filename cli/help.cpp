@@ -50,9 +50,10 @@ std::string helpText()
                                                         "      Where the live context goes at message N (default: the last): fixed part, messages by\n"
                                                         "      category, free space and the agent's buffer, the biggest items, files read more than\n"
                                                         "      once, and suggestions with the tokens each strategy frees; --over-time: per message.\n"
-                                                        "  audit FILE [--as FORMAT] [--strategies a,b|none] [--json]\n"
+                                                        "  audit FILE [--as FORMAT] [--strategies a,b|none] [--recording REC] [--json]\n"
                                                         "      Every compaction the agent made: tokens before and after, the facts its summary kept\n"
-                                                        "      and dropped, and what each strategy would have kept from the same history.\n"
+                                                        "      and dropped, and what each strategy would have kept from the same history; with a\n"
+                                                        "      recording, the request that asked for each summary and what it sent.\n"
                                                         "  watch FILE [--interval MS] [--updates N] [--seconds S] [--window N] [--json]\n"
                                                         "      Follow a session its agent is writing: a line per change with the messages added\n"
                                                         "      and the turns left before the agent's own auto-compaction.\n"
@@ -163,7 +164,7 @@ std::string commandHelp(const std::string &command)
                "rule; --redact-patterns FILE (implies --redact) adds one regex per line, \"ID: REGEX\" or \"REGEX\".\n"
                "Exit: 0 written, 2 failure.\n";
     if (command == "audit")
-        return "Usage: contextlens-cli audit FILE [--as FORMAT] [--strategies NAME,NAME|none] [--json]\n"
+        return "Usage: contextlens-cli audit FILE [--as FORMAT] [--strategies NAME,NAME|none] [--recording REC] [--json]\n"
                "For every compaction the agent made (Claude Code compact_boundary, Codex compacted, Gemini CLI\n"
                "compression): the messages it replaced, its summary, the tokens before (compactMetadata.preTokens\n"
                "where recorded, else the estimate of the live context then) and after (the summary and what\n"
@@ -171,6 +172,10 @@ std::string commandHelp(const std::string &command)
                "summary kept and dropped, the pending request, and a row per strategy run (forced) on the same\n"
                "history: tokens after and fact retention. --strategies picks them (default: every strategy\n"
                "that writes a summary or removes messages; none: no rows).\n"
+               "--recording REC: a recording of the agent (contextlens-cli record) made while it compacted. Each\n"
+               "compaction is linked to the request whose answer wrote its summary (REC#N): the agent, how many\n"
+               "messages it sent, the tokens the provider measured, its instruction, and which dropped facts were\n"
+               "never sent to be summarised (cleared or trimmed before) rather than left out by the summary.\n"
                "Exit: 0 (also when the session has no compaction), 2 failure.\n";
     if (command == "sessions")
         return "Usage: contextlens-cli sessions [--home DIR] [--folder DIR ...] [--agent claude-code|codex|gemini|api]\n"

@@ -46,6 +46,8 @@ ojson requestJson(const std::string &file, const RequestSummary &s)
     j["firstByteMs"] = s.firstByteMs ? ojson(*s.firstByteMs) : ojson(nullptr);
     j["totalMs"] = s.totalMs ? ojson(*s.totalMs) : ojson(nullptr);
     j["error"] = s.error.empty() ? ojson(nullptr) : ojson(s.error);
+    j["session"] = s.session.empty() ? ojson(nullptr) : ojson(s.session);
+    j["compaction"] = s.compaction.empty() ? ojson(nullptr) : ojson(s.compaction);
     return j;
 }
 
@@ -187,6 +189,8 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
                 + pad(s.firstByteMs ? std::to_string(*s.firstByteMs) + " ms" : std::string("-"), 9)
                 + pad(s.totalMs ? std::to_string(*s.totalMs) + " ms" : std::string("-"), 9);
         out += line + "\n";
+        if (!s.compaction.empty())
+            out += "        " + s.compaction + ": the agent asked for a summary of the conversation\n";
         if (!s.error.empty())
             out += "        " + s.error + "\n";
         if (const auto step = steps.find(s.number); step != steps.end() && !step->second.cause.empty())

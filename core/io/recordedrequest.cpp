@@ -167,6 +167,8 @@ RecordingSummary summarizeRecording(std::string_view bytes, const std::string &f
     out.diagnostics = rec.diagnostics;
     LoadOptions o = opts;
     o.progress = nullptr;
+    const std::vector<recording::CompactionCall> calls = recording::findCompactionCalls(rec);
+    auto call = calls.begin();
     for (const recording::Exchange &e : rec.exchanges) {
         if (opts.cancel && opts.cancel->load(std::memory_order_relaxed))
             break;
@@ -182,6 +184,9 @@ RecordingSummary summarizeRecording(std::string_view bytes, const std::string &f
         s.firstByteMs = e.firstByteMs;
         s.totalMs = e.totalMs;
         s.error = e.error;
+        s.session = recording::sessionIdOf(e);
+        if (call != calls.end() && call->request == e.number)
+            s.compaction = compactionLabel(*call++);
         if (s.api != Format::Unknown) {
             ++out.modelCalls;
             recording::Answer a;
@@ -246,6 +251,25 @@ bool readRecordingFile(const std::string &file, std::string &bytes, std::string 
         ok = false;
     }
     return ok;
+}
+
+bool readCompactionCalls(const std::string &file, std::vector<recording::CompactionCall> &out, std::string &error)
+{
+    std::string bytes;
+    if (!readRecordingFile(file, bytes, error))
+        return false;
+    out = recording::findCompactionCalls(recording::readRecording(bytes, file));
+    return true;
+}
+
+std::string compactionLabel(const recording::CompactionCall &call)
+{
+    std::string s = call.agent + " compaction";
+    if (call.pass > 1)
+        s += " (its check)";
+    else if (!call.trigger.empty())
+        s += " (" + call.trigger + ")";
+    return s;
 }
 
 bool summarizeRecordingFile(const std::string &file, RecordingSummary &out, std::string &error, const LoadOptions &opts)

@@ -10,6 +10,7 @@
 // loop (recording::pick).
 
 #include "core/formats/load.h"
+#include "core/formats/recording/compactioncall.h"
 #include "core/formats/recording/recording.h"
 
 #include <optional>
@@ -51,7 +52,9 @@ struct RequestSummary {
     std::string stopReason;
     std::size_t answerBlocks = 0, answerToolCalls = 0;
     std::optional<std::int64_t> firstByteMs, totalMs;
-    std::string error; // the exchange's failure, the provider's error or why the body was not read
+    std::string error;      // the exchange's failure, the provider's error or why the body was not read
+    std::string session;    // the agent's session id the request names (recording::sessionIdOf), else ""
+    std::string compaction; // "Claude Code compaction", "Gemini CLI compaction (check)", … ; "" when not one
 };
 struct RecordingSummary {
     std::vector<RequestSummary> requests;
@@ -63,6 +66,12 @@ struct RecordingSummary {
 RecordingSummary summarizeRecording(std::string_view bytes, const std::string &file, const LoadOptions &opts = {});
 // A recording file's bytes; false with error ("FILE: why") when it cannot be read or is not a recording.
 bool readRecordingFile(const std::string &file, std::string &bytes, std::string &error);
+// The agent's own compaction calls of a recording file (recording/compactioncall.h); false with
+// error ("FILE: why") when it cannot be read or is not a recording.
+bool readCompactionCalls(const std::string &file, std::vector<recording::CompactionCall> &out, std::string &error);
+// The words a request list names a compaction call with ("Codex compaction (auto)").
+std::string compactionLabel(const recording::CompactionCall &call);
+
 // The same for the file itself; false with error ("FILE: why") when it cannot be read or is not a
 // recording.
 bool summarizeRecordingFile(const std::string &file, RecordingSummary &out, std::string &error, const LoadOptions &opts = {});

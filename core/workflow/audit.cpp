@@ -3,6 +3,7 @@
 
 #include "core/llm/answer.h"
 #include "core/strategies/registry.h"
+#include "core/strategy/factmatch.h"
 #include "core/tokens/estimator.h"
 #include "core/tokens/fixedpart.h"
 #include "core/util/json.h"
@@ -252,6 +253,36 @@ Transcript transcriptBefore(const Transcript &t, std::size_t boundary, std::vect
     return pre;
 }
 
+namespace {
+
+// The call that wrote the compaction's summary, from `next` on; Gemini CLI's check pass that follows
+// it (and wrote the same or a better snapshot the session holds) is taken as its last call.
+std::optional<WireCompaction> linkWire(const std::vector<recording::CompactionCall> &calls, std::size_t &next,
+                                       const Compaction &c)
+{
+    if (c.summary.empty())
+        return std::nullopt;
+    for (std::size_t i = next; i < calls.size(); ++i) {
+        if (!recording::holdsSummary(c.summary, calls[i]))
+            continue;
+        std::size_t last = i;
+        while (last + 1 < calls.size() && calls[last + 1].pass > 1 && recording::holdsSummary(c.summary, calls[last + 1]))
+            ++last;
+        std::size_t first = i;
+        while (first > next && calls[first].pass > 1 && calls[first - 1].agent == calls[first].agent)
+            --first;
+        WireCompaction w;
+        w.call = calls[last];
+        w.firstRequest = calls[first].request;
+        w.calls = int(last - first + 1);
+        next = last + 1;
+        return w;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::vector<Compaction> auditCompactions(const Transcript &t, const Options &o)
 {
     std::vector<Compaction> out;
@@ -260,6 +291,8 @@ std::vector<Compaction> auditCompactions(const Transcript &t, const Options &o)
         return out;
     const std::int64_t fixed = tokens::fixedPart(t).tokens;
     const std::vector<std::string> names = strategyNames(o);
+    const std::string cwd = strategy::sessionCwd(t);
+    std::size_t nextCall = 0;
     for (std::size_t k = 0; k < boundaries.size(); ++k) {
         Compaction c;
         c.boundary = boundaries[k];
@@ -300,6 +333,16 @@ std::vector<Compaction> auditCompactions(const Transcript &t, const Options &o)
         llm::Retention r = llm::retention(before, all, keptText(t, c));
         c.kept = toTranscriptIndices(std::move(r.kept), origin);
         c.dropped = toTranscriptIndices(std::move(r.dropped), origin);
+        c.wire = linkWire(o.wire, nextCall, c);
+        if (c.wire && !c.dropped.empty()) {
+            std::vector<strategy::Fact> all = c.kept; // the list the basename rule counts over
+            all.insert(all.end(), c.dropped.begin(), c.dropped.end());
+            const strategy::FactMatcher matcher(all, cwd);
+            const strategy::FactText sent(c.wire->call.sentText);
+            for (std::size_t i = 0; i < c.dropped.size(); ++i)
+                if (!matcher.mentions(c.kept.size() + i, sent))
+                    c.wire->notSent.push_back(c.dropped[i]);
+        }
         // Pending work: the request fact whose last source is the latest.
         for (const auto *list : {&c.kept, &c.dropped})
             for (const strategy::Fact &f : *list)

@@ -21,6 +21,7 @@
 // list.
 
 #include "core/analysis/analysis.h"
+#include "core/formats/recording/compactioncall.h"
 #include "core/model/transcript.h"
 #include "core/strategy/strategy.h"
 #include "core/util/parallel.h"
@@ -43,6 +44,19 @@ struct StrategyRow {
     std::int64_t tokensAfter = 0;  // conversation estimate of the strategy's result
     std::size_t factsKept = 0, factsTotal = 0;
     double factRetention = 1;
+};
+
+// The compaction as it went over the wire, from a recording of the agent (recording/compactioncall.h):
+// the call whose summary the session's summary holds. Gemini CLI's check of its snapshot is a second
+// call: `call` is the last one, `firstRequest` the first.
+struct WireCompaction {
+    recording::CompactionCall call;
+    std::size_t firstRequest = 0;
+    int calls = 1;
+    // Facts the summary dropped that the request did not even send: the agent had removed them from
+    // its history before it asked (cleared tool results, a context it had already trimmed). The
+    // others were in front of the model and left out of its summary.
+    std::vector<strategy::Fact> notSent;
 };
 
 struct Compaction {
@@ -70,6 +84,7 @@ struct Compaction {
     std::optional<strategy::Fact> pending;
     bool pendingKept = false;
     std::vector<StrategyRow> strategies; // in the order asked for; none when nothing was replaced
+    std::optional<WireCompaction> wire;  // when a recording was given and one of its calls wrote the summary
 
     std::size_t factsTotal() const { return kept.size() + dropped.size(); }
     double factRetention() const { return factsTotal() ? double(kept.size()) / double(factsTotal()) : 1.0; }
@@ -80,6 +95,9 @@ struct Options {
     std::optional<std::vector<std::string>> strategies;
     analysis::AnalysisOptions analysis; // context window and thresholds the strategies see
     int threads = util::defaultThreads();
+    // The agent's compaction calls of a recording of the session (io/recordedrequest.h
+    // readCompactionCalls); each compaction is linked to the first unused call that wrote its summary.
+    std::vector<recording::CompactionCall> wire;
 };
 
 // The strategies that write a summary or drop messages (the ones comparable to a compaction), in

@@ -15,6 +15,11 @@ appended as the last message, and the measured usage on it; an export of it is t
 with that answer added. Each agent's second request only appends to its first (Claude Code moves its
 cache_control marker forward: not a change), so the prompt cache reads all of it: no break.
 
+The agent's own compaction on the wire: the scenario of record.py (turns, the agent's compaction,
+a resumed turn) runs through the proxy into one recording. `requests` must mark exactly the requests
+the fake server classified as compaction requests, and `audit SESSION --recording REC` must link
+every compaction of the session to one of them (the answer's summary is the session's).
+
   check_record.py --cli PATH --work DIR [--agents a,b] [--bin-dir DIR]
 """
 
@@ -67,6 +72,7 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
         leaks = [where for where, t in (("recording", text), ("output", printed)) if KEY in t]
         rep.add("w-no-key", name, not leaks and bool(text), "" if not leaks else f"the key is in the {', '.join(leaks)}")
         check_opened(cli, rep, name, recording, lines, result, where)
+        check_compaction(cli, rep, agent, bin_dir, work / f"{name}-compaction")
 
 
 ARRAYS = {"anthropic": "messages", "openai-responses": "input", "openai-chat": "messages", "gemini": "contents"}
@@ -104,6 +110,35 @@ def check_opened(cli, rep, name, recording: Path, lines: list, result, where: Pa
     rep.add("w-request-opens", name, ok,
             "" if ok else f"info rc {rc} answered {answered} measured {measured}; export rc {erc} "
                           f"({len(array)} items for {len(sent)} sent): {(err + eerr)[-300:]}")
+
+
+def check_compaction(cli, rep, agent, bin_dir: Path, where: Path):
+    from record import steps_for, session_id
+    from agentlib import GeminiCli
+    shutil.rmtree(where, ignore_errors=True)
+    recording, served, resume = where / "recording.jsonl", [], None
+    for index, (step, prompt, script, resumed) in enumerate(steps_for(agent.name), 1):
+        result = agent.run(where / "home", where / "work", prompt, script, where / "logs" / f"{index}-{step}",
+                           resume if resumed else None, record=(cli.path, recording))
+        served += [r for r in result.requests if r.get("method") == "POST"]
+        files = agent.session_files(where / "home")
+        if not rep.add("w-compaction-recorded", f"{agent.name} {step}", result.rc == 0 and bool(files),
+                       "" if result.rc == 0 else f"exit {result.rc}: {result.stderr[-300:]}"):
+            return
+        resume = session_id(agent.name, files)
+    rc, listed, err = cli.json("requests", recording)
+    marked = [r["number"] for r in (listed or {}).get("list", []) if r.get("compaction")]
+    asked = sum(1 for r in served if r.get("kind") == "compaction")
+    ok = listed is not None and len(marked) == asked > 0
+    rep.add("w-compaction-listed", agent.name, ok, "" if ok else f"marked {marked}, the server saw {asked} compaction requests: {err[-300:]}")
+    files = agent.session_files(where / "home")
+    session = GeminiCli.main_session(files) if agent.name == "gemini-cli" else files[0]
+    rc, audited, err = cli.json("audit", session, "--recording", recording, "--strategies", "none")
+    comps = (audited or {}).get("compactions", [])
+    linked = [c["wire"]["request"] for c in comps if (c.get("wire") or {}).get("linked")]
+    ok = bool(comps) and len(linked) == len(comps) and all(n in marked for n in linked)
+    rep.add("w-compaction-linked", agent.name, ok, "" if ok else f"{len(comps)} compactions, linked to {linked} "
+                                                                 f"(compaction requests {marked}): {err[-300:]}")
 
 
 def main():

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/analysis/auditpanel.h"
 
+#include "core/io/recordedrequest.h"
+
 #include <QDateTime>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QLocale>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QTreeWidget>
@@ -57,11 +63,44 @@ QString factLine(const strategy::Fact &f, const QString &colour)
 
 constexpr int MessageRole = Qt::UserRole + 1;
 
+// What the recording shows of the compaction: the request that asked for the summary, what it
+// sent, and which of the dropped facts it never sent.
+QString wireHtml(const audit::Compaction &c)
+{
+    if (!c.wire)
+        return QString();
+    const recording::CompactionCall &w = c.wire->call;
+    const QLocale loc;
+    QString html = QStringLiteral("<p><b>") + AuditPanel::tr("On the wire") + QStringLiteral("</b>: ");
+    html += AuditPanel::tr("<a href=\"request:%1\">request %1</a> of the recording (%2)").arg(w.request).arg(qs(w.agent).toHtmlEscaped());
+    if (c.wire->calls > 1)
+        html += AuditPanel::tr(", which checked the snapshot of request %1").arg(c.wire->firstRequest);
+    html += QStringLiteral(": ") + AuditPanel::tr("%n message(s) sent", nullptr, int(w.messagesSent));
+    if (w.usage)
+        html += AuditPanel::tr(", %1 tokens measured, %2 answered").arg(loc.toString(qlonglong(w.usage->contextTokens())), loc.toString(qlonglong(w.usage->outputTokens)));
+    html += QStringLiteral(".");
+    if (!c.dropped.empty())
+        html += QStringLiteral(" ")
+                + AuditPanel::tr("Of the %1 dropped facts: %2 in front of the model and left out of the summary, %3 never sent.")
+                      .arg(c.dropped.size())
+                      .arg(c.dropped.size() - c.wire->notSent.size())
+                      .arg(c.wire->notSent.size());
+    html += QStringLiteral("</p>");
+    if (!c.wire->notSent.empty()) {
+        html += QStringLiteral("<p>") + AuditPanel::tr("Never sent to be summarised:") + QStringLiteral("</p><ul>");
+        for (const auto &f : c.wire->notSent)
+            html += factLine(f, QStringLiteral("#ef6c00"));
+        html += QStringLiteral("</ul>");
+    }
+    return html;
+}
+
 } // namespace
 
 AuditPanel::AuditPanel(QWidget *parent)
     : QWidget(parent)
     , m_header(new QLabel(this))
+    , m_recordingButton(new QPushButton(tr("Link a Recording…"), this))
     , m_list(new QTreeWidget(this))
     , m_history(new QListWidget(this))
     , m_summary(new QTextBrowser(this))
@@ -69,9 +108,14 @@ AuditPanel::AuditPanel(QWidget *parent)
 {
     setObjectName(QStringLiteral("auditPanel"));
     m_header->setWordWrap(true);
+    m_recordingButton->setObjectName(QStringLiteral("auditRecording"));
+    m_recordingButton->setToolTip(tr("A recording of the agent (File › Record an Agent…): each compaction is linked to the "
+                                     "request that asked for its summary, showing what the agent really sent"));
+    connect(m_recordingButton, &QPushButton::clicked, this, &AuditPanel::chooseRecording);
     m_list->setObjectName(QStringLiteral("auditCompactions"));
     m_list->setRootIsDecorated(false);
-    m_list->setHeaderLabels({tr("#"), tr("At message"), tr("When"), tr("Trigger"), tr("Tokens before \u2192 after"), tr("Facts kept")});
+    m_list->setHeaderLabels({tr("#"), tr("At message"), tr("When"), tr("Trigger"), tr("Tokens before \u2192 after"), tr("Facts kept"),
+                             tr("Request")});
     m_list->setToolTip(tr("Every compaction the agent made: before is recorded (compactMetadata.preTokens) where the agent "
                           "wrote it, else estimated (fixed part + replaced history); after is the summary and what the agent kept"));
     m_history->setObjectName(QStringLiteral("auditHistory"));
@@ -116,7 +160,10 @@ AuditPanel::AuditPanel(QWidget *parent)
     for (QWidget *w : {static_cast<QWidget *>(m_list), static_cast<QWidget *>(sideBySide), static_cast<QWidget *>(m_strategies)})
         w->setMinimumHeight(3 * line);
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_header);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_header, 1);
+    top->addWidget(m_recordingButton);
+    layout->addLayout(top);
     layout->addWidget(rows, 1);
 
     connect(m_list, &QTreeWidget::currentItemChanged, this,
@@ -126,6 +173,8 @@ AuditPanel::AuditPanel(QWidget *parent)
     connect(m_summary, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) {
         if (url.scheme() == QStringLiteral("msg"))
             Q_EMIT messageActivated(url.path().toInt());
+        else if (url.scheme() == QStringLiteral("request") && !m_recording.isEmpty())
+            Q_EMIT requestActivated(QString::fromStdString(requestPath(m_recording.toStdString(), std::size_t(url.path().toULongLong()))));
     });
     setTranscript(nullptr);
 }
@@ -148,27 +197,61 @@ void AuditPanel::setActive(bool active)
     startWork();
 }
 
+AuditPanel::Result AuditPanel::compute(const Transcript &t, const std::string &recording)
+{
+    Result r;
+    audit::Options o;
+    if (!recording.empty() && !readCompactionCalls(recording, o.wire, r.error))
+        o.wire.clear();
+    r.list = audit::auditCompactions(t, o);
+    return r;
+}
+
+void AuditPanel::setRecording(const QString &file)
+{
+    if (file == m_recording)
+        return;
+    m_recording = file;
+    m_recordingButton->setText(file.isEmpty() ? tr("Link a Recording\u2026") : tr("Recording: %1").arg(QFileInfo(file).fileName()));
+    m_job.cancel();
+    startWork();
+}
+
+void AuditPanel::chooseRecording()
+{
+    const QString file = QFileDialog::getOpenFileName(this, tr("Link a Recording"), m_recording.isEmpty() ? QString() : QFileInfo(m_recording).path(),
+                                                      tr("Recordings (*.jsonl);;All files (*)"));
+    if (!file.isEmpty())
+        setRecording(file);
+}
+
 void AuditPanel::startWork()
 {
-    if (!m_active || !m_transcript || m_transcript == m_computedFor || m_job.isRunning())
+    if (!m_active || !m_transcript || m_job.isRunning() || (m_transcript == m_computedFor && m_recording == m_computedRecording))
         return;
     auto t = m_transcript;
+    const QString recording = m_recording;
     m_header->setText(tr("Auditing the compactions\u2026"));
-    m_job.start([t](JobControl &) { return audit::auditCompactions(*t); },
-                [this, t](std::vector<audit::Compaction> list) {
+    m_job.start([t, recording](JobControl &) { return compute(*t, recording.toStdString()); },
+                [this, t, recording](Result r) {
                     m_computedFor = t;
-                    setCompactions(std::move(list));
-                    startWork(); // the transcript may have changed meanwhile
+                    m_computedRecording = recording;
+                    m_recordingError = QString::fromStdString(r.error);
+                    setCompactions(std::move(r.list));
+                    startWork(); // the transcript or the recording may have changed meanwhile
                 });
 }
 
 void AuditPanel::refreshNow()
 {
-    if (!m_transcript || m_transcript == m_computedFor)
+    if (!m_transcript || (m_transcript == m_computedFor && m_recording == m_computedRecording))
         return;
     m_job.cancel();
     m_computedFor = m_transcript;
-    setCompactions(audit::auditCompactions(*m_transcript));
+    m_computedRecording = m_recording;
+    Result r = compute(*m_transcript, m_recording.toStdString());
+    m_recordingError = QString::fromStdString(r.error);
+    setCompactions(std::move(r.list));
 }
 
 void AuditPanel::setCompactions(std::vector<audit::Compaction> list)
@@ -193,6 +276,10 @@ void AuditPanel::setCompactions(std::vector<audit::Compaction> list)
                                         : tr("no facts"));
         if (!c.dropped.empty())
             item->setToolTip(5, tr("%n fact(s) dropped", nullptr, int(c.dropped.size())));
+        if (c.wire)
+            item->setText(6, QStringLiteral("#%1").arg(c.wire->call.request));
+        else if (!m_recording.isEmpty())
+            item->setText(6, tr("not found"));
     }
     for (int col = 0; col < m_list->columnCount(); ++col)
         m_list->resizeColumnToContents(col);
@@ -204,6 +291,8 @@ void AuditPanel::setCompactions(std::vector<audit::Compaction> list)
         m_header->setText(tr("%n compaction(s); the agent's summaries dropped %1 fact(s) of what they replaced.", nullptr,
                              int(m_compactions.size()))
                               .arg(dropped));
+    if (!m_recordingError.isEmpty())
+        m_header->setText(m_header->text() + u' ' + tr("The recording could not be read: %1").arg(m_recordingError));
     if (!m_compactions.empty())
         m_list->setCurrentItem(m_list->topLevelItem(int(m_compactions.size()) - 1)); // the latest: what the model sees
     else
@@ -255,6 +344,7 @@ void AuditPanel::showCompaction(int index)
             html += factLine(f, QStringLiteral("#2e7d32"));
         html += QStringLiteral("</ul>");
     }
+    html += wireHtml(c);
     html += QStringLiteral("<p><b>") + tr("Summary") + QStringLiteral("</b>");
     if (!c.keptMessages.empty())
         html += tr(" (and %n message(s) kept as they were)", nullptr, int(c.keptMessages.size()));

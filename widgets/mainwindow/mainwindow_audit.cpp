@@ -21,6 +21,7 @@ void MainWindow::createAuditDock()
     m_usageDock->raise();
     connect(m_auditDock, &QDockWidget::visibilityChanged, m_auditPanel, &AuditPanel::setActive);
     connect(m_auditPanel, &AuditPanel::messageActivated, this, &MainWindow::jumpToMessage);
+    connect(m_auditPanel, &AuditPanel::requestActivated, this, [this](const QString &path) { openFile(path); });
 }
 
 } // namespace cl::gui

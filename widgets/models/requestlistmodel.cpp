@@ -111,6 +111,7 @@ QVariant RequestListModel::display(const RequestSummary &r, int column) const
     case TimeColumn: return clock(r.time);
     case ApiColumn: return call ? fromStd(std::string(formatName(r.api))) : fromStd(r.method + " " + r.path);
     case ModelColumn: return fromStd(r.model);
+    case KindColumn: return r.compaction.empty() ? QVariant() : QVariant(tr("compaction"));
     case MessagesColumn: return call ? QVariant(count(std::int64_t(r.messages))) : QVariant();
     case ToolsColumn: return call ? QVariant(count(std::int64_t(r.tools))) : QVariant();
     case EstimateColumn: return call ? QVariant(count(r.estimate)) : QVariant();
@@ -168,6 +169,8 @@ QString RequestListModel::toolTip(const RequestSummary &r) const
                               count(r.usage->cacheCreationTokens), count(r.usage->outputTokens));
         if (r.answerBlocks)
             tip += u'\n' + tr("Answer: %1 blocks, %2 tool calls, stop: %3").arg(count(std::int64_t(r.answerBlocks)), count(std::int64_t(r.answerToolCalls)), fromStd(r.stopReason));
+        if (!r.compaction.empty())
+            tip += u'\n' + tr("%1: the agent asked the model for a summary of the conversation").arg(fromStd(r.compaction));
         tip += u'\n' + tr("Double-click or Enter opens it.");
     }
     if (const cost::CacheStep *s = stepOf(r.number); s && !s->cause.empty()) {
@@ -220,6 +223,7 @@ QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, 
         case CacheReadColumn: return tr("Input tokens read from the prompt cache");
         case CacheWrittenColumn: return tr("Input tokens written to the prompt cache");
         case DurationColumn: return tr("From the request's arrival to the end of the answer");
+        case KindColumn: return tr("The agent's own compaction: the request that asked the model to summarise the conversation");
         case CacheColumn: return tr("Whether the request only appended to the one before it (the cache reads all of that), or where it changed the prefix: the cache breaks there");
         case CacheCostColumn: return tr("What the tokens left in the cache but not read cost, written again or sent uncached instead of read");
         default: return {};
@@ -232,6 +236,7 @@ QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, 
     case TimeColumn: return tr("Time");
     case ApiColumn: return tr("API");
     case ModelColumn: return tr("Model");
+    case KindColumn: return tr("Kind");
     case MessagesColumn: return tr("Messages");
     case ToolsColumn: return tr("Tools");
     case EstimateColumn: return tr("Estimate");

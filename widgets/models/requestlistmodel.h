@@ -28,6 +28,7 @@ public:
         TimeColumn,
         ApiColumn,
         ModelColumn,
+        KindColumn, // the agent's own compaction, else empty
         MessagesColumn,
         ToolsColumn,
         EstimateColumn, // ContextLens's figure for the request

@@ -99,6 +99,10 @@ Recording readRecording(std::string_view bytes, const std::string &path)
             e.requestLine = span.line;
             e.requestBody = json::str(o, "body");
             e.requestBinary = !o.contains("body") && o.contains("bodyBase64");
+            if (const json::json *h = json::object(o, "headers"))
+                for (const auto &[name, value] : h->items())
+                    if (value.is_string())
+                        e.requestHeaders.emplace_back(name, value.get<std::string>());
             if (open.count(e.id))
                 say(span.line, "request id " + std::to_string(e.id) + " used twice in one run: the later one is answered");
             open[e.id] = r.exchanges.size();
@@ -127,6 +131,14 @@ Recording readRecording(std::string_view bytes, const std::string &path)
         }
     }
     return r;
+}
+
+std::string Exchange::requestHeader(std::string_view name) const
+{
+    for (const auto &[n, v] : requestHeaders)
+        if (n == name)
+            return v;
+    return {};
 }
 
 std::string modelInPath(std::string_view path)

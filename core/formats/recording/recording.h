@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cl::recording {
@@ -25,6 +26,7 @@ struct Exchange {
     Format api = Format::Unknown; // the wire API of a model call; Unknown: any other request
     std::string requestBody;      // empty when the body was not UTF-8 text (requestBinary)
     bool requestBinary = false;
+    std::vector<std::pair<std::string, std::string>> requestHeaders; // as recorded (names lower case)
     std::uint32_t requestLine = 0;
     // Its response; responseLine 0: none recorded (still running, or the proxy stopped first).
     std::uint32_t responseLine = 0;
@@ -35,6 +37,7 @@ struct Exchange {
     std::optional<std::int64_t> firstByteMs, totalMs;
     std::string error;
     bool isModelCall() const { return api != Format::Unknown && method == "POST"; }
+    std::string requestHeader(std::string_view name) const; // "" when not recorded
 };
 
 struct Recording {

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+#include "core/formats/recording/compactioncall.h"
+
+#include "core/formats/recording/answer.h"
+#include "core/util/json.h"
+
+#include <algorithm>
+
+namespace cl::recording {
+
+namespace {
+
+using J = json::json;
+
+// The text parts of a content value (a string, a list of blocks / parts, one block), joined.
+std::string textOf(const J &content)
+{
+    if (content.is_string())
+        return content.get<std::string>();
+    std::string s;
+    if (content.is_array()) {
+        for (const J &item : content) {
+            const std::string t = item.is_object() ? json::str(item, "text") : std::string();
+            if (!t.empty())
+                s.append(s.empty() ? "" : "\n").append(t);
+        }
+    } else if (content.is_object()) {
+        s = json::str(content, "text");
+        if (const J *parts = json::array(content, "parts"))
+            s = textOf(*parts);
+    }
+    return s;
+}
+
+// Every string under a message value, but the bookkeeping ones (ids, types, signatures).
+void collectStrings(const J &v, std::string &out, int depth = 0)
+{
+    static constexpr std::string_view kSkip[] = {"type", "role", "id", "call_id", "tool_use_id", "signature",
+                                                 "thoughtSignature", "status", "encrypted_content", "cache_control"};
+    if (depth > 64)
+        return;
+    if (v.is_string()) {
+        out.append(v.get_ref<const std::string &>()).push_back('\n');
+    } else if (v.is_array()) {
+        for (const J &item : v)
+            collectStrings(item, out, depth + 1);
+    } else if (v.is_object()) {
+        for (const auto &[key, item] : v.items())
+            if (std::find(std::begin(kSkip), std::end(kSkip), key) == std::end(kSkip))
+                collectStrings(item, out, depth + 1);
+    }
+}
+
+std::string spaced(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    bool space = false;
+    for (const char c : s) {
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out.push_back(' ');
+        space = false;
+        out.push_back(c);
+    }
+    return out;
+}
+
+// The text inside the last <tag>…</tag> of `s` ("" when there is none), trimmed.
+std::string inside(const std::string &s, std::string_view tag)
+{
+    const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+    const std::size_t end = s.rfind(close);
+    const std::size_t start = end == std::string::npos ? end : s.rfind(open, end);
+    if (start == std::string::npos)
+        return {};
+    const std::string body = s.substr(start + open.size(), end - start - open.size());
+    const std::size_t a = body.find_first_not_of(" \n\r\t"), b = body.find_last_not_of(" \n\r\t");
+    return a == std::string::npos ? std::string() : body.substr(a, b - a + 1);
+}
+
+// The role of a message array item ("" for Responses items that are not messages).
+std::string roleOf(const J &item)
+{
+    return item.is_object() ? json::str(item, "role") : std::string();
+}
+
+// The text of the last user message of the request's array; `anthropicLastBlock`: only its last
+// text block (Claude Code appends its instruction to the message that holds the last tool results).
+std::string lastUserText(const J *array, bool lastBlockOnly)
+{
+    if (!array || array->empty())
+        return {};
+    for (auto it = array->rbegin(); it != array->rend(); ++it) {
+        if (roleOf(*it) != "user")
+            continue;
+        const J *content = json::child(*it, "content");
+        if (!content)
+            content = json::child(*it, "parts");
+        if (!content)
+            return {};
+        if (lastBlockOnly && content->is_array()) {
+            for (auto b = content->rbegin(); b != content->rend(); ++b)
+                if (b->is_object() && json::str(*b, "type") == "text")
+                    return json::str(*b, "text");
+            return {};
+        }
+        return textOf(*content);
+    }
+    return {};
+}
+
+struct Marked {
+    bool is = false;
+    std::string agent, trigger, instruction;
+    int pass = 1;
+};
+
+Marked markOf(const Exchange &e, const J &doc)
+{
+    Marked m;
+    switch (e.api) {
+    case Format::Anthropic: {
+        const std::string last = lastUserText(json::array(doc, "messages"), true);
+        if (last.find("<summary>") == std::string::npos)
+            return m;
+        m.is = true;
+        m.agent = e.requestHeader("x-claude-code-session-id").empty() && e.requestHeader("x-app") != "cli" ? "Anthropic client"
+                                                                                                           : "Claude Code";
+        m.instruction = last;
+        return m;
+    }
+    case Format::OpenAIResponses: {
+        J meta;
+        std::string err;
+        const std::string header = e.requestHeader("x-codex-turn-metadata");
+        const bool parsed = !header.empty() && json::parse(header, meta, err) != json::ParseStatus::Failed && meta.is_object();
+        const std::string path = e.path.substr(0, e.path.find('?'));
+        if (!(parsed && json::str(meta, "request_kind") == "compaction") && !path.ends_with("/responses/compact"))
+            return m;
+        m.is = true;
+        m.agent = "Codex";
+        if (parsed)
+            if (const J *c = json::object(meta, "compaction"))
+                m.trigger = json::str(*c, "trigger");
+        m.instruction = lastUserText(json::array(doc, "input"), false);
+        return m;
+    }
+    case Format::Gemini: {
+        const J *system = json::child(doc, "systemInstruction");
+        if (!system)
+            system = json::child(doc, "system_instruction");
+        if (!system || textOf(*system).find("<state_snapshot>") == std::string::npos)
+            return m;
+        m.is = true;
+        m.agent = "Gemini CLI";
+        const J *contents = json::array(doc, "contents");
+        m.instruction = lastUserText(contents, false);
+        if (contents) // the snapshot of the first call, given back as the model's, asks for a check
+            for (const J &c : *contents)
+                if (roleOf(c) == "model" && textOf(c).find("<state_snapshot>") != std::string::npos)
+                    m.pass = 2;
+        return m;
+    }
+    default:
+        return m;
+    }
+}
+
+} // namespace
+
+std::string sessionIdOf(const Exchange &e)
+{
+    if (std::string id = e.requestHeader("x-claude-code-session-id"); !id.empty())
+        return id;
+    const std::string header = e.requestHeader("x-codex-turn-metadata");
+    J meta;
+    std::string err;
+    if (!header.empty() && json::parse(header, meta, err) != json::ParseStatus::Failed && meta.is_object())
+        return json::str(meta, "session_id");
+    return {};
+}
+
+std::vector<CompactionCall> findCompactionCalls(const Recording &r)
+{
+    std::vector<CompactionCall> out;
+    for (const Exchange &e : r.exchanges) {
+        if (!e.isModelCall() || e.requestBody.empty())
+            continue;
+        // Cheap first: every agent's marker is a literal somewhere in the request.
+        if (e.requestBody.find("<summary>") == std::string::npos && e.requestBody.find("<state_snapshot>") == std::string::npos
+            && e.requestHeader("x-codex-turn-metadata").find("compaction") == std::string::npos
+            && e.path.find("/compact") == std::string::npos)
+            continue;
+        J doc;
+        std::string err;
+        if (json::parse(e.requestBody, doc, err) == json::ParseStatus::Failed || !doc.is_object())
+            continue;
+        const Marked m = markOf(e, doc);
+        if (!m.is)
+            continue;
+        CompactionCall c;
+        c.request = e.number;
+        c.agent = m.agent;
+        c.trigger = m.trigger;
+        c.sessionId = sessionIdOf(e);
+        c.time = e.time;
+        c.instruction = m.instruction;
+        c.pass = m.pass;
+        for (const char *key : {"messages", "input", "contents"})
+            if (const J *array = json::array(doc, key)) {
+                c.messagesSent = array->size();
+                collectStrings(*array, c.sentText);
+            }
+        if (e.responseLine == 0) {
+            c.error = "no answer was recorded";
+        } else {
+            const Answer a = readAnswer(e.api, e.responseBody);
+            c.usage = a.usage;
+            c.answer = a.message.plainText();
+            if (!a.error.empty())
+                c.error = a.error;
+            else if (!a.decoded)
+                c.error = "the answer could not be read";
+        }
+        c.summary = inside(c.answer, "summary");
+        if (c.summary.empty())
+            c.summary = inside(c.answer, "state_snapshot");
+        if (c.summary.empty())
+            c.summary = c.answer;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+bool holdsSummary(std::string_view sessionSummary, const CompactionCall &call)
+{
+    const std::string needle = spaced(call.summary);
+    return !needle.empty() && spaced(sessionSummary).find(needle) != std::string::npos;
+}
+
+} // namespace cl::recording
