@@ -6,8 +6,11 @@
 // in-process. Exit codes: 0 success; 1 loaded or validated, but with diagnostics or violations;
 // 2 failure (unreadable file, unknown format, bad usage, write error).
 
+#include "core/workflow/requestrewrite.h"
+
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +53,7 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
 // The recording proxy of `record` (net/recordsession.h), registered by the program: (host, port,
 // upstream URL or "", output file, agent command line or none) -> exit code.
 using RecordRunner = std::function<int(const std::string &host, int port, const std::string &upstream, const std::string &output,
-                                       const std::vector<std::string> &agent)>;
+                                       const std::vector<std::string> &agent, const std::optional<wire::RewriteOptions> &rewrite)>;
 void setRecordRunner(RecordRunner runner);
 
 std::string helpText();

@@ -57,7 +57,8 @@ std::string helpText()
                                                         "  watch FILE [--interval MS] [--updates N] [--seconds S] [--window N] [--json]\n"
                                                         "      Follow a session its agent is writing: a line per change with the messages added\n"
                                                         "      and the turns left before the agent's own auto-compaction.\n"
-                                                        "  record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [-- AGENT ARGS...]\n"
+                                                        "  record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [--strategy NAME [--param k=v ...]\n"
+                                                        "         [--pin I,J] [--exempt TOOL,...] [--dry-run]] [-- AGENT ARGS...]\n"
                                                         "      A proxy that forwards an agent's model requests and records every request and answer.\n"
                                                         "  requests FILE [--json]\n"
                                                         "      The requests of a recording: what each sent (messages, tools, the estimate of each part)\n"
@@ -244,7 +245,9 @@ std::string commandHelp(const std::string &command)
                "for (until --seconds ends, else 10 s). A compaction ContextLens saved that the agent then left\n"
                "behind (it continued from before it) is said at once (event \"undone-compaction\").\n";
     if (command == "record")
-        return "Usage: contextlens-cli record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [-- AGENT ARGS...]\n"
+        return "Usage: contextlens-cli record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL]\n"
+               "                              [--strategy NAME [--param k=v ...] [--pin I,J] [--exempt TOOL,...] [--dry-run]]\n"
+               "                              [-- AGENT ARGS...]\n"
                "An HTTP proxy on 127.0.0.1 (port 0, the default: any free one) that forwards every request an\n"
                "agent sends to its model provider, streams the answer back as it arrives, and appends each\n"
                "request and response to FILE as JSON lines (docs/recording-format.md; created with mode 0600).\n"
@@ -256,6 +259,14 @@ std::string commandHelp(const std::string &command)
                "With -- AGENT ARGS the agent is started with ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and\n"
                "OPENAI_BASE_URL (.../v1) pointing at the proxy, and record ends with it; without an agent it\n"
                "runs until Ctrl+C or SIGTERM. A --listen address other than loopback is allowed, with a warning.\n"
+               "--strategy NAME: compaction on the wire. Each model call is run through the strategy (its own\n"
+               "trigger; --param as for compact; --pin: message indices of each request kept as they are;\n"
+               "--exempt: tools whose calls and results are kept) and written back in its API, every other field\n"
+               "as sent. The compacted request is forwarded, unless it breaks the provider's rules (then the\n"
+               "original goes, and standard error says why); --dry-run forwards the original and only records\n"
+               "what would have been sent. Each request gets a \"rewrite\" line in FILE: the figures before and\n"
+               "after, in ContextLens's count and in the provider's (calibrated from the answers so far), and\n"
+               "the compacted body. A line on standard error for each request the strategy changed.\n"
                "Exit: the agent's exit code (128 + N when killed by signal N, 127 when it cannot be started);\n"
                "without an agent 0 after Ctrl+C; 2 failure (bad usage, FILE or the port unusable).\n";
     if (command == "requests")

@@ -52,10 +52,14 @@ int record(const std::vector<std::string> &args, std::string &out, std::string &
 {
     // Everything after "--" is the agent's command line, options included.
     const auto dashes = std::find(args.begin(), args.end(), "--");
-    const std::vector<std::string> own(args.begin(), dashes);
     const std::vector<std::string> agent(dashes == args.end() ? dashes : dashes + 1, args.end());
-    const Args a = parseArgs(own, {{"--listen", "", true}, {"--upstream", "", true}, {"--output", "-o", true}});
     Output o{out, err, false};
+    nlohmann::json params;
+    std::vector<std::string> own;
+    std::string error;
+    if (!collectParams(std::vector<std::string>(args.begin(), dashes), params, own, error))
+        return o.fail("record: " + error);
+    const Args a = parseArgs(own, {{"--listen", "", true}, {"--upstream", "", true}, {"--output", "-o", true}, {"--strategy", "", true}, {"--dry-run", "", false}, {"--pin", "", true}, {"--exempt", "", true}});
     if (a.has("--help")) {
         out += commandHelp("record");
         return Exit::Success;
@@ -77,9 +81,21 @@ int record(const std::vector<std::string> &args, std::string &out, std::string &
         return o.fail("record: --listen wants HOST:PORT, e.g. 127.0.0.1:8080 (port 0: any free port)");
     if (!a.value("--listen"))
         host = "127.0.0.1";
+    std::optional<wire::RewriteOptions> rewrite;
+    if (const auto name = a.value("--strategy")) {
+        wire::RewriteOptions r;
+        r.strategy = *name;
+        r.params = params;
+        r.dryRun = a.has("--dry-run");
+        if (!guardOptions(a, r.pinned, r.exemptTools, error) || !wire::RequestRewriter::check(r, error))
+            return o.fail("record: " + error);
+        rewrite = std::move(r);
+    } else if (a.has("--dry-run") || !params.empty() || a.value("--pin") || a.value("--exempt")) {
+        return o.fail("record: --dry-run, --param, --pin and --exempt go with --strategy NAME");
+    }
     if (!runner())
         return o.fail("record: this build has no recording proxy (Qt Network)");
-    return runner()(host, port, a.value("--upstream").value_or(""), *output, agent);
+    return runner()(host, port, a.value("--upstream").value_or(""), *output, agent, rewrite);
 }
 
 } // namespace cl::cli

@@ -48,6 +48,12 @@ ojson requestJson(const std::string &file, const RequestSummary &s)
     j["error"] = s.error.empty() ? ojson(nullptr) : ojson(s.error);
     j["session"] = s.session.empty() ? ojson(nullptr) : ojson(s.session);
     j["compaction"] = s.compaction.empty() ? ojson(nullptr) : ojson(s.compaction);
+    if (s.rewrite) {
+        const recording::Rewrite &w = *s.rewrite;
+        j["rewrite"] = ojson{{"strategy", w.strategy}, {"mode", w.mode}, {"changed", w.changed}, {"valid", w.valid}, {"forwarded", w.forwarded ? "compacted" : "original"}, {"tokensBefore", w.tokensBefore}, {"tokensAfter", w.tokensAfter}, {"predictedBefore", w.predictedBefore}, {"predictedAfter", w.predictedAfter}, {"calibrated", w.calibrated}, {"note", w.note}, {"violations", w.violations}, {"error", w.error.empty() ? ojson(nullptr) : ojson(w.error)}};
+    } else {
+        j["rewrite"] = nullptr;
+    }
     return j;
 }
 
@@ -121,6 +127,22 @@ std::string cacheText(const cost::CacheStep &c)
                                  : std::string());
 }
 
+// "trim-tools (live): 22,090 -> 22,012 tokens predicted, the compacted request forwarded"
+std::string rewriteText(const recording::Rewrite &w)
+{
+    std::string s = w.strategy + " (" + (w.mode == "dry-run" ? std::string("dry run") : w.mode) + "): ";
+    if (!w.error.empty())
+        return s + w.error + "; the original forwarded";
+    if (!w.changed)
+        return s + "unchanged (" + w.note + ")";
+    s += util::grouped(w.predictedBefore) + " -> " + util::grouped(w.predictedAfter) + " tokens predicted"
+         + (w.calibrated ? "" : " (not calibrated yet)") + ", ";
+    if (!w.valid)
+        return s + "not valid for the provider (" + (w.violations.empty() ? std::string() : w.violations.front())
+               + "): the original forwarded";
+    return s + (w.forwarded ? "the compacted request forwarded" : "the original forwarded");
+}
+
 } // namespace
 
 int requests(const std::vector<std::string> &args, std::string &out, std::string &err)
@@ -191,6 +213,8 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
         out += line + "\n";
         if (!s.compaction.empty())
             out += "        " + s.compaction + ": the agent asked for a summary of the conversation\n";
+        if (s.rewrite)
+            out += "        " + rewriteText(*s.rewrite) + "\n";
         if (!s.error.empty())
             out += "        " + s.error + "\n";
         if (const auto step = steps.find(s.number); step != steps.end() && !step->second.cause.empty())

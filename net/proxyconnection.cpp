@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "net/proxyconnection.h"
 
+#include "core/formats/recording/answer.h"
+#include "core/formats/recording/recording.h"
+#include "core/util/json.h"
+#include "core/util/numbertext.h"
+#include "core/workflow/requestrewrite.h"
 #include "net/recordingproxy.h"
 #include "net/tcpnodelay.h"
 
@@ -144,6 +149,10 @@ void ProxyConnection::startNext()
     }
     if (m_shared->recording)
         m_shared->recording->writeRequest(m_id, request.method, request.target, request.headers, request.body);
+    m_api = Format::Unknown;
+    m_sentEstimate = 0;
+    if (m_shared->rewriter && m_shared->rewriting && request.method == "POST" && !request.body.isEmpty())
+        rewrite(request);
     const QString base = m_shared->upstream.isEmpty() ? RecordingProxy::upstreamFor(request.target, m_shared->providers) : m_shared->upstream;
     if (base.isEmpty()) {
         answerLocally(404, "Not Found", QStringLiteral("record: no provider is known for this path; pass --upstream URL"));
@@ -191,6 +200,62 @@ void ProxyConnection::forward(const HttpRequest &request, const QString &base)
     connect(m_reply, &QNetworkReply::readyRead, this, &ProxyConnection::readUpstream);
     connect(m_reply, &QNetworkReply::finished, this, &ProxyConnection::upstreamFinished);
     m_reply->setReadBufferSize(kClientBacklog);
+}
+
+void ProxyConnection::rewrite(HttpRequest &request)
+{
+    const Format api = recording::apiOfPath(std::string_view(request.target.constData(), std::size_t(request.target.size())));
+    if (api == Format::Unknown)
+        return;
+    const wire::RequestRewriter &r = *m_shared->rewriter;
+    const wire::Rewrite w = r.rewrite(api, std::string_view(request.body.constData(), std::size_t(request.body.size())));
+    m_api = api;
+    m_sentEstimate = w.forwarded ? w.tokensAfter : w.tokensBefore;
+    const char *sent = w.forwarded ? "compacted" : "original";
+    if (m_shared->recording) {
+        nlohmann::ordered_json j{{"strategy", r.options().strategy},
+                                 {"params", nlohmann::ordered_json::parse(r.options().params.dump())},
+                                 {"mode", r.options().dryRun ? "dry-run" : "live"},
+                                 {"changed", w.changed},
+                                 {"valid", w.valid},
+                                 {"forwarded", sent},
+                                 {"tokensBefore", w.tokensBefore},
+                                 {"tokensAfter", w.tokensAfter},
+                                 {"predictedBefore", w.predictedBefore},
+                                 {"predictedAfter", w.predictedAfter},
+                                 {"calibration", w.calibration},
+                                 {"calibrated", w.calibrated},
+                                 {"note", w.note},
+                                 {"violations", w.violations}};
+        if (!w.error.empty())
+            j["error"] = w.error;
+        if (!w.body.empty())
+            j["body"] = json::sanitizeUtf8(w.body);
+        m_shared->recording->writeRewrite(m_id, std::move(j));
+    }
+    if (m_shared->onRewrite && (w.changed || !w.error.empty())) {
+        std::string line = "request " + std::to_string(m_id) + ": ";
+        if (!w.error.empty())
+            line += w.error + "; the original was forwarded";
+        else if (!w.valid)
+            line += r.options().strategy + " made a request the provider would reject (" + w.violations.front()
+                    + "); the original was forwarded";
+        else
+            line += r.options().strategy + " " + util::grouped(w.predictedBefore) + " -> " + util::grouped(w.predictedAfter)
+                    + " tokens predicted, " + (w.forwarded ? "the compacted request forwarded" : "dry run: the original forwarded");
+        m_shared->onRewrite(line);
+    }
+    if (w.forwarded)
+        request.body = QByteArray::fromStdString(w.body);
+}
+
+void ProxyConnection::learnFromAnswer()
+{
+    if (m_api == Format::Unknown || m_sentEstimate <= 0 || !m_shared->rewriter)
+        return;
+    const recording::Answer a = recording::readAnswer(m_api, std::string_view(m_response.body.constData(), std::size_t(m_response.body.size())));
+    if (a.usage)
+        m_shared->rewriter->learn(m_api, m_sentEstimate, a.usage->contextTokens());
 }
 
 void ProxyConnection::sendHead()
@@ -283,6 +348,8 @@ void ProxyConnection::upstreamFinished()
         m_response.error = QStringLiteral("the answer broke off: ") + reply->errorString();
     if (m_shared->recording)
         m_shared->recording->writeResponse(m_id, m_response);
+    if (!broken)
+        learnFromAnswer();
     if (broken) {
         // A truncated answer must not look complete: the connection ends without the last chunk.
         m_busy = false;

@@ -6,6 +6,7 @@
 // bytes go to the client as they arrive.
 
 #include "net/httprequestparser.h"
+#include "core/model/format.h"
 #include "net/recordingfile.h"
 
 #include <QElapsedTimer>
@@ -35,6 +36,10 @@ private:
     void readClient();
     void startNext();
     void forward(const HttpRequest &request, const QString &base);
+    // Compaction on the wire: may replace request.body with the compacted request.
+    void rewrite(HttpRequest &request);
+    // What the provider measured for the request, for the rewriter's calibration.
+    void learnFromAnswer();
     void sendHead();
     void readUpstream();
     void upstreamFinished();
@@ -61,6 +66,8 @@ private:
     QString m_abortReason; // set when the proxy, not the upstream, ended the exchange
     QElapsedTimer m_clock;
     RecordingFile::Response m_response;
+    Format m_api = Format::Unknown;  // the wire API of a request the rewriter saw
+    std::int64_t m_sentEstimate = 0; // ContextLens's figure of what went upstream
     bool m_closing = false;
 };
 

@@ -142,6 +142,14 @@ void RecordingFile::writeRequest(qint64 id, const QByteArray &method, const QByt
     writeLine(j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n");
 }
 
+void RecordingFile::writeRewrite(qint64 id, ojson fields)
+{
+    ojson j{{"type", "rewrite"}, {"id", id}, {"time", now()}};
+    for (auto &[key, value] : fields.items())
+        j[key] = std::move(value);
+    writeLine(j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n");
+}
+
 void RecordingFile::writeResponse(qint64 id, const Response &r)
 {
     ojson j{{"type", "response"}, {"id", id}, {"time", now()}, {"status", r.status}, {"headers", headersJson(r.headers)}};

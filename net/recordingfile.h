@@ -12,6 +12,8 @@
 #include <QPair>
 #include <QString>
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <string>
 
@@ -56,6 +58,8 @@ public:
         QString error; // empty when the exchange completed
     };
     void writeResponse(qint64 id, const Response &response);
+    // What compaction on the wire did to request `id` (docs/recording-format.md, "rewrite").
+    void writeRewrite(qint64 id, nlohmann::ordered_json fields);
 
 private:
     void writeLine(const std::string &line);

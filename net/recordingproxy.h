@@ -17,9 +17,15 @@
 #include <QStringList>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
+#include <string>
 
 class QTcpServer;
+
+namespace cl::wire {
+class RequestRewriter;
+}
 
 namespace cl::net {
 
@@ -39,6 +45,12 @@ struct ProxyShared {
     QString upstream;                   // base URL; empty: by path
     ProviderBases providers;            // by path
     qint64 nextId = 1;                  // of the next exchange
+    // Compaction on the wire (core/workflow/requestrewrite.h): each model call is run through it
+    // while `rewriting` is on; what it did is a "rewrite" line of the recording and one call of
+    // onRewrite (a line for humans).
+    wire::RequestRewriter *rewriter = nullptr;
+    bool rewriting = true;
+    std::function<void(const std::string &)> onRewrite;
 };
 
 class RecordingProxy : public QObject
@@ -50,6 +62,12 @@ public:
     // The base URL every request goes to (its path is prefixed); empty: chosen by path.
     void setUpstream(const QString &baseUrl) { m_shared->upstream = baseUrl; }
     QString upstream() const { return m_shared->upstream; }
+    // Compaction on the wire: the rewriter (owned by the caller; null: none), switched on and off
+    // at once (the next request is forwarded as the agent sent it).
+    void setRewriter(wire::RequestRewriter *rewriter) { m_shared->rewriter = rewriter; }
+    void setRewriting(bool on) { m_shared->rewriting = on; }
+    bool isRewriting() const { return m_shared->rewriter && m_shared->rewriting; }
+    void setRewriteHandler(std::function<void(const std::string &)> handler) { m_shared->onRewrite = std::move(handler); }
 
     // false with *error set when the address cannot be listened on. Port 0: any free port.
     bool listen(const QHostAddress &address, quint16 port, QString *error = nullptr);

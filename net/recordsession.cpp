@@ -81,7 +81,7 @@ private:
 } // namespace
 
 int runRecording(const std::string &host, int port, const std::string &upstream, const std::string &output,
-                 const std::vector<std::string> &agent)
+                 const std::vector<std::string> &agent, const std::optional<wire::RewriteOptions> &rewrite)
 {
     if (!QCoreApplication::instance()) {
         say("needs a QCoreApplication");
@@ -106,7 +106,20 @@ int runRecording(const std::string &host, int port, const std::string &upstream,
         return 2;
     }
     file.setWriteErrorHandler([](const std::string &why) { say(why + "; requests are still forwarded, but no longer recorded"); });
+    std::optional<wire::RequestRewriter> rewriter;
+    if (rewrite) {
+        std::string why;
+        if (!wire::RequestRewriter::check(*rewrite, why)) {
+            say("--strategy: " + why);
+            return 2;
+        }
+        rewriter.emplace(*rewrite);
+    }
     RecordingProxy proxy(&file);
+    if (rewriter) {
+        proxy.setRewriter(&*rewriter);
+        proxy.setRewriteHandler([](const std::string &line) { say(line); });
+    }
     proxy.setUpstream(upstreamUrl.adjusted(QUrl::StripTrailingSlash).toString(QUrl::FullyEncoded));
     QString listenError;
     if (!proxy.listen(address, quint16(port), &listenError)) {
@@ -117,6 +130,9 @@ int runRecording(const std::string &host, int port, const std::string &upstream,
     const QString base = QStringLiteral("http://") + hostText + QLatin1Char(':') + QString::number(proxy.port());
     file.writeStart(base, proxy.upstream());
     say("listening on " + base.toStdString());
+    if (rewrite)
+        say((rewrite->dryRun ? "dry run of " : "compacting each request with ") + rewrite->strategy
+            + (rewrite->dryRun ? ": what it would send is recorded, the original is forwarded" : ": the compacted request is forwarded"));
     if (upstream.empty())
         for (const QString &line : proxy.useAgentsEnvironment())
             say("as the environment says, " + line.toStdString());

@@ -10,6 +10,7 @@
 #include "test_support.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -86,6 +87,58 @@ private Q_SLOTS:
         QTcpSocket late; // the port is closed
         late.connectToHost(QHostAddress::LocalHost, quint16(QUrl(base).port()));
         QVERIFY(!late.waitForConnected(1000));
+    }
+
+    // A strategy chosen before Start compacts each request on its way; the switch turns it off at once.
+    void compactsOnTheWireUntilSwitchedOff()
+    {
+        FakeUpstream upstream;
+        QVERIFY(upstream.start());
+        QTemporaryDir dir;
+        RecordDialog dialog;
+        dialog.pathEdit()->setText(dir.filePath(QStringLiteral("run.jsonl")));
+        dialog.upstreamBox()->setEditText(upstream.url());
+        QVERIFY(!dialog.dryRunBox()->isEnabled()); // no strategy yet
+        const int trim = dialog.strategyBox()->findData(QStringLiteral("trim-tools"));
+        QVERIFY(trim > 0);
+        dialog.strategyBox()->setCurrentIndex(trim);
+        QVERIFY(dialog.dryRunBox()->isEnabled());
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY2(dialog.start(), qPrintable(dialog.statusText()));
+        QVERIFY(dialog.isCompacting());
+        QVERIFY(!dialog.strategyBox()->isEnabled()); // fixed while it records; the switch is not
+        QVERIFY(dialog.compactSwitch()->isEnabled());
+
+        // Three tool rounds: trim-tools keeps the last one.
+        Json messages = Json::array({{{"role", "user"}, {"content", "List the files."}}});
+        for (int i = 1; i <= 3; ++i) {
+            const std::string id = "toolu_" + std::to_string(i);
+            messages.push_back({{"role", "assistant"}, {"content", Json::array({{{"type", "tool_use"}, {"id", id}, {"name", "Bash"}, {"input", {{"command", "ls"}}}}})}});
+            messages.push_back({{"role", "user"}, {"content", Json::array({{{"type", "tool_result"}, {"tool_use_id", id}, {"content", std::string(500, 'x')}}})}});
+        }
+        const QByteArray body = QByteArray::fromStdString(Json{{"model", "claude-sonnet-4-5"}, {"max_tokens", 10}, {"messages", messages}}.dump());
+        auto send = [&] {
+            QTcpSocket client;
+            client.connectToHost(QHostAddress::LocalHost, dialog.port());
+            if (!client.waitForConnected(5000))
+                return false;
+            client.write(post("/v1/messages", body));
+            QByteArray raw;
+            return QTest::qWaitFor([&] { raw += client.readAll(); const auto r = parseResponses(raw); return r.size() == 1 && r[0].complete; }, 5000);
+        };
+        QVERIFY(send());
+        QCOMPARE(Json::parse(upstream.requests.back().body.toStdString())["messages"].size(), std::size_t(3));
+        QTRY_VERIFY2(dialog.statusText().contains(QStringLiteral("1 request(s) changed")) || dialog.statusText().contains(QStringLiteral("1 request changed")),
+                     qPrintable(dialog.statusText()));
+        dialog.grab().save(QStringLiteral(CL_BINARY_DIR "/record-dialog-compacting.png"));
+
+        dialog.compactSwitch()->setChecked(false);
+        QVERIFY(!dialog.isCompacting());
+        QVERIFY(dialog.statusText().contains(QStringLiteral("is off")));
+        QVERIFY(send());
+        QCOMPARE(upstream.requests.back().body, body);
+        dialog.stop();
     }
 
     void refusesAProviderThatIsNoUrl()

@@ -185,6 +185,10 @@ RecordingSummary summarizeRecording(std::string_view bytes, const std::string &f
         s.totalMs = e.totalMs;
         s.error = e.error;
         s.session = recording::sessionIdOf(e);
+        if (e.rewrite) {
+            s.rewrite = *e.rewrite;
+            s.rewrite->body.clear();
+        }
         if (call != calls.end() && call->request == e.number)
             s.compaction = compactionLabel(*call++);
         if (s.api != Format::Unknown) {

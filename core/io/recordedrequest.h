@@ -55,6 +55,9 @@ struct RequestSummary {
     std::string error;      // the exchange's failure, the provider's error or why the body was not read
     std::string session;    // the agent's session id the request names (recording::sessionIdOf), else ""
     std::string compaction; // "Claude Code compaction", "Gemini CLI compaction (check)", … ; "" when not one
+    // Compaction on the wire: what the strategy made of the request (its body left out). When the
+    // compacted request went upstream, the figures above are of it: what the model saw.
+    std::optional<recording::Rewrite> rewrite;
 };
 struct RecordingSummary {
     std::vector<RequestSummary> requests;

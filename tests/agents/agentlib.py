@@ -85,8 +85,9 @@ class Agent:
 
     def run(self, home: Path, cwd: Path, prompt: str, script: dict, log_dir: Path, resume: str | None = None,
             timeout: int = 180, record: tuple | None = None) -> RunResult:
-        """record: (contextlens-cli, FILE): the agent talks to the fake server through the proxy of
-        `contextlens-cli record -o FILE`, which starts it (the agent's settings name the proxy's port)."""
+        """record: (contextlens-cli, FILE[, [more record options]]): the agent talks to the fake server
+        through the proxy of `contextlens-cli record -o FILE`, which starts it (the agent's settings
+        name the proxy's port)."""
         home, cwd, log_dir = Path(home), Path(cwd), Path(log_dir)
         home.mkdir(parents=True, exist_ok=True)
         cwd.mkdir(parents=True, exist_ok=True)
@@ -96,7 +97,8 @@ class Agent:
             if record:
                 port = free_port()
                 argv = [str(record[0]), "record", "-o", str(record[1]), "--listen", f"127.0.0.1:{port}",
-                        "--upstream", f"http://127.0.0.1:{server.server_port}", "--"] + argv
+                        "--upstream", f"http://127.0.0.1:{server.server_port}"] + [str(x) for x in record[2:3] and record[2]] \
+                    + ["--"] + argv
             self.prepare(home, port)
             start = time.monotonic()
             try:

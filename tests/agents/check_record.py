@@ -20,6 +20,13 @@ a resumed turn) runs through the proxy into one recording. `requests` must mark 
 the fake server classified as compaction requests, and `audit SESSION --recording REC` must link
 every compaction of the session to one of them (the answer's summary is the session's).
 
+Compaction on the wire: the first task of record.py runs twice through `record --strategy trim-tools`,
+once with --dry-run, once live. Each agent finishes both. The dry run forwards every request as the
+agent sent it; live forwards the compacted body of each request the strategy changed (the server
+receives exactly the recorded "rewrite" body) and the original of the others. The provider's count of
+each compacted request (the fake server's bytes / 4) is within 2 % of what ContextLens predicted, in
+the live run and for the same request of the dry run.
+
   check_record.py --cli PATH --work DIR [--agents a,b] [--bin-dir DIR]
 """
 
@@ -73,6 +80,7 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
         rep.add("w-no-key", name, not leaks and bool(text), "" if not leaks else f"the key is in the {', '.join(leaks)}")
         check_opened(cli, rep, name, recording, lines, result, where)
         check_compaction(cli, rep, agent, bin_dir, work / f"{name}-compaction")
+        check_wire_strategy(cli, rep, agent, work / f"{name}-wire")
 
 
 ARRAYS = {"anthropic": "messages", "openai-responses": "input", "openai-chat": "messages", "gemini": "contents"}
@@ -139,6 +147,58 @@ def check_compaction(cli, rep, agent, bin_dir: Path, where: Path):
     ok = bool(comps) and len(linked) == len(comps) and all(n in marked for n in linked)
     rep.add("w-compaction-linked", agent.name, ok, "" if ok else f"{len(comps)} compactions, linked to {linked} "
                                                                  f"(compaction requests {marked}): {err[-300:]}")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def within(predicted: int, measured: int, share: float = 0.02) -> bool:
+    return measured > 0 and abs(predicted - measured) <= share * measured
+
+
+def check_wire_strategy(cli, rep, agent, where: Path):
+    from record import FIRST, FIRST_TURNS
+    shutil.rmtree(where, ignore_errors=True)
+    runs = {}
+    for mode in ("dry-run", "live"):
+        recording = where / mode / "recording.jsonl"
+        options = ["--strategy", "trim-tools"] + (["--dry-run"] if mode == "dry-run" else [])
+        result = agent.run(where / mode / "home", where / mode / "work", FIRST, {"turns": FIRST_TURNS}, where / mode / "logs",
+                           record=(cli.path, recording, options))
+        done = result.rc == 0 and FIRST_TURNS[-1]["text"] in result.stdout
+        if not rep.add("w-wire-finished", f"{agent.name} {mode}", done,
+                       "" if done else f"exit {result.rc}: {result.stderr[-400:]} / {result.stdout[-200:]}"):
+            return
+        lines = [json.loads(line) for line in recording.read_text().splitlines() if line.strip()]
+        requests = {d["id"]: d for d in lines if d.get("type") == "request"}
+        rewrites = {d["id"]: d for d in lines if d.get("type") == "rewrite"}
+        received = [r["bodySha256"] for r in result.requests if r.get("method") == "POST"]
+        expected = [sha(rewrites[i]["body"]) if rewrites.get(i, {}).get("forwarded") == "compacted" else hashlib.sha256(body_bytes(d)).hexdigest()
+                    for i, d in requests.items() if d.get("method") == "POST"]
+        changed = [i for i, w in rewrites.items() if w.get("changed")]
+        compacted = [i for i, w in rewrites.items() if w.get("forwarded") == "compacted"]
+        shape = not compacted if mode == "dry-run" else compacted == changed
+        ok = bool(changed) and shape and sorted(received) == sorted(expected)
+        rep.add("w-wire-forwarded", f"{agent.name} {mode}", ok,
+                "" if ok else f"changed {changed}, compacted forwarded {compacted}; {len(received)} bodies received, "
+                              f"{len(set(received) & set(expected))} of them the expected ones")
+        rc, listed, err = cli.json("requests", recording)
+        runs[mode] = (rewrites, {r["number"]: r for r in (listed or {}).get("list", [])})
+    live_rewrites, live_listed = runs["live"]
+    dry_rewrites, _ = runs["dry-run"]
+    # Request k of each run is the same step of the same scripted task (ids count from 1 in each run).
+    misses = []
+    for k, w in live_rewrites.items():
+        measured = (live_listed.get(k, {}).get("usage") or {}).get("context", 0)
+        if w.get("forwarded") == "compacted" and w.get("calibrated") and not within(w["predictedAfter"], measured):
+            misses.append(f"live #{k}: predicted {w['predictedAfter']}, the server counted {measured}")
+        dry = dry_rewrites.get(k, {})
+        if w.get("forwarded") == "compacted" and dry.get("changed") and dry.get("calibrated") and not within(dry["predictedAfter"], measured):
+            misses.append(f"dry run #{k}: predicted {dry['predictedAfter']}, live the server counted {measured}")
+    checked = [k for k, w in live_rewrites.items() if w.get("forwarded") == "compacted" and w.get("calibrated")]
+    ok = bool(checked) and not misses
+    rep.add("w-wire-predicted", agent.name, ok, "" if ok else "; ".join(misses) or "no calibrated compacted request")
 
 
 def main():

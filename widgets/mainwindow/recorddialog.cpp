@@ -17,6 +17,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include "core/strategies/registry.h"
+#include "core/strategy/strategy.h"
+#include "core/workflow/requestrewrite.h"
+
+#include <QCheckBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -29,6 +34,9 @@ RecordDialog::RecordDialog(QWidget *parent)
     : QDialog(parent)
     , m_path(new QLineEdit(defaultPath(), this))
     , m_upstream(new QComboBox(this))
+    , m_strategy(new QComboBox(this))
+    , m_dryRun(new QCheckBox(tr("&Dry run: record what it would send, pass on what the agent sent"), this))
+    , m_compact(new QCheckBox(tr("&Compact on the wire"), this))
     , m_browse(new QPushButton(tr("Browse…"), this))
     , m_startStop(new QPushButton(tr("&Start"), this))
     , m_open(new QPushButton(tr("&Open Recording"), this))
@@ -52,6 +60,27 @@ RecordDialog::RecordDialog(QWidget *parent)
     auto *form = new QFormLayout;
     form->addRow(tr("Recording:"), pathRow);
     form->addRow(tr("Provider:"), m_upstream);
+    m_strategy->setObjectName(QStringLiteral("recordStrategy"));
+    m_strategy->addItem(tr("None: record only"), QString());
+    for (const strategy::Strategy *s : strategy::all())
+        m_strategy->addItem(QString::fromUtf8(s->title().data(), qsizetype(s->title().size())),
+                            QString::fromUtf8(s->name().data(), qsizetype(s->name().size())));
+    m_strategy->setToolTip(tr("Compaction on the wire: each request the agent sends is run through this strategy (its "
+                              "default parameters) and the compacted request is passed on instead. One the provider would "
+                              "reject is never passed on: the agent's own goes."));
+    m_compact->setToolTip(tr("Turns compaction on the wire off (and on again) at once: the next request goes as the agent sent it"));
+    m_compact->setChecked(true);
+    auto *strategyRow = new QHBoxLayout;
+    strategyRow->addWidget(m_strategy, 1);
+    strategyRow->addWidget(m_compact);
+    form->addRow(tr("Strategy:"), strategyRow);
+    form->addRow(QString(), m_dryRun);
+    connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] { showState(); });
+    connect(m_compact, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_proxy)
+            m_proxy->setRewriting(on);
+        showState();
+    });
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_commands->setReadOnly(true);
@@ -132,6 +161,22 @@ bool RecordDialog::start()
             m_problem = tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(error));
         } else {
             auto proxy = std::make_unique<net::RecordingProxy>(file.get());
+            m_rewriter.reset();
+            m_rewritten = 0;
+            m_lastRewrite.clear();
+            if (const QString name = m_strategy->currentData().toString(); !name.isEmpty()) {
+                wire::RewriteOptions options;
+                options.strategy = name.toStdString();
+                options.dryRun = m_dryRun->isChecked();
+                m_rewriter = std::make_unique<wire::RequestRewriter>(options);
+                proxy->setRewriter(m_rewriter.get());
+                proxy->setRewriting(m_compact->isChecked());
+                proxy->setRewriteHandler([this](const std::string &line) {
+                    ++m_rewritten;
+                    m_lastRewrite = QString::fromStdString(line);
+                    showState();
+                });
+            }
             proxy->setUpstream(url.adjusted(QUrl::StripTrailingSlash).toString(QUrl::FullyEncoded));
             if (upstream.isEmpty())
                 proxy->useAgentsEnvironment();
@@ -163,6 +208,7 @@ void RecordDialog::stop()
         return;
     m_proxy->close();
     m_proxy.reset();
+    m_rewriter.reset();
     m_file->close();
     m_file.reset();
     showState();
@@ -174,9 +220,18 @@ void RecordDialog::closeEvent(QCloseEvent *event)
     QDialog::closeEvent(event);
 }
 
+bool RecordDialog::isCompacting() const
+{
+    return m_proxy && m_proxy->isRewriting();
+}
+
 void RecordDialog::showState()
 {
     const bool on = isRecording();
+    const bool strategy = !m_strategy->currentData().toString().isEmpty();
+    m_strategy->setEnabled(!on);
+    m_dryRun->setEnabled(!on && strategy);
+    m_compact->setEnabled(strategy);
     m_startStop->setText(on ? tr("&Stop") : tr("&Start"));
     m_path->setEnabled(!on);
     m_browse->setEnabled(!on);
@@ -191,6 +246,14 @@ void RecordDialog::showState()
         status = tr("Stopped: %1 in %2.").arg(count, file.toHtmlEscaped());
     else
         status = tr("Not recording.");
+    if (on && m_rewriter)
+        status += u' '
+                  + (isCompacting() ? tr("%1 %2: %n request(s) changed.", nullptr, int(m_rewritten))
+                                          .arg(m_rewriter->options().dryRun ? tr("Dry run of") : tr("Compacting with"),
+                                               m_strategy->currentText().toHtmlEscaped())
+                                    : tr("Compaction on the wire is off: requests go as the agent sent them."));
+    if (on && !m_lastRewrite.isEmpty())
+        status += QStringLiteral("<br><small>") + m_lastRewrite.toHtmlEscaped() + QStringLiteral("</small>");
     if (!m_problem.isEmpty())
         status += QStringLiteral(" <span style='color:#e0533d'>%1</span>").arg(m_problem.toHtmlEscaped());
     m_status->setText(status);

@@ -7,11 +7,15 @@
 // a terminal (an agent needs one: the window cannot host it), counts the exchanges as they are
 // recorded, and Stop ends it. Closing the dialog stops the recording. Open Recording shows what was
 // recorded so far in the window (core/io/recordedrequest.h).
+// Compaction on the wire (core/workflow/requestrewrite.h): a strategy chosen before Start runs on
+// every request (its default parameters), live or as a dry run; the Compact switch turns it off and
+// on at once while recording.
 
 #include <QDialog>
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -22,6 +26,10 @@ namespace cl::net {
 class RecordingFile;
 class RecordingProxy;
 } // namespace cl::net
+
+namespace cl::wire {
+class RequestRewriter;
+}
 
 namespace cl::gui {
 
@@ -37,6 +45,10 @@ public:
 
     QLineEdit *pathEdit() const { return m_path; }
     QComboBox *upstreamBox() const { return m_upstream; }
+    QComboBox *strategyBox() const { return m_strategy; } // item data: the strategy's name, "" for none
+    QCheckBox *dryRunBox() const { return m_dryRun; }
+    QCheckBox *compactSwitch() const { return m_compact; }
+    bool isCompacting() const; // a strategy runs on the requests now
     QPlainTextEdit *commands() const { return m_commands; }
     QString statusText() const;
     bool isRecording() const { return m_proxy != nullptr; }
@@ -60,11 +72,16 @@ private:
 
     QLineEdit *m_path;
     QComboBox *m_upstream;
+    QComboBox *m_strategy;
+    QCheckBox *m_dryRun, *m_compact;
     QPushButton *m_browse, *m_startStop, *m_open;
     QLabel *m_status;
     QPlainTextEdit *m_commands;
     std::unique_ptr<net::RecordingFile> m_file;
+    std::unique_ptr<wire::RequestRewriter> m_rewriter;
     std::unique_ptr<net::RecordingProxy> m_proxy;
+    qint64 m_rewritten = 0;
+    QString m_lastRewrite;
     qint64 m_exchanges = 0;
     QString m_problem;
 };

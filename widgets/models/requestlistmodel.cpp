@@ -111,7 +111,14 @@ QVariant RequestListModel::display(const RequestSummary &r, int column) const
     case TimeColumn: return clock(r.time);
     case ApiColumn: return call ? fromStd(std::string(formatName(r.api))) : fromStd(r.method + " " + r.path);
     case ModelColumn: return fromStd(r.model);
-    case KindColumn: return r.compaction.empty() ? QVariant() : QVariant(tr("compaction"));
+    case KindColumn:
+        if (!r.compaction.empty())
+            return tr("compaction");
+        if (r.rewrite && r.rewrite->forwarded)
+            return tr("compacted on the wire");
+        if (r.rewrite && r.rewrite->changed)
+            return tr("dry run");
+        return {};
     case MessagesColumn: return call ? QVariant(count(std::int64_t(r.messages))) : QVariant();
     case ToolsColumn: return call ? QVariant(count(std::int64_t(r.tools))) : QVariant();
     case EstimateColumn: return call ? QVariant(count(r.estimate)) : QVariant();
@@ -171,6 +178,11 @@ QString RequestListModel::toolTip(const RequestSummary &r) const
             tip += u'\n' + tr("Answer: %1 blocks, %2 tool calls, stop: %3").arg(count(std::int64_t(r.answerBlocks)), count(std::int64_t(r.answerToolCalls)), fromStd(r.stopReason));
         if (!r.compaction.empty())
             tip += u'\n' + tr("%1: the agent asked the model for a summary of the conversation").arg(fromStd(r.compaction));
+        if (const auto &w = r.rewrite; w && w->changed)
+            tip += u'\n'
+                   + tr("Compaction on the wire (%1, %2): %3 \u2192 %4 tokens predicted; %5")
+                         .arg(fromStd(w->strategy), fromStd(w->mode), count(w->predictedBefore), count(w->predictedAfter),
+                              w->forwarded ? tr("the compacted request was sent") : tr("the agent's request was sent"));
         tip += u'\n' + tr("Double-click or Enter opens it.");
     }
     if (const cost::CacheStep *s = stepOf(r.number); s && !s->cause.empty()) {

@@ -107,6 +107,36 @@ Recording readRecording(std::string_view bytes, const std::string &path)
                 say(span.line, "request id " + std::to_string(e.id) + " used twice in one run: the later one is answered");
             open[e.id] = r.exchanges.size();
             r.exchanges.push_back(std::move(e));
+        } else if (type == "rewrite") {
+            const auto it = open.find(id->get<std::int64_t>());
+            if (it == open.end()) {
+                say(span.line, "rewrite of id " + std::to_string(id->get<std::int64_t>()) + " that no request of this run has: skipped");
+                continue;
+            }
+            Exchange &e = r.exchanges[it->second];
+            Rewrite w;
+            w.strategy = json::str(o, "strategy");
+            w.mode = json::str(o, "mode");
+            w.changed = json::boolean(o, "changed");
+            w.valid = json::boolean(o, "valid", true);
+            w.forwarded = json::str(o, "forwarded") == "compacted";
+            w.tokensBefore = json::num(o, "tokensBefore");
+            w.tokensAfter = json::num(o, "tokensAfter");
+            w.predictedBefore = json::num(o, "predictedBefore");
+            w.predictedAfter = json::num(o, "predictedAfter");
+            w.calibrated = json::boolean(o, "calibrated");
+            w.note = json::str(o, "note");
+            w.error = json::str(o, "error");
+            if (const json::json *v = json::array(o, "violations"))
+                for (const json::json &x : *v)
+                    if (x.is_string())
+                        w.violations.push_back(x.get<std::string>());
+            w.body = json::str(o, "body");
+            if (w.forwarded && !w.body.empty()) {
+                e.agentBody = std::move(e.requestBody);
+                e.requestBody = w.body;
+            }
+            e.rewrite = std::move(w);
         } else if (type == "response") {
             const auto it = open.find(id->get<std::int64_t>());
             if (it == open.end()) {

@@ -17,6 +17,18 @@
 
 namespace cl::recording {
 
+// What compaction on the wire (`record --strategy`) did to a request: its "rewrite" line.
+struct Rewrite {
+    std::string strategy, mode; // mode "live" or "dry-run"
+    bool changed = false, valid = true;
+    bool forwarded = false; // the compacted body went upstream (requestBody is it; agentBody the original)
+    std::int64_t tokensBefore = 0, tokensAfter = 0, predictedBefore = 0, predictedAfter = 0;
+    bool calibrated = false; // the prediction used the provider's count of an earlier answer
+    std::string note, error;
+    std::vector<std::string> violations;
+    std::string body; // the compacted request ("" when unchanged)
+};
+
 struct Exchange {
     std::size_t number = 0; // 1-based, in file order of the request lines
     std::size_t run = 0;    // 1-based: which `recording` line it follows (0: none before it)
@@ -27,6 +39,10 @@ struct Exchange {
     std::string requestBody;      // empty when the body was not UTF-8 text (requestBinary)
     bool requestBinary = false;
     std::vector<std::pair<std::string, std::string>> requestHeaders; // as recorded (names lower case)
+    // Compaction on the wire: what the strategy made of the request. When the compacted body went
+    // upstream, requestBody is that body (what the model saw) and agentBody what the agent sent.
+    std::optional<Rewrite> rewrite;
+    std::string agentBody;
     std::uint32_t requestLine = 0;
     // Its response; responseLine 0: none recorded (still running, or the proxy stopped first).
     std::uint32_t responseLine = 0;
