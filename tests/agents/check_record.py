@@ -12,7 +12,9 @@ Then the recording is opened like a session: `requests` lists every request the 
 each model call with the usage the server answered (the fake server counts bytes / 4 of the body
 it received), and the last model call opens as FILE#N with the messages of its body, the answer
 appended as the last message, and the measured usage on it; an export of it is the body's document
-with that answer added. Each agent's second request only appends to its first (Claude Code moves its
+with that answer added. The stated fixed-part default of each agent (docs/design/tokens.md) is within
+10 % of the system prompt and tool definitions its first request really sent, as ContextLens
+estimates them. Each agent's second request only appends to its first (Claude Code moves its
 cache_control marker forward: not a change), so the prompt cache reads all of it: no break.
 
 The agent's own compaction on the wire: the scenario of record.py (turns, the agent's compaction,
@@ -83,6 +85,8 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
         check_wire_strategy(cli, rep, agent, work / f"{name}-wire")
 
 
+# core/tokens/fixedpart.cpp defaultFixedTokens, for a session that records neither its fixed part nor usage.
+FIXED_DEFAULTS = {"claude-code": 20000, "codex": 9000, "gemini-cli": 11000}
 ARRAYS = {"anthropic": "messages", "openai-responses": "input", "openai-chat": "messages", "gemini": "contents"}
 
 
@@ -99,6 +103,11 @@ def check_opened(cli, rep, name, recording: Path, lines: list, result, where: Pa
                    "" if ok else f"rc {rc}, {len(calls)} model calls listed, {len(served)} served; usage not the "
                                  f"server's for {wrong}: {err[-300:]}"):
         return
+    sent = calls[0]["tokens"]["system"] + calls[0]["tokens"]["tools"]
+    default = FIXED_DEFAULTS[name]
+    ok = abs(sent - default) <= 0.10 * sent
+    rep.add("w-fixed-default", name, ok, f"first request: system prompt + tools {sent}, the stated default {default} "
+                                         f"({100.0 * (default - sent) / sent:+.1f} %)")
     kinds = [(r["number"], (r.get("cache") or {}).get("kind"), (r.get("cache") or {}).get("previous")) for r in calls]
     ok = len(calls) >= 2 and kinds[0][1] == "first" and all(k == "append" and p == kinds[i][0] for i, (n, k, p) in enumerate(kinds[1:])) \
         and listed["cache"]["breaks"] == 0
