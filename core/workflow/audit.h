@@ -97,7 +97,7 @@ struct Options {
     int threads = util::defaultThreads();
     // The agent's compaction calls of a recording of the session (io/recordedrequest.h
     // readCompactionCalls); each compaction is linked to the first unused call that wrote its summary.
-    std::vector<recording::CompactionCall> wire;
+    std::vector<recording::CompactionCall> wire = {};
 };
 
 // The strategies that write a summary or drop messages (the ones comparable to a compaction), in
