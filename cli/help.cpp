@@ -60,7 +60,7 @@ std::string helpText()
                                                         "  record -o FILE [--listen 127.0.0.1:PORT] [--upstream URL] [--strategy NAME [--param k=v ...]\n"
                                                         "         [--pin I,J] [--exempt TOOL,...] [--dry-run]] [-- AGENT ARGS...]\n"
                                                         "      A proxy that forwards an agent's model requests and records every request and answer.\n"
-                                                        "  requests FILE [--json]\n"
+                                                        "  requests FILE [--session SESSION | --home DIR] [--json]\n"
                                                         "      The requests of a recording: what each sent (messages, tools, the estimate of each part)\n"
                                                         "      beside the usage the provider measured, and each prompt cache break: where, why, what it\n"
                                                         "      cost; every command opens request N as FILE#N.\n"
@@ -270,7 +270,7 @@ std::string commandHelp(const std::string &command)
                "Exit: the agent's exit code (128 + N when killed by signal N, 127 when it cannot be started);\n"
                "without an agent 0 after Ctrl+C; 2 failure (bad usage, FILE or the port unusable).\n";
     if (command == "requests")
-        return "Usage: contextlens-cli requests FILE [--json]\n"
+        return "Usage: contextlens-cli requests FILE [--session SESSION | --home DIR] [--json]\n"
                "The requests of a recording made with record -o FILE, one line each in file order: time, wire\n"
                "API, model, the conversation messages and tool definitions sent, ContextLens's estimate of the\n"
                "system prompt, the tools, the messages and the whole request, beside what the provider measured\n"
@@ -285,6 +285,11 @@ std::string commandHelp(const std::string &command)
                "Every command that takes a FILE opens request N as FILE#N (FILE alone: the last request of the\n"
                "agent's own loop, the last that sent tool definitions): its system prompt, tools and messages\n"
                "exactly as sent, the answer appended as the assistant's message with its measured usage.\n"
+               "The session file the agent wrote meanwhile is linked request by request (the \"session\" column:\n"
+               "the message that is the request's answer, found by its message id, a tool call id or its text):\n"
+               "--session names it; else it is looked for under --home (default $HOME) by the session id the\n"
+               "requests carry (Claude Code, Codex; Gemini CLI sends none). The agent's own compaction requests\n"
+               "are marked, and compacted requests of record --strategy show what the strategy did.\n"
                "Exit: 0; 1 when lines of the recording could not be read (said on stderr); 2 failure.\n";
     if (command == "cost")
         return "Usage: contextlens-cli cost FILE [--as FORMAT] [--model M] [--prices FILE] [--json]\n"

@@ -7,11 +7,14 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "core/cost/promptcache.h"
+#include "core/io/loader.h"
 #include "core/io/recordedrequest.h"
+#include "core/io/requestsession.h"
 #include "core/llm/pricing.h"
 #include "core/util/numbertext.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace cl::cli {
@@ -147,7 +150,7 @@ std::string rewriteText(const recording::Rewrite &w)
 
 int requests(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const std::vector<OptionSpec> specs{{"--json", "", false}, {"--help", "-h", false}};
+    const std::vector<OptionSpec> specs{{"--json", "", false}, {"--help", "-h", false}, {"--session", "", true}, {"--home", "", true}};
     Args a = parseArgs(args, specs);
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
@@ -162,12 +165,29 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
     std::string bytes, error;
     if (!readRecordingFile(file, bytes, error))
         return o.fail(error);
-    const RecordingSummary summary = summarizeRecording(bytes, file);
+    RecordingSummary summary = summarizeRecording(bytes, file);
+    const recording::Recording rec = recording::readRecording(bytes, file);
+    // The session file the agent wrote meanwhile: named, or found by the session id its requests name.
+    std::string sessionPath = a.value("--session").value_or("");
+    if (sessionPath.empty()) {
+        const char *envHome = std::getenv("HOME");
+        sessionPath = findAgentSession(sessionIdOf(summary), a.value("--home").value_or(envHome ? envHome : ""));
+    }
+    std::size_t linked = 0;
+    if (!sessionPath.empty()) {
+        const LoadResult session = loadFile(sessionPath);
+        if (!session.ok() && a.value("--session"))
+            return o.fail("requests: " + session.error);
+        if (session.ok())
+            linked = linkToSession(summary, rec, *session.transcript);
+        else
+            sessionPath.clear();
+    }
     llm::PriceTable prices;
     if (!llm::PriceTable::load(prices, "", &error))
         err += "warning: " + error + "\n";
     std::map<std::size_t, cost::CacheStep> steps; // by request number
-    for (cost::CacheStep &c : cost::cacheSteps(recording::readRecording(bytes, file), prices))
+    for (cost::CacheStep &c : cost::cacheSteps(rec, prices))
         steps.emplace(c.number, std::move(c));
     const CacheTotals totals = cacheTotals(steps);
     if (o.json) {
@@ -176,6 +196,7 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
             list.push_back(requestJson(file, s));
             const auto step = steps.find(s.number);
             list.back()["cache"] = step == steps.end() ? ojson(nullptr) : cacheJson(step->second);
+            list.back()["sessionMessage"] = s.sessionMessage >= 0 ? ojson(s.sessionMessage + 1) : ojson(nullptr);
         }
         ojson diags = ojson::array();
         for (const Diagnostic &d : summary.diagnostics)
@@ -184,14 +205,18 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
                       {"requests", summary.requests.size()},
                       {"modelCalls", summary.modelCalls},
                       {"list", list},
+                      {"session", sessionPath.empty() ? ojson(nullptr) : ojson{{"path", sessionPath}, {"linked", linked}}},
                       {"cache", {{"breaks", totals.breaks}, {"missedTokens", totals.missed}, {"dollars", totals.dollars}, {"priced", totals.priced}}},
                       {"diagnostics", diags}});
         return summary.diagnostics.empty() ? Exit::Success : Exit::Issues;
     }
     out += file + ": " + std::to_string(summary.requests.size()) + " requests, " + std::to_string(summary.modelCalls)
            + " model calls (any command opens one as " + file + "#N)\n";
+    if (!sessionPath.empty())
+        out += "session: " + sessionPath + " (the answers of " + std::to_string(linked) + " of " + std::to_string(summary.modelCalls)
+               + " model calls are in it; \"session\": the message)\n";
     out += "     #  time      API               model                     msgs tools  system   tools  messages"
-           "  estimate  measured  cache read  written   out  status    first   total\n";
+           "  estimate  measured  cache read  written   out  status    first   total  session\n";
     for (const RequestSummary &s : summary.requests) {
         std::string line = pad(std::to_string(s.number), 6) + "  " + pad(clock(s.time), 8, false) + "  ";
         if (s.api == Format::Unknown) {
@@ -209,7 +234,8 @@ int requests(const std::vector<std::string> &args, std::string &out, std::string
         }
         line += pad(s.status ? std::to_string(s.status) : std::string("-"), 8)
                 + pad(s.firstByteMs ? std::to_string(*s.firstByteMs) + " ms" : std::string("-"), 9)
-                + pad(s.totalMs ? std::to_string(*s.totalMs) + " ms" : std::string("-"), 9);
+                + pad(s.totalMs ? std::to_string(*s.totalMs) + " ms" : std::string("-"), 9)
+                + (s.sessionMessage >= 0 ? pad("#" + std::to_string(s.sessionMessage + 1), 9) : std::string());
         out += line + "\n";
         if (!s.compaction.empty())
             out += "        " + s.compaction + ": the agent asked for a summary of the conversation\n";

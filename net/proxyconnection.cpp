@@ -4,7 +4,6 @@
 #include "core/formats/recording/answer.h"
 #include "core/formats/recording/recording.h"
 #include "core/util/json.h"
-#include "core/util/numbertext.h"
 #include "core/workflow/requestrewrite.h"
 #include "net/recordingproxy.h"
 #include "net/tcpnodelay.h"
@@ -241,7 +240,7 @@ void ProxyConnection::rewrite(HttpRequest &request)
             line += r.options().strategy + " made a request the provider would reject (" + w.violations.front()
                     + "); the original was forwarded";
         else
-            line += r.options().strategy + " " + util::grouped(w.predictedBefore) + " -> " + util::grouped(w.predictedAfter)
+            line += r.options().strategy + " " + std::to_string(w.predictedBefore) + " -> " + std::to_string(w.predictedAfter)
                     + " tokens predicted, " + (w.forwarded ? "the compacted request forwarded" : "dry run: the original forwarded");
         m_shared->onRewrite(line);
     }

@@ -3,10 +3,13 @@
 // requests of a recording found by each agent's marker, the summary read out of the answer, the
 // audit linking a session's compaction to the request that wrote its summary and telling the facts
 // the agent never sent from the ones its summary left out; `requests` and `audit --recording`; the
-// audit panel and the request list in the window.
+// audit panel and the request list in the window. And the session file the agent wrote beside the
+// recording: found by the session id the requests carry, each request linked to its answer in it.
 #include "core/formats/recording/compactioncall.h"
 #include "core/io/loader.h"
 #include "core/io/recordedrequest.h"
+#include "core/io/requestsession.h"
+#include "widgets/sessions/requestlist.h"
 #include "core/workflow/audit.h"
 #include "widgets/analysis/auditpanel.h"
 #include "widgets/models/requestlistmodel.h"
@@ -14,6 +17,7 @@
 #include "recording_fixture.h"
 #include "test_support.h"
 
+#include <QDir>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -82,9 +86,9 @@ Json withHeaders(Json request, const Json &headers)
     return request;
 }
 
-std::string anthropicAnswer(const std::string &text)
+std::string anthropicAnswer(const std::string &text, const std::string &id = "msg_c")
 {
-    return Json{{"id", "msg_c"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", Json::array({{{"type", "text"}, {"text", text}}})}, {"stop_reason", "end_turn"}, {"usage", {{"input_tokens", 900}, {"cache_read_input_tokens", 20000}, {"output_tokens", 60}}}}
+    return Json{{"id", id}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-sonnet-4-5"}, {"content", Json::array({{{"type", "text"}, {"text", text}}})}, {"stop_reason", "end_turn"}, {"usage", {{"input_tokens", 900}, {"cache_read_input_tokens", 20000}, {"output_tokens", 60}}}}
         .dump();
 }
 
@@ -119,7 +123,8 @@ std::string compactionRecording()
     auto add = [&](int id, const Json &request, const std::string &contentType, const std::string &answer) {
         s += request.dump() + "\n" + responseLine(id, 200, contentType, answer).dump() + "\n";
     };
-    add(1, withHeaders(requestLine(1, "/v1/messages", turn), cc), "application/json", anthropicAnswer("Looking."));
+    // Its answer is the session's message a1 (same message id).
+    add(1, withHeaders(requestLine(1, "/v1/messages", turn), cc), "application/json", anthropicAnswer("Looking.", "msg_a1"));
     add(2, withHeaders(requestLine(2, "/v1/messages", compact), cc), "application/json",
         anthropicAnswer(std::string("<analysis>The user wants the test fixed.</analysis>\n<summary>\n") + kSummaryCore + "\n</summary>"));
     add(3, withHeaders(requestLine(3, "/v1/responses", codex), {{"x-codex-turn-metadata", meta.dump()}}), "application/json", responsesDocument());
@@ -279,6 +284,57 @@ private Q_SLOTS:
         QCOMPARE(panel.compactions().size(), std::size_t(1));
         QVERIFY(panel.header()->text().contains(QStringLiteral("could not be read")));
         QCOMPARE(panel.compactionList()->topLevelItem(0)->text(6), QStringLiteral("not found"));
+    }
+
+    // The session the agent wrote, found by the session id its requests carry, linked request by request.
+    void linksTheSessionFile()
+    {
+        Files f;
+        const QString home = f.dir.filePath(QStringLiteral("home"));
+        const std::string claude = QString(home + QStringLiteral("/.claude/projects/-w/s1.jsonl")).toStdString();
+        const std::string codex = QString(home + QStringLiteral("/.codex/sessions/2026/11/30/rollout-2026-11-30T09-00-00-cx-7.jsonl")).toStdString();
+        QVERIFY(QDir().mkpath(home + QStringLiteral("/.claude/projects/-w")));
+        QVERIFY(QDir().mkpath(home + QStringLiteral("/.codex/sessions/2026/11/30")));
+        test::writeFile(claude, claudeSession());
+        test::writeFile(codex, "{}\n");
+        QCOMPARE(findAgentSession("s1", home.toStdString()), claude);
+        QCOMPARE(findAgentSession("cx-7", home.toStdString()), codex);
+        QCOMPARE(findAgentSession("nobody", home.toStdString()), std::string());
+        QCOMPARE(findAgentSession("../s1", home.toStdString()), std::string());
+
+        std::string bytes, error;
+        QVERIFY(readRecordingFile(f.recording, bytes, error));
+        const recording::Recording rec = recording::readRecording(bytes, f.recording);
+        RecordingSummary summary = summarizeRecording(bytes, f.recording);
+        QCOMPARE(sessionIdOf(summary), std::string("s1"));
+        const auto session = loadFile(claude).transcript;
+        QVERIFY(session);
+        QCOMPARE(linkToSession(summary, rec, *session), std::size_t(1));
+        QCOMPARE(summary.requests[0].sessionMessage, std::int64_t(1)); // a1, after u1
+        for (std::size_t k = 1; k < summary.requests.size(); ++k)
+            QCOMPARE(summary.requests[k].sessionMessage, std::int64_t(-1)); // the compaction's answer became a user summary
+
+        auto r = test::runCli({"requests", f.recording, "--home", home.toStdString(), "--json"});
+        Json j = Json::parse(r.out);
+        QCOMPARE(j["session"]["path"], Json(claude));
+        QCOMPARE(j["session"]["linked"], Json(1));
+        QCOMPARE(j["list"][0]["sessionMessage"], Json(2));
+        QVERIFY(j["list"][1]["sessionMessage"].is_null());
+        r = test::runCli({"requests", f.recording, "--session", f.session});
+        QVERIFY2(r.out.find("session: " + f.session + " (the answers of 1 of 6 model calls are in it") != std::string::npos, r.out.c_str());
+        r = test::runCli({"requests", f.recording, "--session", f.dir.filePath(QStringLiteral("missing.jsonl")).toStdString()});
+        QCOMPARE(r.code, 2);
+
+        // The dock finds it under the home folder.
+        const QByteArray oldHome = qgetenv("HOME");
+        qputenv("HOME", home.toUtf8());
+        gui::RequestList list;
+        list.setRecording(QString::fromStdString(f.recording), 1);
+        list.waitForWork();
+        qputenv("HOME", oldHome);
+        QTRY_VERIFY(!list.isReading());
+        QCOMPARE(list.model()->index(0, gui::RequestListModel::SessionColumn).data().toString(), QStringLiteral("#2"));
+        QVERIFY2(list.status()->text().contains(QStringLiteral("s1.jsonl")), qPrintable(list.status()->text()));
     }
 
     void requestListNamesTheCompaction()

@@ -58,6 +58,8 @@ struct RequestSummary {
     // Compaction on the wire: what the strategy made of the request (its body left out). When the
     // compacted request went upstream, the figures above are of it: what the model saw.
     std::optional<recording::Rewrite> rewrite;
+    // The session file's message that is this request's answer (io/requestsession.h), -1 when not linked.
+    std::int64_t sessionMessage = -1;
 };
 struct RecordingSummary {
     std::vector<RequestSummary> requests;

@@ -81,6 +81,7 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
         leaks = [where for where, t in (("recording", text), ("output", printed)) if KEY in t]
         rep.add("w-no-key", name, not leaks and bool(text), "" if not leaks else f"the key is in the {', '.join(leaks)}")
         check_opened(cli, rep, name, recording, lines, result, where)
+        check_session_link(cli, rep, agent, recording, result, where)
         check_compaction(cli, rep, agent, bin_dir, work / f"{name}-compaction")
         check_wire_strategy(cli, rep, agent, work / f"{name}-wire")
 
@@ -127,6 +128,23 @@ def check_opened(cli, rep, name, recording: Path, lines: list, result, where: Pa
     rep.add("w-request-opens", name, ok,
             "" if ok else f"info rc {rc} answered {answered} measured {measured}; export rc {erc} "
                           f"({len(array)} items for {len(sent)} sent): {(err + eerr)[-300:]}")
+
+
+def check_session_link(cli, rep, agent, recording: Path, result, where: Path):
+    """`requests` finds the session the agent wrote (Claude Code and Codex by the session id they
+    send; Gemini CLI's named) and links the answer of every turn the fake server served to it."""
+    from agentlib import GeminiCli
+    home = where / "home"
+    if agent.name == "gemini-cli":
+        args = ["--session", GeminiCli.main_session(agent.session_files(home))]
+    else:
+        args = ["--home", home]
+    rc, listed, err = cli.json("requests", recording, *args)
+    session = (listed or {}).get("session") or {}
+    turns = sum(1 for r in result.requests if r.get("method") == "POST" and r.get("kind") == "turn")
+    ok = bool(session.get("path")) and session.get("linked", 0) >= turns > 0
+    rep.add("w-session-linked", agent.name, ok, f"{session.get('linked')} answers linked to {session.get('path')}, "
+                                                f"{turns} turns served" + ("" if ok else f": {err[-300:]}"))
 
 
 def check_compaction(cli, rep, agent, bin_dir: Path, where: Path):

@@ -136,6 +136,7 @@ QVariant RequestListModel::display(const RequestSummary &r, int column) const
         return {};
     case StatusColumn: return r.status ? QVariant(QString::number(r.status)) : QVariant(tr("none"));
     case DurationColumn: return r.totalMs ? QVariant(tr("%1 ms").arg(count(*r.totalMs))) : QVariant();
+    case SessionColumn: return r.sessionMessage >= 0 ? QVariant(QStringLiteral("#%1").arg(r.sessionMessage + 1)) : QVariant();
     default: return {};
     }
 }
@@ -157,6 +158,7 @@ QVariant RequestListModel::sortKey(const RequestSummary &r, int column) const
         return {};
     case StatusColumn: return double(r.status);
     case DurationColumn: return r.totalMs ? QVariant(double(*r.totalMs)) : QVariant();
+    case SessionColumn: return r.sessionMessage >= 0 ? QVariant(double(r.sessionMessage)) : QVariant();
     default: return {};
     }
 }
@@ -236,6 +238,7 @@ QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, 
         case CacheWrittenColumn: return tr("Input tokens written to the prompt cache");
         case DurationColumn: return tr("From the request's arrival to the end of the answer");
         case KindColumn: return tr("The agent's own compaction: the request that asked the model to summarise the conversation");
+        case SessionColumn: return tr("The message of the session file the agent wrote that is this request's answer");
         case CacheColumn: return tr("Whether the request only appended to the one before it (the cache reads all of that), or where it changed the prefix: the cache breaks there");
         case CacheCostColumn: return tr("What the tokens left in the cache but not read cost, written again or sent uncached instead of read");
         default: return {};
@@ -260,6 +263,7 @@ QVariant RequestListModel::headerData(int section, Qt::Orientation orientation, 
     case CacheCostColumn: return tr("Cache cost");
     case StatusColumn: return tr("Status");
     case DurationColumn: return tr("Time taken");
+    case SessionColumn: return tr("In session");
     default: return {};
     }
 }

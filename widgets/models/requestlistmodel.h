@@ -40,6 +40,7 @@ public:
         CacheCostColumn, // dollars of the cache not read
         StatusColumn,
         DurationColumn, // to the end of the answer
+        SessionColumn,  // the session file's message that is the answer
         ColumnCount
     };
 

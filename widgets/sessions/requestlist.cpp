@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/sessions/requestlist.h"
 
+#include "core/io/loader.h"
+#include "core/io/requestsession.h"
 #include "widgets/sessions/cachechart.h"
 #include "widgets/models/filenames.h"
 #include "widgets/models/requestlistmodel.h"
 #include "widgets/models/roles.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QKeyEvent>
@@ -110,8 +113,9 @@ void RequestList::setRecording(const QString &file, std::size_t current)
     m_progress->setValue(0);
     m_progress->show();
     const std::string path = filenames::toBytes(file);
+    const std::string home = filenames::toBytes(QDir::homePath());
     m_job.start(
-        [path](JobControl &control) {
+        [path, home](JobControl &control) {
             LoadOptions opts;
             opts.cancel = control.cancelFlag();
             opts.threads = 1; // one request at a time, each small: the window keeps the other cores
@@ -123,9 +127,20 @@ void RequestList::setRecording(const QString &file, std::size_t current)
                 return result;
             }
             result.summary = summarizeRecording(bytes, path, opts);
+            const recording::Recording rec = recording::readRecording(bytes, path);
             llm::PriceTable prices;
             llm::PriceTable::load(prices, "", nullptr); // a broken user file: the shipped prices
-            result.steps = cost::cacheSteps(recording::readRecording(bytes, path), prices);
+            result.steps = cost::cacheSteps(rec, prices);
+            // The session the agent wrote meanwhile, where its requests name it.
+            if (const std::string session = findAgentSession(sessionIdOf(result.summary), home); !session.empty()) {
+                LoadOptions so;
+                so.cancel = opts.cancel;
+                so.threads = 1;
+                if (const LoadResult loaded = loadFile(session, so); loaded.ok()) {
+                    result.linked = linkToSession(result.summary, rec, *loaded.transcript);
+                    result.session = filenames::fromBytes(session);
+                }
+            }
             return result;
         },
         [this](Read result) { showRead(std::move(result)); },
@@ -172,6 +187,8 @@ void RequestList::showRead(Read result)
         QString text = tr("%1: %2 requests, %3 model calls.")
                            .arg(name, QLocale().toString(qulonglong(summary.requests.size())),
                                 QLocale().toString(qulonglong(summary.modelCalls)));
+        if (!result.session.isEmpty())
+            text += u' ' + tr("The agent's session %1 holds %n of the answers (In session column).", nullptr, int(result.linked)).arg(QFileInfo(result.session).fileName());
         if (breaks > 0)
             text += u' ' + tr("The prompt cache broke %n time(s): %1 tokens not read (%2).", nullptr, int(breaks)).arg(QLocale().toString(qlonglong(missed)), dollarText(dollars));
         QString unread;

@@ -50,6 +50,8 @@ private:
         cl::RecordingSummary summary;
         std::vector<cl::cost::CacheStep> steps;
         QString error;
+        QString session;        // the session file the agent wrote meanwhile, found by its session id
+        std::size_t linked = 0; // requests whose answer it holds
     };
     void showRead(Read result);
     void selectRequest(std::size_t number);
