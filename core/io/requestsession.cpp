@@ -2,6 +2,7 @@
 #include "core/io/requestsession.h"
 
 #include "core/formats/recording/answer.h"
+#include "core/util/spaces.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,16 +13,6 @@
 namespace cl {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string trimmed(const std::string &s)
-{
-    const std::size_t a = s.find_first_not_of(" \n\r\t"), b = s.find_last_not_of(" \n\r\t");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
-
-} // namespace
 
 std::string findAgentSession(const std::string &sessionId, const std::string &home)
 {
@@ -73,7 +64,7 @@ std::size_t linkToSession(RecordingSummary &summary, const recording::Recording 
                 if (const std::size_t sep = b.toolId.rfind("__"); sep != std::string::npos && sep + 2 < b.toolId.size())
                     byTool.emplace(b.toolId.substr(sep + 2), i);
             }
-        if (std::string text = trimmed(m.plainText()); !text.empty())
+        if (std::string text(util::trimSpaces(m.plainText())); !text.empty())
             byText.emplace(std::move(text), i);
     }
     std::size_t linked = 0;
@@ -94,7 +85,7 @@ std::size_t linkToSession(RecordingSummary &summary, const recording::Recording 
                 if (const auto it = byTool.find(b.toolId); it != byTool.end())
                     s.sessionMessage = std::int64_t(it->second);
         if (s.sessionMessage < 0) {
-            const std::string text = trimmed(a.message.plainText());
+            const std::string text(util::trimSpaces(a.message.plainText()));
             const auto it = text.empty() ? byText.end() : byText.lower_bound(text); // the first of equals
             if (it != byText.end() && it->first == text) {
                 s.sessionMessage = std::int64_t(it->second);

@@ -2,6 +2,7 @@
 #include "core/llm/answer.h"
 
 #include "core/strategy/factmatch.h"
+#include "core/util/spaces.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,11 +20,7 @@ std::string lower(std::string_view s)
 
 std::string trim(std::string_view s)
 {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos)
-        return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return std::string(s.substr(b, e - b + 1));
+    return std::string(util::trimSpaces(s));
 }
 
 // Text between open and close (the last such pair when the model repeated it); npos when absent.

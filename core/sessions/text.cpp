@@ -2,6 +2,7 @@
 // Titles: the first line of the first thing the user typed, without what the agents wrap around
 // it or put in the user's name (command wrappers, reminders, their own setup context).
 #include "core/sessions/internal.h"
+#include "core/util/spaces.h"
 
 #include <array>
 
@@ -9,15 +10,9 @@ namespace cl::sessions::detail {
 
 namespace {
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 std::string_view trim(std::string_view s)
 {
-    while (!s.empty() && isSpace(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && isSpace(s.back()))
-        s.remove_suffix(1);
-    return s;
+    return util::trimSpaces(s);
 }
 
 // The text between <tag> and </tag>, or empty.

@@ -4,6 +4,7 @@
 
 #include "core/util/json.h"
 #include "core/tokens/estimator.h"
+#include "core/util/spaces.h"
 
 #include <array>
 #include <cmath>
@@ -32,12 +33,7 @@ constexpr std::size_t kTypes = 5;
 
 std::string_view trim(std::string_view s)
 {
-    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-    while (!s.empty() && space(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && space(s.back()))
-        s.remove_suffix(1);
-    return s;
+    return util::trimSpaces(s);
 }
 
 bool isBase64(std::string_view s)

@@ -3,6 +3,7 @@
 
 #include "core/formats/recording/answer.h"
 #include "core/util/json.h"
+#include "core/util/spaces.h"
 
 #include <algorithm>
 
@@ -51,24 +52,6 @@ void collectStrings(const J &v, std::string &out, int depth = 0)
     }
 }
 
-std::string spaced(std::string_view s)
-{
-    std::string out;
-    out.reserve(s.size());
-    bool space = false;
-    for (const char c : s) {
-        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-            space = !out.empty();
-            continue;
-        }
-        if (space)
-            out.push_back(' ');
-        space = false;
-        out.push_back(c);
-    }
-    return out;
-}
-
 // The text inside the last <tag>…</tag> of `s` ("" when there is none), trimmed.
 std::string inside(const std::string &s, std::string_view tag)
 {
@@ -77,9 +60,7 @@ std::string inside(const std::string &s, std::string_view tag)
     const std::size_t start = end == std::string::npos ? end : s.rfind(open, end);
     if (start == std::string::npos)
         return {};
-    const std::string body = s.substr(start + open.size(), end - start - open.size());
-    const std::size_t a = body.find_first_not_of(" \n\r\t"), b = body.find_last_not_of(" \n\r\t");
-    return a == std::string::npos ? std::string() : body.substr(a, b - a + 1);
+    return std::string(util::trimSpaces(std::string_view(s).substr(start + open.size(), end - start - open.size())));
 }
 
 // The role of a message array item ("" for Responses items that are not messages).
@@ -113,6 +94,17 @@ std::string lastUserText(const J *array, bool lastBlockOnly)
     return {};
 }
 
+// Codex's x-codex-turn-metadata header as a JSON object (null when absent or not one).
+J turnMetadata(const Exchange &e)
+{
+    const std::string header = e.requestHeader("x-codex-turn-metadata");
+    J meta;
+    std::string err;
+    if (header.empty() || json::parse(header, meta, err) == json::ParseStatus::Failed || !meta.is_object())
+        return nullptr;
+    return meta;
+}
+
 struct Marked {
     bool is = false;
     std::string agent, trigger, instruction;
@@ -134,10 +126,8 @@ Marked markOf(const Exchange &e, const J &doc)
         return m;
     }
     case Format::OpenAIResponses: {
-        J meta;
-        std::string err;
-        const std::string header = e.requestHeader("x-codex-turn-metadata");
-        const bool parsed = !header.empty() && json::parse(header, meta, err) != json::ParseStatus::Failed && meta.is_object();
+        const J meta = turnMetadata(e);
+        const bool parsed = meta.is_object();
         const std::string path = e.path.substr(0, e.path.find('?'));
         if (!(parsed && json::str(meta, "request_kind") == "compaction") && !path.ends_with("/responses/compact"))
             return m;
@@ -176,12 +166,8 @@ std::string sessionIdOf(const Exchange &e)
 {
     if (std::string id = e.requestHeader("x-claude-code-session-id"); !id.empty())
         return id;
-    const std::string header = e.requestHeader("x-codex-turn-metadata");
-    J meta;
-    std::string err;
-    if (!header.empty() && json::parse(header, meta, err) != json::ParseStatus::Failed && meta.is_object())
-        return json::str(meta, "session_id");
-    return {};
+    const J meta = turnMetadata(e);
+    return meta.is_object() ? json::str(meta, "session_id") : std::string();
 }
 
 std::vector<CompactionCall> findCompactionCalls(const Recording &r)
@@ -238,8 +224,8 @@ std::vector<CompactionCall> findCompactionCalls(const Recording &r)
 
 bool holdsSummary(std::string_view sessionSummary, const CompactionCall &call)
 {
-    const std::string needle = spaced(call.summary);
-    return !needle.empty() && spaced(sessionSummary).find(needle) != std::string::npos;
+    const std::string needle = util::collapseSpaces(call.summary);
+    return !needle.empty() && util::collapseSpaces(sessionSummary).find(needle) != std::string::npos;
 }
 
 } // namespace cl::recording

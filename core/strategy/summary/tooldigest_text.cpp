@@ -3,6 +3,7 @@
 #include "core/strategy/summary/tooldigest_text.h"
 
 #include "core/analysis/analysis.h"
+#include "core/util/spaces.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,11 +12,7 @@ namespace cl::strategy::tooldigest::text {
 
 std::string_view trim(std::string_view s)
 {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos)
-        return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
+    return util::trimSpaces(s);
 }
 
 std::string excerpt(std::string_view s)
