@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include "cli/common.h"
+#include "core/io/backups.h"
 #include "core/io/recordedrequest.h"
 #include "core/strategies/registry.h"
 #include "core/util/numbertext.h"
@@ -72,6 +73,33 @@ ojson wireJson(const audit::Compaction &c, const std::string &recordingFile)
                  {"droppedNotSent", notSent}};
 }
 
+// The snapshot the compaction hook took before it (`contextlens-cli hook`), and what it shows.
+ojson snapshotJson(const audit::Compaction &c)
+{
+    if (!c.snapshot)
+        return nullptr;
+    const audit::HookSnapshot &h = *c.snapshot;
+    ojson dropped = ojson::array(), only = ojson::array();
+    for (const auto &f : h.dropped)
+        dropped.push_back(factJson(f));
+    for (const auto &f : h.onlyInSnapshot)
+        only.push_back(factJson(f));
+    ojson j{{"event", h.before.event},
+            {"stamp", h.before.stamp},
+            {"trigger", h.before.trigger.empty() ? ojson(nullptr) : ojson(h.before.trigger)},
+            {"instructions", h.before.instructions},
+            {"copy", h.before.snapshot},
+            {"bytes", h.before.bytes},
+            {"liveTokens", h.before.liveTokens},
+            {"liveMessages", h.before.liveMessages},
+            {"readable", h.readable},
+            {"factsKept", h.factsKept},
+            {"dropped", dropped},
+            {"onlyInSnapshot", only},
+            {"postCompact", h.after ? ojson(h.after->stamp) : ojson(nullptr)}};
+    return j;
+}
+
 ojson report(const Transcript &t, const std::vector<audit::Compaction> &list, const std::string &recordingFile)
 {
     ojson comps = ojson::array();
@@ -116,7 +144,8 @@ ojson report(const Transcript &t, const std::vector<audit::Compaction> &list, co
             {"pending", c.pending ? factJson(*c.pending) : ojson(nullptr)},
             {"pendingKept", c.pending ? ojson(c.pendingKept) : ojson(nullptr)},
             {"strategies", rows},
-            {"wire", wireJson(c, recordingFile)}});
+            {"wire", wireJson(c, recordingFile)},
+            {"snapshot", snapshotJson(c)}});
     }
     ojson out{{"path", t.path}, {"format", std::string(formatName(t.format))}, {"compactions", comps}};
     if (!recordingFile.empty())
@@ -160,6 +189,23 @@ std::string wireText(const audit::Compaction &c, const std::string &recordingFil
     return s;
 }
 
+std::string snapshotText(const audit::Compaction &c)
+{
+    if (!c.snapshot)
+        return {};
+    const audit::HookSnapshot &h = *c.snapshot;
+    std::string s = "  snapshot before it (" + h.before.event + " hook, " + h.before.stamp
+                    + (h.before.trigger.empty() ? std::string() : ", " + h.before.trigger) + "): "
+                    + grouped(h.before.liveTokens) + " tokens live in " + std::to_string(h.before.liveMessages)
+                    + " messages; " + h.before.snapshot + "\n";
+    if (!h.readable)
+        return s + "    the copy is no longer kept (see backups)\n";
+    s += "    facts of that state kept " + std::to_string(h.factsKept) + "/" + std::to_string(h.factsKept + h.dropped.size());
+    if (!h.onlyInSnapshot.empty())
+        s += "; dropped and no longer in the session file: " + factList(h.onlyInSnapshot);
+    return s + "\n";
+}
+
 std::string text(const Transcript &t, const std::vector<audit::Compaction> &list, const std::string &recordingFile)
 {
     if (list.empty())
@@ -191,6 +237,7 @@ std::string text(const Transcript &t, const std::vector<audit::Compaction> &list
             s += "; " + std::to_string(c.keptMessages.size()) + (c.keptMessages.size() == 1 ? " message" : " messages") + " kept";
         s += "\n";
         s += wireText(c, recordingFile);
+        s += snapshotText(c);
         if (c.pending)
             s += "  pending work: [request] " + excerpt(c.pending->text, 80) + " (" + (c.pendingKept ? "kept" : "dropped")
                  + ")\n";
@@ -218,7 +265,7 @@ std::string text(const Transcript &t, const std::vector<audit::Compaction> &list
 
 int audit(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const Args a = parseArgs(args, {{"--as", "", true}, {"--strategies", "", true}, {"--recording", "", true}});
+    const Args a = parseArgs(args, {{"--as", "", true}, {"--strategies", "", true}, {"--recording", "", true}, {"--hooks-root", "", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("audit");
@@ -227,7 +274,7 @@ int audit(const std::vector<std::string> &args, std::string &out, std::string &e
     if (!a.error.empty())
         return o.fail("audit: " + a.error);
     if (a.positional.size() != 1)
-        return o.fail("audit: expected one FILE (usage: contextlens-cli audit FILE [--strategies a,b|none] [--recording REC] [--json])");
+        return o.fail("audit: expected one FILE (usage: contextlens-cli audit FILE [--strategies a,b|none] [--recording REC] [--hooks-root DIR] [--json])");
     std::optional<Format> as;
     std::string error;
     if (const auto name = a.value("--as"); name && !(as = parseFormat(*name, error)))
@@ -254,6 +301,7 @@ int audit(const std::vector<std::string> &args, std::string &out, std::string &e
     const auto t = loadForCommand(a.positional[0], as, error);
     if (!t)
         return o.fail(error);
+    opts.hooks = compactionhook::records(a.value("--hooks-root").value_or(backups::defaultRoot()), a.positional[0]);
     const auto list = audit::auditCompactions(*t, opts);
     if (o.json)
         o.print(report(*t, list, recordingFile));

@@ -9,7 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <sys/stat.h>
 
@@ -102,6 +106,23 @@ tokens::Estimator g_estimator = tokens::Estimator::Calibrated; // --estimator, l
 tokens::Estimator commandEstimator()
 {
     return g_estimator;
+}
+
+bool readAgentInput(const Args &a, std::string &out, std::string &error)
+{
+    if (const auto input = a.value("--input")) {
+        std::ifstream in(*input, std::ios::binary);
+        if (!in) {
+            error = "cannot read " + *input;
+            return false;
+        }
+        std::stringstream ss;
+        ss << in.rdbuf();
+        out = ss.str();
+        return true;
+    }
+    out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
 }
 
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error)
@@ -235,7 +256,7 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "requests", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "requests", "statusline", "hook", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -283,6 +304,10 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
         return record(rest, out, err);
     if (cmd == "requests")
         return requests(rest, out, err);
+    if (cmd == "statusline")
+        return statusline(rest, out, err);
+    if (cmd == "hook")
+        return hook(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -49,6 +49,8 @@ int costCommand(const std::vector<std::string> &args, std::string &out, std::str
 int watch(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/watch.cpp
 int record(const std::vector<std::string> &args, std::string &out, std::string &err);         // cli/record.cpp
 int requests(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/requests.cpp
+int statusline(const std::vector<std::string> &args, std::string &out, std::string &err);     // cli/statusline.cpp
+int hook(const std::vector<std::string> &args, std::string &out, std::string &err);           // cli/hook.cpp
 
 // The recording proxy of `record` (net/recordsession.h), registered by the program: (host, port,
 // upstream URL or "", output file, agent command line or none) -> exit code.

@@ -58,6 +58,10 @@ std::string formatList(); // "claude-code, codex, ..."
 // Parses a --as / --to / --format value; sets error when the name is unknown.
 std::optional<Format> parseFormat(const std::string &name, std::string &error);
 
+// What an agent hands a command on standard input (statusline, hook), or --input FILE's bytes; false
+// with error when FILE cannot be read.
+bool readAgentInput(const Args &a, std::string &out, std::string &error);
+
 // Loads a file for a command; on failure returns null with error naming the file.
 std::shared_ptr<Transcript> loadForCommand(const std::string &path, std::optional<Format> as, std::string &error);
 // How this run counts the live context (--estimator, any command; tokens/contextfigure.h).

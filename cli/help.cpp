@@ -50,7 +50,7 @@ std::string helpText()
                                                         "      Where the live context goes at message N (default: the last): fixed part, messages by\n"
                                                         "      category, free space and the agent's buffer, the biggest items, files read more than\n"
                                                         "      once, and suggestions with the tokens each strategy frees; --over-time: per message.\n"
-                                                        "  audit FILE [--as FORMAT] [--strategies a,b|none] [--recording REC] [--json]\n"
+                                                        "  audit FILE [--as FORMAT] [--strategies a,b|none] [--recording REC] [--hooks-root DIR] [--json]\n"
                                                         "      Every compaction the agent made: tokens before and after, the facts its summary kept\n"
                                                         "      and dropped, and what each strategy would have kept from the same history; with a\n"
                                                         "      recording, the request that asked for each summary and what it sent.\n"
@@ -64,6 +64,12 @@ std::string helpText()
                                                         "      The requests of a recording: what each sent (messages, tools, the estimate of each part)\n"
                                                         "      beside the usage the provider measured, and each prompt cache break: where, why, what it\n"
                                                         "      cost; every command opens request N as FILE#N.\n"
+                                                        "  statusline [--input FILE] [--state-dir DIR | --no-state] [--color] [--prices FILE] [--json]\n"
+                                                        "      Claude Code's status line: reads its statusLine JSON on stdin, prints the live context\n"
+                                                        "      and its share of the window, the turns to auto-compact and the session's cost.\n"
+                                                        "  hook [--input FILE] [--root DIR] [--json]\n"
+                                                        "      The agents' compaction hook (Claude Code and Codex PreCompact/PostCompact, Gemini CLI\n"
+                                                        "      PreCompress): a snapshot of the session before it compacts, then what the summary dropped.\n"
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
@@ -165,7 +171,8 @@ std::string commandHelp(const std::string &command)
                "rule; --redact-patterns FILE (implies --redact) adds one regex per line, \"ID: REGEX\" or \"REGEX\".\n"
                "Exit: 0 written, 2 failure.\n";
     if (command == "audit")
-        return "Usage: contextlens-cli audit FILE [--as FORMAT] [--strategies NAME,NAME|none] [--recording REC] [--json]\n"
+        return "Usage: contextlens-cli audit FILE [--as FORMAT] [--strategies NAME,NAME|none] [--recording REC]\n"
+               "                             [--hooks-root DIR] [--json]\n"
                "For every compaction the agent made (Claude Code compact_boundary, Codex compacted, Gemini CLI\n"
                "compression): the messages it replaced, its summary, the tokens before (compactMetadata.preTokens\n"
                "where recorded, else the estimate of the live context then) and after (the summary and what\n"
@@ -177,6 +184,10 @@ std::string commandHelp(const std::string &command)
                "compaction is linked to the request whose answer wrote its summary (REC#N): the agent, how many\n"
                "messages it sent, the tokens the provider measured, its instruction, and which dropped facts were\n"
                "never sent to be summarised (cleared or trimmed before) rather than left out by the summary.\n"
+               "Where the agent ran `contextlens-cli hook` on its compaction hooks, each compaction shows the\n"
+               "snapshot taken just before it (the backups under --hooks-root, default\n"
+               "$XDG_DATA_HOME/contextlens/backups): the live context it held, the facts of that exact state the\n"
+               "summary kept, and the dropped ones the session file no longer holds.\n"
                "Exit: 0 (also when the session has no compaction), 2 failure.\n";
     if (command == "sessions")
         return "Usage: contextlens-cli sessions [--home DIR] [--folder DIR ...] [--agent claude-code|codex|gemini|api]\n"
@@ -269,6 +280,33 @@ std::string commandHelp(const std::string &command)
                "the compacted body. A line on standard error for each request the strategy changed.\n"
                "Exit: the agent's exit code (128 + N when killed by signal N, 127 when it cannot be started);\n"
                "without an agent 0 after Ctrl+C; 2 failure (bad usage, FILE or the port unusable).\n";
+    if (command == "hook")
+        return "Usage: contextlens-cli hook [--input FILE] [--root DIR] [--json]\n"
+               "The command for an agent's compaction hooks; it reads the hook's JSON on standard input (or\n"
+               "--input FILE). Before a compaction (Claude Code and Codex PreCompact, Gemini CLI PreCompress) it\n"
+               "copies the session file into the backups (see backups; --root, default\n"
+               "$XDG_DATA_HOME/contextlens/backups) with the live context it held; after it (PostCompact, which\n"
+               "hands over the summary) it checks which facts of that snapshot the summary kept and dropped.\n"
+               "Each is a line of compactions.jsonl beside the copies; `audit` and the Compaction Audit show the\n"
+               "snapshot of each compaction. In ~/.claude/settings.json:\n"
+               "  \"hooks\": {\"PreCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"contextlens-cli hook\"}]}],\n"
+               "            \"PostCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"contextlens-cli hook\"}]}]}\n"
+               "(Gemini CLI: the same under \"PreCompress\" in ~/.gemini/settings.json; Codex: ~/.codex/hooks.json.)\n"
+               "Prints nothing on success (--json: the record). Exit: 0, or 1 with a line on standard error\n"
+               "(the agents go on compacting); with --json, 2 on failure.\n";
+    if (command == "statusline")
+        return "Usage: contextlens-cli statusline [--input FILE] [--state-dir DIR | --no-state] [--color] [--prices FILE] [--json]\n"
+               "The line Claude Code shows under its prompt. Put in ~/.claude/settings.json:\n"
+               "  \"statusLine\": {\"type\": \"command\", \"command\": \"contextlens-cli statusline --color\"}\n"
+               "Reads the JSON Claude Code gives the command on standard input (or --input FILE) and prints one\n"
+               "line: the live context as `context` counts it and its share of the window (the agent's\n"
+               "context_window_size), the turns before Claude Code's auto-compact, and the session's cost with\n"
+               "its subagent files (as `cost` prices it; a + when some model has no price). The first call of a\n"
+               "session reads the whole file and keeps what it learned in a small state file (--state-dir,\n"
+               "default $XDG_CACHE_HOME/contextlens/statusline); later calls read only the part after the last\n"
+               "compaction. --no-state reads the whole file every time. --json: the figures, and how they were\n"
+               "read. Exit: always 0 (an error is printed as the line, \"ContextLens: ...\"); with --json, 2 on\n"
+               "failure.\n";
     if (command == "requests")
         return "Usage: contextlens-cli requests FILE [--session SESSION | --home DIR] [--json]\n"
                "The requests of a recording made with record -o FILE, one line each in file order: time, wire\n"

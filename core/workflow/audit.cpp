@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/workflow/audit.h"
 
+#include "core/io/loader.h"
 #include "core/llm/answer.h"
 #include "core/strategies/registry.h"
 #include "core/strategy/factmatch.h"
@@ -281,6 +282,74 @@ std::optional<WireCompaction> linkWire(const std::vector<recording::CompactionCa
     return std::nullopt;
 }
 
+// Where the compaction's boundary starts in the file, for the formats an agent only appends to
+// (Claude Code, Codex); none for the others.
+std::optional<std::uint64_t> boundaryOffset(const Transcript &t, std::size_t boundary)
+{
+    const Message &m = t.messages[boundary];
+    if ((t.format != Format::ClaudeCode && t.format != Format::Codex) || m.records.empty() || m.records.front() >= t.records.size())
+        return std::nullopt;
+    return t.records[m.records.front()].offset;
+}
+
+// The snapshot of the compaction: the last before-record from `next` on that was taken after the
+// compaction before it and before this one. In a file the agent only appends to, by size: the
+// snapshot's bytes end after the previous boundary and before this one starts; elsewhere by time,
+// not after the boundary's (records without time: the next one). With the after-record that
+// follows it.
+std::optional<HookSnapshot> linkSnapshot(const std::vector<compactionhook::Record> &hooks, std::size_t &next,
+                                         const Transcript &t, const Compaction &c, std::optional<std::uint64_t> previous)
+{
+    using Kind = compactionhook::Record::Kind;
+    const std::optional<std::uint64_t> at = boundaryOffset(t, c.boundary);
+    std::optional<std::size_t> chosen;
+    for (std::size_t i = next; i < hooks.size(); ++i) {
+        const compactionhook::Record &h = hooks[i];
+        if (h.kind != Kind::Before)
+            continue;
+        if (at) {
+            if (h.bytes > *at)
+                break;
+            if (!previous || h.bytes > *previous)
+                chosen = i;
+            continue;
+        }
+        if (c.timeMs != kNoTime && h.timeMs > c.timeMs)
+            break;
+        chosen = i;
+        if (c.timeMs == kNoTime)
+            break;
+    }
+    if (!chosen)
+        return std::nullopt;
+    HookSnapshot s;
+    s.before = hooks[*chosen];
+    next = *chosen + 1;
+    if (next < hooks.size() && hooks[next].kind == Kind::After) {
+        s.after = hooks[next];
+        ++next;
+    }
+    LoadOptions o;
+    o.loadSubagents = false;
+    const LoadResult r = loadFile(s.before.snapshot, o);
+    if (!r.ok())
+        return s;
+    s.readable = true;
+    std::vector<std::size_t> all(r.transcript->messages.size());
+    std::iota(all.begin(), all.end(), std::size_t(0));
+    llm::Retention kept = llm::retention(*r.transcript, all, keptText(t, c));
+    s.factsKept = kept.kept.size();
+    s.dropped = std::move(kept.dropped);
+    std::unordered_set<std::string> inFile;
+    for (const auto *list : {&c.kept, &c.dropped})
+        for (const strategy::Fact &f : *list)
+            inFile.insert(f.text);
+    for (const strategy::Fact &f : s.dropped)
+        if (!inFile.count(f.text))
+            s.onlyInSnapshot.push_back(f);
+    return s;
+}
+
 } // namespace
 
 std::vector<Compaction> auditCompactions(const Transcript &t, const Options &o)
@@ -292,7 +361,7 @@ std::vector<Compaction> auditCompactions(const Transcript &t, const Options &o)
     const std::int64_t fixed = tokens::fixedPart(t).tokens;
     const std::vector<std::string> names = strategyNames(o);
     const std::string cwd = strategy::sessionCwd(t);
-    std::size_t nextCall = 0;
+    std::size_t nextCall = 0, nextHook = 0;
     for (std::size_t k = 0; k < boundaries.size(); ++k) {
         Compaction c;
         c.boundary = boundaries[k];
@@ -334,6 +403,7 @@ std::vector<Compaction> auditCompactions(const Transcript &t, const Options &o)
         c.kept = toTranscriptIndices(std::move(r.kept), origin);
         c.dropped = toTranscriptIndices(std::move(r.dropped), origin);
         c.wire = linkWire(o.wire, nextCall, c);
+        c.snapshot = linkSnapshot(o.hooks, nextHook, t, c, k ? boundaryOffset(t, boundaries[k - 1]) : std::nullopt);
         if (c.wire && !c.dropped.empty()) {
             std::vector<strategy::Fact> all = c.kept; // the list the basename rule counts over
             all.insert(all.end(), c.dropped.begin(), c.dropped.end());

@@ -22,6 +22,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/formats/recording/compactioncall.h"
+#include "core/workflow/compactionhook.h"
 #include "core/model/transcript.h"
 #include "core/strategy/strategy.h"
 #include "core/util/parallel.h"
@@ -59,6 +60,17 @@ struct WireCompaction {
     std::vector<strategy::Fact> notSent;
 };
 
+// The snapshot the agent's compaction hook took just before it (workflow/compactionhook.h): the exact
+// state the agent summarised, also where the agent rewrote its file since.
+struct HookSnapshot {
+    compactionhook::Record before;               // PreCompact / PreCompress
+    std::optional<compactionhook::Record> after; // PostCompact, when the agent runs it
+    bool readable = false;                       // the copy is still kept and loads
+    std::size_t factsKept = 0;                   // facts of the snapshot the summary kept
+    std::vector<strategy::Fact> dropped;         // and dropped (sources: the snapshot's message indices)
+    // Dropped facts the session file's history no longer holds: only the snapshot shows them.
+    std::vector<strategy::Fact> onlyInSnapshot;
+};
 struct Compaction {
     std::size_t boundary = 0;              // transcript index of the boundary message
     std::size_t from = 0;                  // replaced range: transcript indices [from, boundary)
@@ -83,8 +95,9 @@ struct Compaction {
     // Pending work: the last user request of the replaced history (a fact of kind request).
     std::optional<strategy::Fact> pending;
     bool pendingKept = false;
-    std::vector<StrategyRow> strategies; // in the order asked for; none when nothing was replaced
-    std::optional<WireCompaction> wire;  // when a recording was given and one of its calls wrote the summary
+    std::vector<StrategyRow> strategies;  // in the order asked for; none when nothing was replaced
+    std::optional<WireCompaction> wire;   // when a recording was given and one of its calls wrote the summary
+    std::optional<HookSnapshot> snapshot; // when the compaction hook took one (Options::hooks)
 
     std::size_t factsTotal() const { return kept.size() + dropped.size(); }
     double factRetention() const { return factsTotal() ? double(kept.size()) / double(factsTotal()) : 1.0; }
@@ -98,6 +111,9 @@ struct Options {
     // The agent's compaction calls of a recording of the session (io/recordedrequest.h
     // readCompactionCalls); each compaction is linked to the first unused call that wrote its summary.
     std::vector<recording::CompactionCall> wire = {};
+    // The compaction hook's records of the session (compactionhook::records): each compaction is
+    // linked to the last snapshot taken after the compaction before it and not after its boundary.
+    std::vector<compactionhook::Record> hooks = {};
 };
 
 // The strategies that write a summary or drop messages (the ones comparable to a compaction), in

@@ -35,6 +35,8 @@ sent to the fake model server.
       session messages: its name, the message and its notifications linked to it (check_nested.py)
   (w) every agent through `contextlens-cli record`'s proxy: it finishes its task, every request body
       the server received is in the recording byte for byte, and its key is nowhere (check_record.py)
+  (h) every agent with `contextlens-cli hook` on its compaction hooks: one snapshot per compaction,
+      linked by `audit`; Claude Code's status line rendered in a terminal (check_hooks.py)
 
   check.py RECORDINGS --cli PATH --work DIR [--jobs 2] [--messages 40] [--json OUT] [--markdown OUT]
 Exit 1 when any check fails.
@@ -58,6 +60,7 @@ from pathlib import Path
 from agentlib import API_FORMAT, AGENTS, VERSIONS, default_bin_dir, load_requests
 import check_nested
 import check_record
+import check_hooks
 import check_redact
 import check_undone
 import fake_model_server
@@ -705,6 +708,8 @@ def main():
         check_nested.run_team(cli, rep, args.bin_dir, work / "team")
     print("== the recording proxy between each agent and the server", flush=True)
     check_record.run_record(cli, rep, args.agents.split(","), args.bin_dir, work / "record")
+    print("== inside the agents: compaction hooks, Claude Code's status line", flush=True)
+    check_hooks.run_inside(cli, rep, args.agents.split(","), args.bin_dir, work / "hooks")
     failed = [c for c in rep.checks if not c["ok"]]
     _, version, _ = cli.run("--version")
     meta = {"machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/analysis/auditpanel.h"
 
+#include "core/io/backups.h"
 #include "core/io/recordedrequest.h"
 
 #include <QDateTime>
@@ -90,6 +91,33 @@ QString wireHtml(const audit::Compaction &c)
         html += QStringLiteral("<p>") + AuditPanel::tr("Never sent to be summarised:") + QStringLiteral("</p><ul>");
         for (const auto &f : c.wire->notSent)
             html += factLine(f, QStringLiteral("#ef6c00"));
+        html += QStringLiteral("</ul>");
+    }
+    return html;
+}
+
+// The snapshot the compaction hook took just before it: the exact state the agent summarised.
+QString snapshotHtml(const audit::Compaction &c)
+{
+    if (!c.snapshot)
+        return QString();
+    const audit::HookSnapshot &h = *c.snapshot;
+    const QLocale loc;
+    QString html = QStringLiteral("<p><b>") + AuditPanel::tr("Snapshot before it") + QStringLiteral("</b>: ");
+    html += AuditPanel::tr("taken by the %1 hook at %2, %3 tokens live in %n message(s)", nullptr, int(h.before.liveMessages))
+                .arg(qs(h.before.event).toHtmlEscaped(), loc.toString(QDateTime::fromMSecsSinceEpoch(h.before.timeMs), QLocale::ShortFormat),
+                     loc.toString(qlonglong(h.before.liveTokens)));
+    if (!h.readable) {
+        html += QStringLiteral(". ") + AuditPanel::tr("The copy is no longer kept.") + QStringLiteral("</p>");
+        return html;
+    }
+    html += QStringLiteral(". ")
+            + AuditPanel::tr("The summary kept %1 of its %2 facts.").arg(h.factsKept).arg(h.factsKept + h.dropped.size())
+            + QStringLiteral(" <small>") + qs(h.before.snapshot).toHtmlEscaped() + QStringLiteral("</small></p>");
+    if (!h.onlyInSnapshot.empty()) {
+        html += QStringLiteral("<p>") + AuditPanel::tr("Dropped, and no longer in the session file:") + QStringLiteral("</p><ul>");
+        for (const auto &f : h.onlyInSnapshot)
+            html += factLine(f, QStringLiteral("#c62828"));
         html += QStringLiteral("</ul>");
     }
     return html;
@@ -203,6 +231,7 @@ AuditPanel::Result AuditPanel::compute(const Transcript &t, const std::string &r
     audit::Options o;
     if (!recording.empty() && !readCompactionCalls(recording, o.wire, r.error))
         o.wire.clear();
+    o.hooks = compactionhook::records(backups::defaultRoot(), t.path);
     r.list = audit::auditCompactions(t, o);
     return r;
 }
@@ -332,6 +361,7 @@ void AuditPanel::showCompaction(int index)
     if (c.pending)
         html += QStringLiteral(" ") + (c.pendingKept ? tr("The pending request is in it.") : tr("<b>The pending request is not.</b>"));
     html += QStringLiteral("</p>");
+    html += snapshotHtml(c); // the exact state summarised comes first: the lists below are of it
     if (!c.dropped.empty()) {
         html += QStringLiteral("<p><b>") + tr("Dropped") + QStringLiteral("</b></p><ul>");
         for (const auto &f : c.dropped)
