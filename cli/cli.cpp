@@ -256,7 +256,7 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
             for (Format f : allFormats())
                 formats.push_back(std::string(formatName(f)));
             // clang-format off
-            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "requests", "statusline", "hook", "help"}},
+            out += ojson{{"version", kVersion}, {"commands", {"info", "validate", "convert", "generate", "analyze", "tokens", "strategies", "compact", "compare", "simulate", "context", "audit", "backups", "sessions", "report", "export-markdown", "cost", "watch", "record", "requests", "statusline", "hook", "setup", "help"}},
                 {"formats", formats}, {"exitCodes", codes}, {"help", text}}.dump(2) + "\n";
             // clang-format on
         } else {
@@ -308,6 +308,8 @@ int runCommand(const std::vector<std::string> &args, std::string &out, std::stri
         return statusline(rest, out, err);
     if (cmd == "hook")
         return hook(rest, out, err);
+    if (cmd == "setup")
+        return setup(rest, out, err);
     Output o{out, err, json};
     return o.fail("unknown command '" + cmd + "' (try: contextlens-cli help)");
 }

@@ -51,6 +51,7 @@ int record(const std::vector<std::string> &args, std::string &out, std::string &
 int requests(const std::vector<std::string> &args, std::string &out, std::string &err);       // cli/requests.cpp
 int statusline(const std::vector<std::string> &args, std::string &out, std::string &err);     // cli/statusline.cpp
 int hook(const std::vector<std::string> &args, std::string &out, std::string &err);           // cli/hook.cpp
+int setup(const std::vector<std::string> &args, std::string &out, std::string &err);          // cli/setup.cpp
 
 // The recording proxy of `record` (net/recordsession.h), registered by the program: (host, port,
 // upstream URL or "", output file, agent command line or none) -> exit code.

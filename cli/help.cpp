@@ -70,6 +70,8 @@ std::string helpText()
                                                         "  hook [--input FILE] [--root DIR] [--json]\n"
                                                         "      The agents' compaction hook (Claude Code and Codex PreCompact/PostCompact, Gemini CLI\n"
                                                         "      PreCompress): a snapshot of the session before it compacts, then what the summary dropped.\n"
+                                                        "  setup claude-code|gemini-cli [--home DIR | --settings FILE] [--no-statusline] [--no-hooks] [--dry-run]\n"
+                                                        "      Puts statusline and hook into the agent's settings.json (merged, after a backup).\n"
                                                         "  backups FILE [--restore latest|STAMP|N] [--root DIR] [--json]\n"
                                                         "      The backups kept of a session file saved over in place (compact --in-place, the GUI's\n"
                                                         "      Save); --restore puts one back after backing up what the file holds now.\n"
@@ -280,6 +282,19 @@ std::string commandHelp(const std::string &command)
                "the compacted body. A line on standard error for each request the strategy changed.\n"
                "Exit: the agent's exit code (128 + N when killed by signal N, 127 when it cannot be started);\n"
                "without an agent 0 after Ctrl+C; 2 failure (bad usage, FILE or the port unusable).\n";
+    if (command == "setup")
+        return "Usage: contextlens-cli setup claude-code|gemini-cli [--home DIR | --settings FILE] [--no-statusline]\n"
+               "                             [--no-hooks] [--replace-status-line] [--command CMD] [--dry-run] [--json]\n"
+               "Puts ContextLens inside the agent: for Claude Code the status line (statusline --color) and the\n"
+               "PreCompact and PostCompact hooks (hook) in ~/.claude/settings.json; for Gemini CLI the\n"
+               "PreCompress hook in ~/.gemini/settings.json (--home DIR: another home; --settings FILE: that\n"
+               "file). The file is merged, not replaced: every other setting stays, a hook already there is not\n"
+               "added twice, and a status line that runs something else is left alone unless\n"
+               "--replace-status-line. An existing file is backed up first (see backups) and written atomically.\n"
+               "--command: how the agent should run ContextLens (default: this program's absolute path).\n"
+               "--dry-run prints the settings it would write. Codex keeps hooks in ~/.codex/config.toml behind\n"
+               "its hooks feature and asks you to trust them: see `help hook`.\n"
+               "Exit: 0, 1 when something was left alone, 2 failure (the file is no JSON object, or unwritable).\n";
     if (command == "hook")
         return "Usage: contextlens-cli hook [--input FILE] [--root DIR] [--json]\n"
                "The command for an agent's compaction hooks; it reads the hook's JSON on standard input (or\n"

@@ -9,7 +9,10 @@
 #include "core/util/terminaltext.h"
 #include "core/sessions/statusline.h"
 
+#include <cerrno>
 #include <chrono>
+
+#include <unistd.h>
 
 namespace cl::cli {
 
@@ -48,6 +51,9 @@ int statusline(const std::vector<std::string> &args, std::string &out, std::stri
     opts.stateDir = a.has("--no-state") ? std::string() : a.value("--state-dir").value_or(statusline::defaultStateDir());
     opts.prices = &prices;
     opts.estimator = commandEstimator();
+    // Claude Code shows the line before the session's first message is written.
+    if (::access(in.transcriptPath.c_str(), F_OK) != 0 && errno == ENOENT)
+        return problem("no messages yet (" + in.transcriptPath + ")");
     statusline::Figures f;
     if (!statusline::compute(in, opts, f, error))
         return problem(error);

@@ -158,6 +158,24 @@ private Q_SLOTS:
         QVERIFY(warm.bytesRead < bytes.size() / 2);
     }
 
+    // A Codex rollout: no boundary search (Claude Code's), the whole file read each time in its own
+    // format, the figures the whole file's.
+    void codexRollout()
+    {
+        CL_REQUIRE_SAMPLES();
+        QTemporaryDir dir;
+        const std::string path = pathIn(dir, "rollout.jsonl");
+        test::writeFile(path, test::readFile(CL_SAMPLES_DIR "/../real-sessions/codex-desktop-0.104-compacted.jsonl"));
+        const std::string state = pathIn(dir, "state");
+        const statusline::Figures first = call(path, state, m_prices);
+        const statusline::Figures second = call(path, state, m_prices);
+        QVERIFY(!first.warm);
+        QVERIFY2(second.warm, second.why.c_str());
+        QCOMPARE(second.liveOffset, std::uint64_t(0));
+        QCOMPARE(second.context.total, whole(path, m_prices).context);
+        QCOMPARE(second.compaction.agent, std::string("Codex CLI"));
+    }
+
     // What makes a call read the whole file again.
     void coldWhenTheFileChanged()
     {
@@ -260,9 +278,65 @@ private Q_SLOTS:
         QCOMPARE(r.out, std::string("ContextLens: the status line input names no transcript_path\n"));
         test::writeFile(input, "{\"transcript_path\": \"/nonexistent/x.jsonl\"}");
         r = test::runCli({"statusline", "--input", input, "--no-state"});
-        QVERIFY(r.out.rfind("ContextLens: /nonexistent/x.jsonl", 0) == 0);
+        QCOMPARE(r.out, std::string("ContextLens: no messages yet (/nonexistent/x.jsonl)\n"));
+        test::writeFile(input, "{\"transcript_path\": \"" + pathIn(dir, "state") + "\"}");
+        r = test::runCli({"statusline", "--input", input, "--no-state"});
+        QVERIFY2(r.out.find("not a regular file") != std::string::npos, r.out.c_str());
         r = test::runCli({"statusline", "--input", input, "--no-state", "--json"});
         QCOMPARE(r.code, 2);
+    }
+
+    // `setup` merges the status line and the hooks into the agent's settings, after a backup, and
+    // never replaces another status line unasked.
+    void setupMergesSettings()
+    {
+        QTemporaryDir dir;
+        const std::string home = pathIn(dir, "home");
+        const std::string settings = home + "/.claude/settings.json";
+        std::filesystem::create_directories(home + "/.claude");
+        const nlohmann::json before = {{"model", "opus"},
+                                       {"statusLine", {{"type", "command"}, {"command", "my-line.sh"}}},
+                                       {"hooks", {{"PreCompact", {{{"hooks", {{{"type", "command"}, {"command", "other"}}}}}}}}}};
+        test::writeFile(settings, before.dump());
+        test::CliRun r = test::runCli({"setup", "claude-code", "--home", home, "--command", "/opt/cl/contextlens-cli", "--json"});
+        QCOMPARE(r.code, 1); // the other status line was left alone
+        nlohmann::json out = nlohmann::json::parse(r.out);
+        QCOMPARE(out["added"], nlohmann::json({"hooks.PreCompact", "hooks.PostCompact"}));
+        QCOMPARE(out["refused"].size(), std::size_t(1));
+        QVERIFY(!out["backup"].is_null());
+        QCOMPARE(test::readFile(out["backup"].get<std::string>()), before.dump());
+        nlohmann::json now = nlohmann::json::parse(test::readFile(settings));
+        QCOMPARE(now["model"], nlohmann::json("opus"));
+        QCOMPARE(now["statusLine"]["command"], nlohmann::json("my-line.sh"));
+        QCOMPARE(now["hooks"]["PreCompact"].size(), std::size_t(2)); // the user's hook stays first
+        QCOMPARE(now["hooks"]["PreCompact"][0]["hooks"][0]["command"], nlohmann::json("other"));
+        QCOMPARE(now["hooks"]["PostCompact"][0]["hooks"][0]["command"], nlohmann::json("/opt/cl/contextlens-cli hook"));
+        // Again, replacing the status line: the hooks are not added twice.
+        r = test::runCli({"setup", "claude-code", "--home", home, "--command", "/opt/cl/contextlens-cli", "--replace-status-line", "--json"});
+        QCOMPARE(r.code, 0);
+        out = nlohmann::json::parse(r.out);
+        QCOMPARE(out["added"], nlohmann::json({"statusLine"}));
+        QCOMPARE(out["kept"], nlohmann::json({"hooks.PreCompact", "hooks.PostCompact"}));
+        now = nlohmann::json::parse(test::readFile(settings));
+        QCOMPARE(now["statusLine"]["command"], nlohmann::json("/opt/cl/contextlens-cli statusline --color"));
+        QCOMPARE(now["hooks"]["PreCompact"].size(), std::size_t(2));
+        // Nothing to add: nothing written, no new backup.
+        r = test::runCli({"setup", "claude-code", "--home", home, "--command", "/opt/cl/contextlens-cli", "--json"});
+        QVERIFY(nlohmann::json::parse(r.out)["backup"].is_null());
+        QCOMPARE(nlohmann::json::parse(r.out)["written"], nlohmann::json(false));
+        // Gemini CLI: a new file, PreCompress only; a dry run writes nothing.
+        r = test::runCli({"setup", "gemini-cli", "--home", home, "--command", "cl", "--dry-run"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.find("would add hooks.PreCompress") != std::string::npos);
+        QVERIFY(!std::filesystem::exists(home + "/.gemini/settings.json"));
+        r = test::runCli({"setup", "gemini-cli", "--home", home, "--command", "cl"});
+        QCOMPARE(nlohmann::json::parse(test::readFile(home + "/.gemini/settings.json"))["hooks"]["PreCompress"][0]["hooks"][0]["command"],
+                 nlohmann::json("cl hook"));
+        // A file that is no JSON object is left as it is.
+        test::writeFile(settings, "not json");
+        r = test::runCli({"setup", "claude-code", "--home", home});
+        QCOMPARE(r.code, 2);
+        QCOMPARE(test::readFile(settings), std::string("not json"));
     }
 
 private:

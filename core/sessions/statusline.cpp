@@ -148,7 +148,7 @@ bool compute(const Input &in, const Options &opts, Figures &out, std::string &er
     bool warm = !stateFile.empty() && loadState(stateFile, st);
     if (!warm)
         out.why = "first call for this session";
-    else if (st.path != path || st.inode != file.inode || st.device != file.device)
+    else if (st.path != path || st.inode != file.inode || st.device != file.device || !formatFromName(st.format))
         out.why = "another file at the path";
     else if (st.liveOffset > bytes.size() || st.headHash != headHash(bytes) || st.edgeHash != edgeHash(bytes, st.liveOffset))
         out.why = "the file was rewritten";
@@ -162,7 +162,7 @@ bool compute(const Input &in, const Options &opts, Figures &out, std::string &er
 
     std::shared_ptr<Transcript> live; // what the figures are computed on
     if (warm) {
-        live = loadLive(bytes, st.liveOffset, path, Format::ClaudeCode, st.carried, error);
+        live = loadLive(bytes, st.liveOffset, path, *formatFromName(st.format), st.carried, error);
         if (!live)
             return false;
         out.bytesRead = bytes.size() - st.liveOffset;
@@ -178,6 +178,7 @@ bool compute(const Input &in, const Options &opts, Figures &out, std::string &er
         const Transcript &t = *whole.transcript;
         State fresh;
         fresh.path = path;
+        fresh.format = std::string(formatName(t.format));
         fresh.inode = file.inode;
         fresh.device = file.device;
         fresh.headHash = headHash(bytes);

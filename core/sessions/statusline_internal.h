@@ -50,6 +50,7 @@ struct SubagentState {
 
 struct State {
     std::string path;
+    std::string format; // formatName() of the file as the first call detected it
     std::uint64_t inode = 0, device = 0;
     std::uint64_t liveOffset = 0;         // the last boundary line's start (0: none)
     std::uint64_t liveLine = 0;           // lines before it

@@ -143,7 +143,7 @@ std::uint64_t edgeHash(std::string_view bytes, std::size_t offset)
 }
 
 namespace {
-constexpr int kStateVersion = 1;
+constexpr int kStateVersion = 2;
 }
 
 bool loadState(const std::string &file, State &out)
@@ -158,6 +158,7 @@ bool loadState(const std::string &file, State &out)
         return false;
     try {
         out.path = j.at("path").get<std::string>();
+        out.format = j.at("format").get<std::string>();
         out.inode = j.at("inode").get<std::uint64_t>();
         out.device = j.at("device").get<std::uint64_t>();
         out.liveOffset = j.at("liveOffset").get<std::uint64_t>();
@@ -191,6 +192,7 @@ bool saveState(const std::string &file, const State &s)
         subs.push_back({{"path", a.path}, {"size", a.size}, {"mtimeNs", a.mtimeNs}, {"dollars", a.dollars}, {"unpriced", a.unpriced}});
     const nlohmann::json j = {{"version", kStateVersion},
                               {"path", s.path},
+                              {"format", s.format},
                               {"inode", s.inode},
                               {"device", s.device},
                               {"liveOffset", s.liveOffset},
