@@ -303,7 +303,7 @@ private Q_SLOTS:
         const auto path = dataFile("anthropic.json");
         auto t = load(path, Format::Anthropic);
         Message &m = t->messages[6];
-        m.blocks = {formats::api::makeBlock(BlockType::Text, "shortened answer")};
+        m.blocks = {makeBlock(BlockType::Text, "shortened answer")};
         m.edited = true;
         // Delete the last exchange (image question and its answer).
         t->messages.erase(t->messages.begin() + 7, t->messages.end());
@@ -321,7 +321,7 @@ private Q_SLOTS:
         QCOMPARE(re->messages[2].blocks[0].type, BlockType::Thinking);
 
         // Editing the system prompt (outside the array) re-encodes the request from its header.
-        t->messages[0].blocks = {formats::api::makeBlock(BlockType::Text, "new system")};
+        t->messages[0].blocks = {makeBlock(BlockType::Text, "new system")};
         t->messages[0].edited = true;
         const auto re2 = loadText(writeTranscript(*t, Format::Anthropic).bytes, Format::Anthropic);
         QCOMPARE(re2->messages[0].plainText(), std::string("new system"));

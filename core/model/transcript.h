@@ -72,6 +72,14 @@ struct Block {
     std::int32_t pairMessage = -1;
     std::int32_t pairBlock = -1;
 };
+// A block of `type` holding `text` (the loaders' text, thinking and summary blocks).
+inline Block makeBlock(BlockType type, std::string text)
+{
+    Block b;
+    b.type = type;
+    b.text = std::move(text);
+    return b;
+}
 
 struct Usage {
     std::int64_t inputTokens = 0;

@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 bool startsWith(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
-bool endsWith(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Size and modification time of a regular file; false for anything else.
 bool statFile(const std::string &path, std::uint64_t &size, std::int64_t &mtimeNs)
 {
@@ -110,7 +105,7 @@ void claudeFile(Collector &collect, const fs::path &file, Origin origin, const s
     for (const auto &e : entries(file.parent_path() / file.stem() / "subagents")) {
         std::uint64_t size = 0;
         std::int64_t mtime = 0;
-        if (endsWith(e.path().filename().string(), ".jsonl") && statFile(e.path().string(), size, mtime)) {
+        if (std::string_view(e.path().filename().string()).ends_with(".jsonl") && statFile(e.path().string(), size, mtime)) {
             ++c->subagentFiles;
             c->subagentBytes += size;
             c->subagentPaths.push_back(e.path().lexically_normal().string());
@@ -135,7 +130,7 @@ void codexSessions(Collector &collect, const fs::path &root)
             for (const auto &day : isDir(month) ? entries(month.path()) : std::vector<fs::directory_entry>())
                 for (const auto &e : isDir(day) ? entries(day.path()) : std::vector<fs::directory_entry>()) {
                     const std::string name = e.path().filename().string();
-                    if (startsWith(name, "rollout-") && endsWith(name, ".jsonl"))
+                    if (startsWith(name, "rollout-") && std::string_view(name).ends_with(".jsonl"))
                         collect.add(e.path(), Origin::CodexSessions, {});
                 }
 }
@@ -172,12 +167,12 @@ void geminiTmp(Collector &collect, const fs::path &geminiDir, std::vector<std::s
             hint = name;
         for (const auto &e : entries(project.path() / "chats")) {
             const std::string file = e.path().filename().string();
-            if (startsWith(file, "session-") && (endsWith(file, ".json") || endsWith(file, ".jsonl")))
+            if (startsWith(file, "session-") && (std::string_view(file).ends_with(".json") || std::string_view(file).ends_with(".jsonl")))
                 collect.add(e.path(), Origin::GeminiChat, hint);
         }
         for (const auto &e : entries(project.path())) {
             const std::string file = e.path().filename().string();
-            if (startsWith(file, "checkpoint-") && endsWith(file, ".json"))
+            if (startsWith(file, "checkpoint-") && std::string_view(file).ends_with(".json"))
                 collect.add(e.path(), Origin::GeminiCheckpoint, hint);
         }
     }
@@ -194,7 +189,7 @@ void folder(Collector &collect, const fs::path &root, std::vector<std::string> &
             continue;
         const fs::path &p = it->path();
         const std::string name = p.filename().string();
-        if ((p.extension() == ".jsonl" || p.extension() == ".json") && !endsWith(name, ".meta.json")
+        if ((p.extension() == ".jsonl" || p.extension() == ".json") && !std::string_view(name).ends_with(".meta.json")
             && p.parent_path().filename() != "subagents")
             files.push_back(p);
     }

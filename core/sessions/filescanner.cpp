@@ -63,11 +63,6 @@ bool readAll(const std::string &path, PaddedBytes &out, std::string &why)
     return true;
 }
 
-bool endsWith(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Formats without a fast scanner: the loader's transcript, reduced to the same figures.
 void summarizeLoaded(const Transcript &t, Session &out)
 {
@@ -110,7 +105,7 @@ struct FileScanner::Impl {
         case Format::Codex: scanCodex(parser, bytes, out); return;
         case Format::GeminiCli:
             // A recorded session is JSON lines; a legacy record or a checkpoint one document.
-            if (endsWith(path, ".jsonl") || !scanGeminiDocument(parser, bytes, out)) {
+            if (std::string_view(path).ends_with(".jsonl") || !scanGeminiDocument(parser, bytes, out)) {
                 out = Session();
                 scanGeminiLines(parser, bytes, out);
             }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/analysis/auditpanel.h"
+#include "widgets/models/qtext.h"
 
 #include "core/io/backups.h"
 #include "core/io/recordedrequest.h"
@@ -22,11 +23,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 QString percent(double share)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/comparemodel.h"
+#include "widgets/models/qtext.h"
 #include "core/strategies/registry.h"
 #include "widgets/models/strategylabels.h"
 
@@ -12,11 +13,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 QString percent(double share)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/sessionmodel.h"
+#include "widgets/models/qtext.h"
 #include "widgets/models/filenames.h"
 
 #include "widgets/models/roles.h"
@@ -17,11 +18,6 @@ namespace {
 
 // Internal id of a session row: its project's index + 1 (project rows have id 0).
 constexpr quintptr kProjectRow = 0;
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 QString timeText(std::int64_t ms)
 {

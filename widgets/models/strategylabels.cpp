@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/models/strategylabels.h"
+#include "widgets/models/qtext.h"
 
 #include "core/strategy/strategy.h"
 
@@ -8,11 +9,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 } // namespace
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/operationsdialog.h"
+#include "widgets/models/qtext.h"
 #include "net/modelsummarizer.h"
 
 #include "widgets/strategy/paramform.h"
@@ -31,16 +32,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 // The seed fields have their own editors; the strategy's form shows only its other parameters.
 bool isSeedField(const std::string &name)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/paramform.h"
+#include "widgets/models/qtext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,11 +20,6 @@ namespace cl::gui {
 using strategy::ParamSpec;
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 bool bounded(const ParamSpec &s)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/previewview.h"
+#include "widgets/models/qtext.h"
 
 #include "widgets/models/fatecolors.h"
 #include "widgets/strategy/changestrip.h"
@@ -32,11 +33,6 @@ using strategy::Fate;
 namespace {
 
 constexpr int kTooltipViolations = 30; // a tooltip with hundreds of lines is useless; Details has them all
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 QString percent(double share)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/simulationview.h"
+#include "widgets/models/qtext.h"
 
 #include "core/strategy/strategy.h"
 #include "core/strategies/registry.h"
@@ -24,13 +25,6 @@
 #include <QVBoxLayout>
 
 namespace cl::gui {
-
-namespace {
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-} // namespace
 
 SimulationView::SimulationView(QWidget *parent)
     : QWidget(parent)

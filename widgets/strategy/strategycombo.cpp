@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/strategycombo.h"
+#include "widgets/models/qtext.h"
 
 #include "core/strategies/registry.h"
 #include "core/strategy/strategy.h"
@@ -11,11 +12,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 } // namespace
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/strategy/strategypanel.h"
+#include "widgets/models/qtext.h"
 
 #include "widgets/strategy/paramform.h"
 #include "widgets/models/strategylabels.h"
@@ -32,11 +33,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 // "3, 7-9" -> {3, 7, 8, 9}; anything unreadable is skipped.
 std::vector<std::size_t> parseIndices(const QString &text)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/transcript/transcriptdocument.h"
+#include "widgets/models/qtext.h"
 #include "widgets/models/filenames.h"
 
 #include "core/io/export.h"
@@ -18,11 +19,6 @@
 namespace cl::gui {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 // The one place that turns the working transcript into bytes for export, streamed into `out`. A
 // Claude Code session is written as Claude Code writes its own compactions (core/io/export.h). Never

@@ -35,7 +35,7 @@ Block decodeSource(BlockType type, const json &block)
 void decodeBlocks(Transcript &t, const json &content, std::uint32_t line, Message &m)
 {
     if (content.is_string()) {
-        m.blocks.push_back(api::makeBlock(BlockType::Text, content.get<std::string>()));
+        m.blocks.push_back(makeBlock(BlockType::Text, content.get<std::string>()));
         return;
     }
     if (!content.is_array()) {
@@ -188,7 +188,7 @@ json encodeContent(std::vector<Block> blocks, std::vector<std::string> &notes)
     return content;
 }
 
-std::vector<json> encodeMessage(const Message &m, std::vector<std::string> &notes)
+std::vector<json> encodeAnthropic(const Message &m, std::vector<std::string> &notes)
 {
     const std::string role = m.role == Role::Assistant ? "assistant" : "user";
     return {json{{"role", role}, {"content", encodeContent(m.blocks, notes)}}};
@@ -254,7 +254,7 @@ void loadAnthropic(Transcript &t, const LoadContext &ctx)
 WriteResult writeAnthropic(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
-    if (t.format == Format::Anthropic && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r, out))
+    if (t.format == Format::Anthropic && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeAnthropic, r, out))
         return r;
 
     api::Canonical c = api::canonicalize(t, true, r.notes);

@@ -98,7 +98,6 @@ Canonical canonicalize(const Transcript &t, bool liftSystem, std::vector<std::st
 std::vector<Turn> alternate(Canonical &&c, std::vector<std::string> &notes);
 
 // Helpers for decoders and encoders.
-Block makeBlock(BlockType type, std::string text);
 std::string dataUrl(const Block &image);               // "data:<mt>;base64,<data>" or the url; "" if none
 void parseDataUrl(std::string_view url, Block &image); // fills mediaType, dataSize, input
 std::string placeholderText(const Block &b);           // "[image omitted: image/png]" ...

@@ -165,14 +165,6 @@ Block shapeOf(const Block &b)
     return s;
 }
 
-Block makeBlock(BlockType type, std::string text)
-{
-    Block b;
-    b.type = type;
-    b.text = std::move(text);
-    return b;
-}
-
 namespace {
 
 Block textBlock(std::string text)

@@ -202,7 +202,7 @@ json encodeParts(std::vector<Block> blocks, const json &signatures, std::vector<
     return parts;
 }
 
-std::vector<json> encodeMessage(const Message &m, std::vector<std::string> &notes)
+std::vector<json> encodeGemini(const Message &m, std::vector<std::string> &notes)
 {
     std::string role = m.type;
     if (role != "user" && role != "model" && role != "function")
@@ -290,11 +290,11 @@ void loadGemini(Transcript &t, const LoadContext &ctx)
         m.role = Role::System;
         m.type = "systemInstruction";
         if (si->is_string()) {
-            m.blocks.push_back(api::makeBlock(BlockType::Text, si->get<std::string>()));
+            m.blocks.push_back(makeBlock(BlockType::Text, si->get<std::string>()));
         } else if (const json *parts = cl::json::array(*si, "parts")) {
             for (const auto &p : *parts)
                 if (const std::string text = cl::json::str(p, "text"); !text.empty())
-                    m.blocks.push_back(api::makeBlock(BlockType::Text, text));
+                    m.blocks.push_back(makeBlock(BlockType::Text, text));
         } else {
             t.addDiagnostic(lines.lineAt(range.begin), std::string(key) + " has no parts");
         }
@@ -318,7 +318,7 @@ void loadGemini(Transcript &t, const LoadContext &ctx)
 WriteResult writeGemini(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
-    if (t.format == Format::Gemini && api::rebuildSameFormat(t, t.header.is_null() ? "" : "contents", encodeMessage, r, out))
+    if (t.format == Format::Gemini && api::rebuildSameFormat(t, t.header.is_null() ? "" : "contents", encodeGemini, r, out))
         return r;
     api::Canonical c = prepareContents(t, r.notes);
     json doc = t.format == Format::Gemini && t.header.is_object() ? t.header : json::object();

@@ -16,7 +16,7 @@ void decodeContent(Transcript &t, const json &content, std::uint32_t line, Messa
     if (content.is_null())
         return;
     if (content.is_string()) {
-        m.blocks.push_back(api::makeBlock(BlockType::Text, content.get<std::string>()));
+        m.blocks.push_back(makeBlock(BlockType::Text, content.get<std::string>()));
         return;
     }
     if (!content.is_array()) {
@@ -78,7 +78,7 @@ struct ChatDecoder {
             // Some compatible servers (DeepSeek, vLLM) put reasoning beside the content.
             for (const char *key : {"reasoning_content", "reasoning"})
                 if (const std::string r = cl::json::str(element, key); !r.empty())
-                    m.blocks.push_back(api::makeBlock(BlockType::Thinking, r));
+                    m.blocks.push_back(makeBlock(BlockType::Thinking, r));
         } else if (m.type == "tool" || m.type == "function") {
             m.role = Role::Tool;
             Block b;
@@ -104,7 +104,7 @@ struct ChatDecoder {
         if (content)
             decodeContent(t, *content, line, m);
         if (const std::string refusal = cl::json::str(element, "refusal"); !refusal.empty())
-            m.blocks.push_back(api::makeBlock(BlockType::Text, refusal));
+            m.blocks.push_back(makeBlock(BlockType::Text, refusal));
         if (const json *calls = cl::json::child(element, "tool_calls"); calls && !calls->is_null()) {
             if (!calls->is_array())
                 t.addDiagnostic(line, "tool_calls is not an array");
@@ -214,7 +214,7 @@ json encodeAssistant(std::vector<Block> blocks, std::vector<std::string> &notes,
     return msg;
 }
 
-std::vector<json> encodeMessage(const Message &m, std::vector<std::string> &notes)
+std::vector<json> encodeChat(const Message &m, std::vector<std::string> &notes)
 {
     std::vector<json> out;
     switch (m.role) {
@@ -277,7 +277,7 @@ void loadOpenAIChat(Transcript &t, const LoadContext &ctx)
 WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
-    if (t.format == Format::OpenAIChat && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeMessage, r, out))
+    if (t.format == Format::OpenAIChat && api::rebuildSameFormat(t, t.header.is_null() ? "" : "messages", encodeChat, r, out))
         return r;
 
     api::Canonical c = api::canonicalize(t, false, r.notes);

@@ -11,7 +11,7 @@ using api::json;
 void decodeParts(Transcript &t, const json &content, std::uint32_t line, Message &m)
 {
     if (content.is_string()) {
-        m.blocks.push_back(api::makeBlock(BlockType::Text, content.get<std::string>()));
+        m.blocks.push_back(makeBlock(BlockType::Text, content.get<std::string>()));
         return;
     }
     if (!content.is_array()) {
@@ -112,7 +112,7 @@ bool decodeItem(Transcript &t, const json &item, std::uint32_t line, Message &m)
     } else {
         // custom_tool_call, local_shell_call, web_search_call, item_reference, ...
         m.kind = MessageKind::Event;
-        m.blocks.push_back(api::makeBlock(BlockType::Raw, cl::json::dump(item)));
+        m.blocks.push_back(makeBlock(BlockType::Raw, cl::json::dump(item)));
         if (m.type.empty())
             t.addDiagnostic(line, "input item without a type");
     }
@@ -207,7 +207,7 @@ std::string roleString(const Message &m)
     }
 }
 
-std::vector<json> encodeMessage(const Message &m, std::vector<std::string> &notes)
+std::vector<json> encodeResponses(const Message &m, std::vector<std::string> &notes)
 {
     return encodeBlocks(m.role, m.blocks, roleString(m), m.type == "function_call" ? m.id : std::string(), notes);
 }
@@ -236,7 +236,7 @@ void loadOpenAIResponses(Transcript &t, const LoadContext &ctx)
         Message m;
         m.role = Role::System;
         m.type = "instructions";
-        m.blocks.push_back(api::makeBlock(BlockType::Text, instructions->get<std::string>()));
+        m.blocks.push_back(makeBlock(BlockType::Text, instructions->get<std::string>()));
         api::addSideMessage(t, api::topLevel(buf, "instructions"), "instructions", lines, std::move(m));
     }
     const json *input = cl::json::child(doc, "input");
@@ -245,7 +245,7 @@ void loadOpenAIResponses(Transcript &t, const LoadContext &ctx)
         Message m;
         m.role = Role::User;
         m.type = "message";
-        m.blocks.push_back(api::makeBlock(BlockType::Text, input->get<std::string>()));
+        m.blocks.push_back(makeBlock(BlockType::Text, input->get<std::string>()));
         api::addSideMessage(t, range, "input", lines, std::move(m));
     } else if (input && input->is_array() && range.begin != range.end) {
         api::decodeArray(t, range.begin, input, lines, ctx, decodeItem);
@@ -262,7 +262,7 @@ WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out)
 {
     WriteResult r;
     if (t.format == Format::OpenAIResponses
-        && api::rebuildSameFormat(t, t.header.is_null() ? "" : "input", encodeMessage, r, out))
+        && api::rebuildSameFormat(t, t.header.is_null() ? "" : "input", encodeResponses, r, out))
         return r;
 
     api::Canonical c = api::canonicalize(t, false, r.notes);

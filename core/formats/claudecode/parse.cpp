@@ -220,11 +220,11 @@ void decodeLine(std::string_view text, bool lastLineWithoutNewline, LineInfo &ou
 namespace {
 
 namespace sj = simdjson::dom;
+using cl::json::objectOf;
 using ET = sj::element_type;
 
 // By value: value_unsafe() on the temporary result returns a reference into it, which a range-for
 // would keep past the temporary's end.
-sj::object objectOf(const sj::element &e) { return e.get_object().value_unsafe(); }
 
 // Top-level keys the decoder reads. Each holds the key's last value (nlohmann's DOM keeps the last
 // of duplicated keys).

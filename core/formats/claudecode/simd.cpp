@@ -18,10 +18,10 @@ using nlohmann::json;
 namespace {
 
 namespace sj = simdjson::dom;
+using cl::json::objectOf;
 using ET = sj::element_type;
 
 std::string_view sv(const sj::element &e) { return e.get_string().value_unsafe(); }
-sj::object objectOf(const sj::element &e) { return e.get_object().value_unsafe(); }
 sj::array arrayOf(const sj::element &e) { return e.get_array().value_unsafe(); }
 
 // The value of key in object o as nlohmann's DOM has it: the last of duplicated keys.

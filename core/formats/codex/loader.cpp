@@ -101,14 +101,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-Block makeBlock(BlockType type, std::string text)
-{
-    Block b;
-    b.type = type;
-    b.text = std::move(text);
-    return b;
-}
-
 Role roleFrom(const std::string &r)
 {
     if (r == "user")

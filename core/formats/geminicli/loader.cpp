@@ -15,14 +15,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-Block makeBlock(BlockType type, std::string text)
-{
-    Block b;
-    b.type = type;
-    b.text = std::move(text);
-    return b;
-}
-
 class GeminiCliLoader
 {
 public:

@@ -14,8 +14,6 @@ namespace {
 
 using J = json::json;
 
-using formats::api::makeBlock;
-
 Block toolCall(std::string id, std::string name, J input, bool serverSide = false)
 {
     Block b;

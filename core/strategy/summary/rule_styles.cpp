@@ -33,7 +33,7 @@ namespace cl::strategy {
 namespace {
 
 // Markdown markers (headings, quotes, bullets) are not part of the line's text.
-std::string firstLine(std::string_view s, std::size_t max)
+std::string markdownFirstLine(std::string_view s, std::size_t max)
 {
     return clipFirstLine(s, max, " \t\r\n#>*-");
 }
@@ -114,7 +114,7 @@ std::vector<std::string> keyPoints(const Digest &d, std::size_t max)
     std::vector<std::string> outcome, rest;
     std::unordered_set<std::string> seenOutcome, seenRest;
     for (auto it = d.assistantResponses.rbegin(); it != d.assistantResponses.rend() && outcome.size() < max; ++it) {
-        std::string line = firstLine(it->second, 160);
+        std::string line = markdownFirstLine(it->second, 160);
         if (line.empty())
             continue;
         const std::string low = lowerAscii(line);
@@ -274,7 +274,7 @@ std::string narrative(const Digest &d, std::vector<std::string> &points)
         if (!d.commands.empty()) {
             std::vector<std::string> cmds;
             for (const auto &c : d.commands)
-                cmds.push_back(firstLine(c, 80));
+                cmds.push_back(markdownFirstLine(c, 80));
             s += "- ran " + std::to_string(d.commands.size()) + " command(s): " + list(cmds) + "\n";
         }
         s += "- " + std::to_string(d.toolCalls.size()) + " tool call(s) in total\n";
