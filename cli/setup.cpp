@@ -23,13 +23,7 @@ std::string selfCommand()
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec || self.filename() != "contextlens-cli")
         return "contextlens-cli";
-    const std::string p = self.string();
-    if (p.find_first_of(" '\"$`\\") == std::string::npos)
-        return p;
-    std::string quoted = "'";
-    for (const char c : p)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
+    return agentsettings::commandFor(self.string());
 }
 
 } // namespace

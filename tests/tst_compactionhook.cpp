@@ -11,6 +11,13 @@
 #include "core/workflow/audit.h"
 #include "core/workflow/compactionhook.h"
 #include "widgets/analysis/auditpanel.h"
+#include "widgets/mainwindow/agentsetupdialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
 
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -169,6 +176,34 @@ private Q_SLOTS:
         QVERIFY(again[0].snapshot);
         const auto &only = again[0].snapshot->onlyInSnapshot;
         QVERIFY(std::any_of(only.begin(), only.end(), [&gone](const strategy::Fact &f) { return f.text == gone; }));
+    }
+
+    // Help › Use ContextLens Inside an Agent…: what would be added, then added after a backup.
+    void agentSetupDialog()
+    {
+        QTemporaryDir dir;
+        const QString home = dir.filePath(QStringLiteral("home"));
+        const std::string settings = QString(home + QStringLiteral("/.claude/settings.json")).toStdString();
+        std::filesystem::create_directories(home.toStdString() + "/.claude");
+        test::writeFile(settings, R"({"theme": "dark"})");
+        gui::AgentSetupDialog dialog(home, QStringLiteral("/opt/cl/contextlens-cli"));
+        QVERIFY2(dialog.summary()->text().contains(QStringLiteral("Adds statusLine, hooks.PreCompact, hooks.PostCompact")),
+                 qPrintable(dialog.summary()->text()));
+        QVERIFY(dialog.preview()->toPlainText().contains(QStringLiteral("/opt/cl/contextlens-cli statusline --color")));
+        QCOMPARE(test::readFile(settings), std::string(R"({"theme": "dark"})")); // nothing written yet
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.grab().save(QStringLiteral(CL_BINARY_DIR "/agent-setup.png"));
+        QTest::mouseClick(dialog.addButton(), Qt::LeftButton);
+        const Json now = Json::parse(test::readFile(settings));
+        QCOMPARE(now["theme"], Json("dark"));
+        QCOMPARE(now["hooks"]["PostCompact"][0]["hooks"][0]["command"], Json("/opt/cl/contextlens-cli hook"));
+        QVERIFY2(dialog.summary()->text().startsWith(QStringLiteral("Added ")), qPrintable(dialog.summary()->text()));
+        QVERIFY(dialog.summary()->text().contains(QStringLiteral("The file as it was: ")));
+        QVERIFY(!dialog.addButton()->isEnabled()); // all there now
+        dialog.agentBox()->setCurrentIndex(1);     // Gemini CLI: a file still to make
+        QVERIFY(dialog.summary()->text().contains(QStringLiteral("Adds hooks.PreCompress")));
+        QVERIFY(dialog.addButton()->isEnabled());
     }
 
     // Gemini CLI's PreCompress has the same shape; other events and bad input are warnings (exit 1),

@@ -52,6 +52,16 @@ void addHook(ojson &settings, const std::string &event, const std::string &comma
 
 } // namespace
 
+std::string commandFor(const std::string &program)
+{
+    if (!program.empty() && program.find_first_of(" '\"$`\\;&|<>()*?!#~\t") == std::string::npos)
+        return program;
+    std::string quoted = "'";
+    for (const char c : program)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
 std::string settingsFileOf(Agent a, const std::string &home)
 {
     return (fs::path(home) / (a == Agent::ClaudeCode ? ".claude" : ".gemini") / "settings.json").string();

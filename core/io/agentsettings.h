@@ -42,6 +42,9 @@ struct Outcome {
 // False with why when the file exists but is no JSON object, or cannot be backed up or written.
 bool install(const Request &r, Outcome &out, std::string &error);
 
+// A program's path as a shell command word (quoted when it holds spaces or shell characters).
+std::string commandFor(const std::string &program);
+
 // The settings file an agent reads under a home folder.
 std::string settingsFileOf(Agent a, const std::string &home);
 

@@ -11,6 +11,7 @@
 #include "widgets/mainwindow/diagnosticspanel.h"
 #include "widgets/mainwindow/loadcontroller.h"
 #include "widgets/mainwindow/recentfiles.h"
+#include "widgets/mainwindow/agentsetupdialog.h"
 #include "widgets/mainwindow/recorddialog.h"
 #include "widgets/mainwindow/savegate.h"
 #include "widgets/transcript/transcriptdocument.h"
@@ -288,6 +289,10 @@ void MainWindow::createMenus()
     help->addAction(tr("&User Guide"), QKeySequence(Qt::Key_F1), this, [this] { showUserGuide(); });
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this, [this] {
         ShortcutsDialog dialog(menuBar(), this);
+        dialog.exec();
+    });
+    help->addAction(tr("Use ContextLens &Inside an Agent…"), this, [this] {
+        AgentSetupDialog dialog(QDir::homePath(), AgentSetupDialog::defaultCommand(), this);
         dialog.exec();
     });
     help->addSeparator();
