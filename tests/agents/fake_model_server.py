@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """A scripted fake model server for running real coding agents offline.
 
-Speaks just enough of four wire formats for Claude Code, Codex and Gemini CLI:
+Speaks just enough of four wire formats for Claude Code, Codex and Gemini CLI (and, for their shell
+calls, Qwen Code, OpenCode, Cline and GitHub Copilot CLI):
   Anthropic Messages     POST /v1/messages                      (SSE or JSON)
   OpenAI Responses       POST /v1/responses                     (SSE)
   OpenAI Chat            POST /v1/chat/completions              (SSE or JSON)
@@ -29,7 +30,8 @@ The script (JSON) is a list of replies taken in order by ordinary requests:
 Compaction requests never take a turn. They are recognised per agent:
   Claude Code: the last user message asks for a summary of the conversation (/compact);
   Codex: header x-codex-turn-metadata has request_kind "compaction";
-  Gemini CLI: the system instruction asks for a <state_snapshot> (compression and its self-check).
+  Gemini CLI: the system instruction asks for a <state_snapshot> (compression and its self-check);
+  Qwen Code (Chat Completions): a system message asks for one.
 Requests from ContextLens itself (User-Agent "ContextLens": its model summaries) always take a turn.
 Side requests that are not part of the conversation (Claude Code's title or quota calls, Gemini CLI's
 routing / next-speaker / JSON-schema calls, token counting) are answered without taking a turn either.
@@ -148,6 +150,10 @@ def shell_call(api: str, tools: list, command: str):
         return "shell_command", {"command": command}
     if "shell" in names:
         return "shell", {"command": ["bash", "-lc", command]}
+    if "bash" in names:  # OpenCode, GitHub Copilot CLI
+        return "bash", {"command": command, "description": "Run a shell command"}
+    if "run_commands" in names:  # Cline
+        return "run_commands", {"commands": [command]}
     raise ValueError(f"no shell tool among {sorted(n for n in names if n)}")
 
 
@@ -189,6 +195,10 @@ def classify(api: str, body: dict, headers) -> str:
         if config.get("responseMimeType") == "application/json" or config.get("responseJsonSchema"):
             return "side"
         return "turn"
+    if api == "chat":  # Qwen Code: a system message asking for a <state_snapshot>
+        system = " ".join(text_of(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
+        if GEMINI_COMPRESS_MARKER in system:
+            return "compaction"
     return "turn"
 
 
@@ -196,7 +206,7 @@ def compaction_text(api: str, summary: str) -> str:
     """The summary in the shape each agent asks for."""
     if api == "anthropic":  # Claude Code keeps what is inside <summary>
         return f"<analysis>Short recap of the work.</analysis>\n<summary>{summary}</summary>"
-    if api == "gemini":
+    if api in ("gemini", "chat"):  # Gemini CLI, Qwen Code
         return f"<state_snapshot>{summary}</state_snapshot>"
     return summary
 
