@@ -43,9 +43,9 @@ std::string stampOf(std::int64_t ms)
     const std::time_t s = std::time_t(ms / 1000);
     std::tm tm{};
     gmtime_r(&s, &tm);
-    char buf[32];
+    char buf[64];
     std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                  tm.tm_min, tm.tm_sec, int(ms % 1000));
+                  tm.tm_min, tm.tm_sec, int((ms % 1000 + 1000) % 1000));
     return buf;
 }
 
