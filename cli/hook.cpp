@@ -39,22 +39,8 @@ int hook(const std::vector<std::string> &args, std::string &out, std::string &er
     compactionhook::Record r;
     if (!compactionhook::handle(e, a.value("--root").value_or(backups::defaultRoot()), r, error))
         return warn(error);
-    if (o.json) {
-        ojson dropped = ojson::array();
-        for (const strategy::Fact &f : r.dropped)
-            dropped.push_back({{"kind", std::string(strategy::factKindName(f.kind))}, {"text", f.text}});
-        ojson j{{"event", r.event}, {"stamp", r.stamp}, {"session", r.sessionId}, {"trigger", r.trigger}, {"snapshot", r.snapshot}};
-        if (e.before()) {
-            j["bytes"] = r.bytes;
-            j["liveTokens"] = r.liveTokens;
-            j["liveMessages"] = r.liveMessages;
-        } else {
-            j["factsChecked"] = r.factsChecked;
-            j["factsKept"] = r.factsKept;
-            j["dropped"] = dropped;
-        }
-        o.print(j);
-    }
+    if (o.json)
+        out += compactionhook::recordJson(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     return Exit::Success;
 }
 

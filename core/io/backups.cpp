@@ -21,6 +21,17 @@ namespace cl::backups {
 
 namespace fs = std::filesystem;
 
+std::string stampAt(std::int64_t msSinceEpoch)
+{
+    const std::time_t secs = std::time_t(msSinceEpoch / 1000);
+    std::tm utc{};
+    gmtime_r(&secs, &utc);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                  utc.tm_hour, utc.tm_min, utc.tm_sec, int((msSinceEpoch % 1000 + 1000) % 1000));
+    return buf;
+}
+
 namespace {
 
 std::string absolute(const std::string &path)
@@ -42,18 +53,10 @@ std::string hashName(const std::string &text)
 
 std::string nowStamp()
 {
-    const auto now = std::chrono::system_clock::now();
-    const std::time_t secs = std::chrono::system_clock::to_time_t(now);
-    const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm utc{};
-    gmtime_r(&secs, &utc);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                  utc.tm_hour, utc.tm_min, utc.tm_sec, int(millis < 0 ? 0 : millis));
-    return buf;
+    return stampAt(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
-// "20261128T071502.123Z": the shape nowStamp() writes.
+// "20261128T071502.123Z": the shape stampAt() writes.
 bool isStamp(std::string_view s)
 {
     if (s.size() != 20 || s[8] != 'T' || s[15] != '.' || s[19] != 'Z')

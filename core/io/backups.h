@@ -26,6 +26,8 @@ struct Entry {
 constexpr std::size_t kKeep = 10;
 
 std::string defaultRoot();
+// The stamp of a moment (milliseconds since the epoch, UTC): "20261128T071502.123Z".
+std::string stampAt(std::int64_t msSinceEpoch);
 // The folder holding the backups of `original` under `root`.
 std::string folderFor(const std::string &root, const std::string &original);
 // The backups of `original`, newest first (by modification time, then stamp).

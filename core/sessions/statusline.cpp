@@ -3,6 +3,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/io/loader.h"
+#include "core/util/json.h"
 #include "core/util/numbertext.h"
 #include "core/sessions/statusline_internal.h"
 
@@ -20,24 +21,19 @@ namespace cl::statusline {
 namespace fs = std::filesystem;
 using namespace detail;
 
-bool parseInput(std::string_view json, Input &out, std::string &error)
+bool parseInput(std::string_view text, Input &out, std::string &error)
 {
-    const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object()) {
         error = "the status line input is no JSON object";
         return false;
     }
-    const auto str = [](const nlohmann::json &o, const char *key) {
-        const auto it = o.find(key);
-        return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    out.transcriptPath = str(j, "transcript_path");
-    out.sessionId = str(j, "session_id");
-    if (const auto m = j.find("model"); m != j.end() && m->is_object())
-        out.model = str(*m, "id");
-    if (const auto w = j.find("context_window"); w != j.end() && w->is_object())
-        if (const auto size = w->find("context_window_size"); size != w->end() && size->is_number())
-            out.window = size->get<std::int64_t>();
+    out.transcriptPath = json::str(j, "transcript_path");
+    out.sessionId = json::str(j, "session_id");
+    if (const nlohmann::json *m = json::object(j, "model"))
+        out.model = json::str(*m, "id");
+    if (const nlohmann::json *w = json::object(j, "context_window"))
+        out.window = json::num(*w, "context_window_size");
     if (const auto c = j.find("cost"); c != j.end() && c->is_object())
         if (const auto usd = c->find("total_cost_usd"); usd != c->end() && usd->is_number())
             out.agentCostUsd = usd->get<double>();
@@ -160,7 +156,8 @@ bool compute(const Input &in, const Options &opts, Figures &out, std::string &er
         out.why.clear();
     warm = warm && out.why.empty();
 
-    std::shared_ptr<Transcript> live; // what the figures are computed on
+    std::shared_ptr<Transcript> live;            // what the figures are computed on
+    std::optional<tokens::ContextFigure> figure; // of `live`, when the first call already counted it
     if (warm) {
         live = loadLive(bytes, st.liveOffset, path, *formatFromName(st.format), st.carried, error);
         if (!live)
@@ -204,9 +201,14 @@ bool compute(const Input &in, const Options &opts, Figures &out, std::string &er
         if (fresh.liveOffset > 0) {
             std::string why;
             std::shared_ptr<Transcript> part = loadLive(bytes, fresh.liveOffset, path, t.format, fresh.carried, why);
-            fresh.liveUsable = part && tokens::contextFigure(*part, opts.estimator).total == tokens::contextFigure(t, opts.estimator).total;
+            const tokens::ContextFigure wholeFigure = tokens::contextFigure(t, opts.estimator);
+            if (part)
+                figure = tokens::contextFigure(*part, opts.estimator);
+            fresh.liveUsable = figure && figure->total == wholeFigure.total;
             if (fresh.liveUsable)
                 live = std::move(part);
+            else
+                figure = wholeFigure;
         }
         if (!fresh.liveUsable) // every call reads the whole file; the cost then needs no history part
             fresh.prefixDollars = 0, fresh.prefixUnpriced = 0;
@@ -216,7 +218,7 @@ bool compute(const Input &in, const Options &opts, Figures &out, std::string &er
     const Transcript &t = *live;
     out.warm = warm;
     out.liveOffset = st.liveUsable ? st.liveOffset : 0;
-    out.context = tokens::contextFigure(t, opts.estimator);
+    out.context = figure ? *figure : tokens::contextFigure(t, opts.estimator);
     const analysis::WindowChoice w = analysis::contextWindowOf(t, analysis::AnalysisOptions{});
     out.window = in.window > 0 ? in.window : w.window;
     out.windowSource = in.window > 0 ? "the agent's context_window_size" : w.source;

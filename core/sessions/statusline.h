@@ -35,7 +35,7 @@ struct Input {
     std::optional<double> agentCostUsd; // cost.total_cost_usd: the agent's own figure for this run
 };
 // Claude Code's statusLine JSON; false with why when it is no JSON object or names no transcript.
-bool parseInput(std::string_view json, Input &out, std::string &error);
+bool parseInput(std::string_view text, Input &out, std::string &error);
 
 struct Options {
     std::string stateDir;                    // where the per-session state files go; empty: none kept (every call cold)

@@ -3,6 +3,8 @@
 
 #include "core/sessions/statusline_internal.h"
 
+#include "core/util/json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstring>
@@ -70,13 +72,7 @@ bool isMainBoundary(std::string_view line)
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object())
         return false;
-    const auto str = [&j](const char *key) {
-        const auto it = j.find(key);
-        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    const auto side = j.find("isSidechain");
-    return str("type") == "system" && str("subtype") == "compact_boundary"
-           && !(side != j.end() && side->is_boolean() && side->get<bool>());
+    return json::str(j, "type") == "system" && json::str(j, "subtype") == "compact_boundary" && !json::boolean(j, "isSidechain");
 }
 
 } // namespace

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/workflow/audit.h"
 
-#include "core/io/loader.h"
 #include "core/llm/answer.h"
 #include "core/strategies/registry.h"
 #include "core/strategy/factmatch.h"
@@ -329,17 +328,12 @@ std::optional<HookSnapshot> linkSnapshot(const std::vector<compactionhook::Recor
         s.after = hooks[next];
         ++next;
     }
-    LoadOptions o;
-    o.loadSubagents = false;
-    const LoadResult r = loadFile(s.before.snapshot, o);
-    if (!r.ok())
+    std::optional<llm::Retention> kept = compactionhook::snapshotFacts(s.before.snapshot, keptText(t, c));
+    if (!kept)
         return s;
     s.readable = true;
-    std::vector<std::size_t> all(r.transcript->messages.size());
-    std::iota(all.begin(), all.end(), std::size_t(0));
-    llm::Retention kept = llm::retention(*r.transcript, all, keptText(t, c));
-    s.factsKept = kept.kept.size();
-    s.dropped = std::move(kept.dropped);
+    s.factsKept = kept->kept.size();
+    s.dropped = std::move(kept->dropped);
     std::unordered_set<std::string> inFile;
     for (const auto *list : {&c.kept, &c.dropped})
         for (const strategy::Fact &f : *list)

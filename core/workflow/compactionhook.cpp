@@ -5,10 +5,12 @@
 #include "core/io/loader.h"
 #include "core/llm/answer.h"
 #include "core/tokens/contextfigure.h"
+#include "core/util/json.h"
 #include "core/workflow/audit.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,36 +22,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string str(const nlohmann::json &j, const char *key)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string absolute(const std::string &path)
-{
-    std::error_code ec;
-    const fs::path p = fs::absolute(path, ec);
-    return ec ? path : p.lexically_normal().string();
-}
-
 std::int64_t nowMs()
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string stampOf(std::int64_t ms)
+LoadResult loadAlone(const std::string &path)
 {
-    const std::time_t s = std::time_t(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&s, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                  tm.tm_min, tm.tm_sec, int((ms % 1000 + 1000) % 1000));
-    return buf;
+    LoadOptions o;
+    o.loadSubagents = false;
+    return loadFile(path, o);
 }
 
-nlohmann::json toJson(const Record &r)
+} // namespace
+
+nlohmann::json recordJson(const Record &r)
 {
     nlohmann::json j = {{"kind", r.kind == Record::Kind::Before ? "before" : "after"},
                         {"event", r.event},
@@ -75,32 +62,34 @@ nlohmann::json toJson(const Record &r)
     return j;
 }
 
+namespace {
+
 bool fromJson(const nlohmann::json &j, Record &r)
 {
     if (!j.is_object())
         return false;
-    const std::string kind = str(j, "kind");
+    const std::string kind = json::str(j, "kind");
     if (kind != "before" && kind != "after")
         return false;
     r.kind = kind == "before" ? Record::Kind::Before : Record::Kind::After;
-    r.event = str(j, "event");
-    r.stamp = str(j, "stamp");
-    r.timeMs = j.value("timeMs", std::int64_t(0));
-    r.sessionId = str(j, "sessionId");
-    r.trigger = str(j, "trigger");
-    r.snapshot = str(j, "snapshot");
-    r.instructions = str(j, "instructions");
-    r.bytes = j.value("bytes", std::uint64_t(0));
-    r.liveTokens = j.value("liveTokens", std::int64_t(0));
-    r.liveMessages = j.value("liveMessages", std::size_t(0));
-    r.summary = str(j, "summary");
-    r.factsChecked = j.value("factsChecked", false);
-    r.factsKept = j.value("factsKept", std::size_t(0));
+    r.event = json::str(j, "event");
+    r.stamp = json::str(j, "stamp");
+    r.timeMs = json::num(j, "timeMs");
+    r.sessionId = json::str(j, "sessionId");
+    r.trigger = json::str(j, "trigger");
+    r.snapshot = json::str(j, "snapshot");
+    r.instructions = json::str(j, "instructions");
+    r.bytes = std::uint64_t(std::max<std::int64_t>(0, json::num(j, "bytes")));
+    r.liveTokens = json::num(j, "liveTokens");
+    r.liveMessages = std::size_t(std::max<std::int64_t>(0, json::num(j, "liveMessages")));
+    r.summary = json::str(j, "summary");
+    r.factsChecked = json::boolean(j, "factsChecked");
+    r.factsKept = std::size_t(std::max<std::int64_t>(0, json::num(j, "factsKept")));
     if (const auto d = j.find("dropped"); d != j.end() && d->is_array())
         for (const nlohmann::json &f : *d) {
             strategy::Fact fact;
-            fact.text = str(f, "text");
-            const std::string k = str(f, "kind");
+            fact.text = json::str(f, "text");
+            const std::string k = json::str(f, "kind");
             for (const auto kk : {strategy::Fact::Kind::Request, strategy::Fact::Kind::Path, strategy::Fact::Kind::Command,
                                   strategy::Fact::Kind::Error})
                 if (strategy::factKindName(kk) == k)
@@ -119,7 +108,7 @@ bool append(const std::string &file, const Record &r, std::string &error)
     std::error_code ec;
     fs::create_directories(fs::path(file).parent_path(), ec);
     std::ofstream out(file, std::ios::binary | std::ios::app);
-    out << toJson(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    out << recordJson(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!out.flush()) {
         error = file + ": cannot append";
         return false;
@@ -146,9 +135,7 @@ void dropSuperseded(const std::string &root, const std::string &path, const std:
     const std::vector<Record> list = records(root, path);
     if (list.empty() || list.back().kind != Record::Kind::Before || list.back().sessionId != sessionId)
         return;
-    LoadOptions o;
-    o.loadSubagents = false;
-    const LoadResult previous = loadFile(list.back().snapshot, o);
+    const LoadResult previous = loadAlone(list.back().snapshot);
     if (previous.ok() && audit::compactionBoundaries(*previous.transcript).size() != compactionsNow)
         return;
     const std::string file = recordsFile(root, path);
@@ -178,20 +165,20 @@ void dropSuperseded(const std::string &root, const std::string &path, const std:
 
 } // namespace
 
-bool parseEvent(std::string_view json, Event &out, std::string &error)
+bool parseEvent(std::string_view text, Event &out, std::string &error)
 {
-    const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object()) {
         error = "the hook input is no JSON object";
         return false;
     }
-    out.name = str(j, "hook_event_name");
-    out.sessionId = str(j, "session_id");
-    out.transcriptPath = str(j, "transcript_path");
-    out.cwd = str(j, "cwd");
-    out.trigger = str(j, "trigger");
-    out.instructions = str(j, "custom_instructions");
-    out.summary = str(j, "compact_summary");
+    out.name = json::str(j, "hook_event_name");
+    out.sessionId = json::str(j, "session_id");
+    out.transcriptPath = json::str(j, "transcript_path");
+    out.cwd = json::str(j, "cwd");
+    out.trigger = json::str(j, "trigger");
+    out.instructions = json::str(j, "custom_instructions");
+    out.summary = json::str(j, "compact_summary");
     if (!out.before() && !out.after()) {
         error = "not a compaction hook event ('" + out.name + "'; PreCompact, PreCompress or PostCompact)";
         return false;
@@ -205,7 +192,18 @@ bool parseEvent(std::string_view json, Event &out, std::string &error)
 
 std::string recordsFile(const std::string &root, const std::string &transcriptPath)
 {
-    return (fs::path(backups::folderFor(root, absolute(transcriptPath))) / "compactions.jsonl").string();
+    return (fs::path(backups::folderFor(root, transcriptPath)) / "compactions.jsonl").string();
+}
+
+std::optional<llm::Retention> snapshotFacts(const std::string &copy, const std::string &text)
+{
+    const LoadResult r = loadAlone(copy);
+    if (!r.ok())
+        return std::nullopt;
+    // Every message: collectFacts visits only the live ones, as the audit does.
+    std::vector<std::size_t> all(r.transcript->messages.size());
+    std::iota(all.begin(), all.end(), std::size_t(0));
+    return llm::retention(*r.transcript, all, text);
 }
 
 std::vector<Record> records(const std::string &root, const std::string &transcriptPath)
@@ -223,11 +221,11 @@ std::vector<Record> records(const std::string &root, const std::string &transcri
 
 bool handle(const Event &e, const std::string &root, Record &out, std::string &error)
 {
-    const std::string path = absolute(e.transcriptPath);
+    const std::string &path = e.transcriptPath;
     out = Record{};
     out.event = e.name;
     out.timeMs = nowMs();
-    out.stamp = stampOf(out.timeMs);
+    out.stamp = backups::stampAt(out.timeMs);
     out.sessionId = e.sessionId;
     out.trigger = e.trigger;
     if (e.before()) {
@@ -239,9 +237,7 @@ bool handle(const Event &e, const std::string &root, Record &out, std::string &e
         out.snapshot = made.path;
         out.stamp = made.stamp;
         out.bytes = made.size;
-        LoadOptions o;
-        o.loadSubagents = false;
-        const LoadResult r = loadFile(made.path, o);
+        const LoadResult r = loadAlone(made.path);
         if (r.ok()) {
             out.liveTokens = tokens::contextFigure(*r.transcript).total;
             out.liveMessages = liveMessages(*r.transcript).size();
@@ -263,9 +259,7 @@ bool handle(const Event &e, const std::string &root, Record &out, std::string &e
     }
     if (out.summary.empty()) {
         // Codex hands no summary over: the one its file now holds, of its last compaction.
-        LoadOptions o;
-        o.loadSubagents = false;
-        if (const LoadResult now = loadFile(path, o); now.ok()) {
+        if (const LoadResult now = loadAlone(path); now.ok()) {
             audit::Options a;
             a.strategies = std::vector<std::string>{};
             const std::vector<audit::Compaction> list = audit::auditCompactions(*now.transcript, a);
@@ -273,19 +267,12 @@ bool handle(const Event &e, const std::string &root, Record &out, std::string &e
                 out.summary = list.back().summary;
         }
     }
-    if (!out.snapshot.empty() && !out.summary.empty()) {
-        LoadOptions o;
-        o.loadSubagents = false;
-        const LoadResult r = loadFile(out.snapshot, o);
-        if (r.ok()) {
-            std::vector<std::size_t> all(r.transcript->messages.size());
-            std::iota(all.begin(), all.end(), std::size_t(0));
-            llm::Retention kept = llm::retention(*r.transcript, all, out.summary);
+    if (!out.snapshot.empty() && !out.summary.empty())
+        if (std::optional<llm::Retention> kept = snapshotFacts(out.snapshot, out.summary)) {
             out.factsChecked = true;
-            out.factsKept = kept.kept.size();
-            out.dropped = std::move(kept.dropped);
+            out.factsKept = kept->kept.size();
+            out.dropped = std::move(kept->dropped);
         }
-    }
     return append(recordsFile(root, path), out, error);
 }
 

@@ -9,9 +9,13 @@
 // from its file): which facts of that state the summary kept and which it dropped. Each is one line of `compactions.jsonl` in the
 // session's backups folder; the audit links them to the compactions of the session.
 
+#include "core/llm/answer.h"
 #include "core/strategy/strategy.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +35,7 @@ struct Event {
     bool after() const { return name == "PostCompact"; }
 };
 // False with why when the input is no JSON object, names no transcript, or is no compaction event.
-bool parseEvent(std::string_view json, Event &out, std::string &error);
+bool parseEvent(std::string_view text, Event &out, std::string &error);
 
 struct Record {
     enum class Kind : std::uint8_t {
@@ -65,5 +69,12 @@ std::vector<Record> records(const std::string &root, const std::string &transcri
 
 // The file the records of `transcriptPath` go to.
 std::string recordsFile(const std::string &root, const std::string &transcriptPath);
+
+// A record as compactions.jsonl holds it (and `contextlens-cli hook --json` prints it).
+nlohmann::json recordJson(const Record &r);
+
+// The facts of a snapshot copy (every message of it, as the audit collects them) that `text` kept and
+// dropped; none when the copy cannot be loaded.
+std::optional<llm::Retention> snapshotFacts(const std::string &copy, const std::string &text);
 
 } // namespace cl::compactionhook
