@@ -52,7 +52,7 @@ ojson ClaudeSink::envelope(const std::string &type)
 void ClaudeSink::finish(ojson &j, const std::string &uuid, std::int64_t timeMs)
 {
     j["uuid"] = uuid;
-    j["timestamp"] = isoTime(clock(timeMs));
+    j["timestamp"] = formatTimestamp(clock(timeMs));
 }
 
 void ClaudeSink::line(const ojson &j)
@@ -80,7 +80,7 @@ void ClaudeSink::add(Event &&e)
         j["subtype"] = "compact_boundary";
         j["content"] = "Conversation compacted";
         j["isMeta"] = false;
-        j["timestamp"] = isoTime(clock(m.timeMs));
+        j["timestamp"] = formatTimestamp(clock(m.timeMs));
         j["uuid"] = id;
         j["level"] = "info";
         j["compactMetadata"] = ojson{{"trigger", "auto"}, {"preTokens", e.preTokens}};
@@ -109,11 +109,11 @@ void ClaudeSink::add(Event &&e)
                 const std::string &path = m_rng.pick(m_p.files).path;
                 backups[path] = ojson{{"backupFileName", base62(m_rng, 16) + "@v" + std::to_string(m_rng.range(1, 6))},
                                       {"version", m_rng.range(1, 6)},
-                                      {"backupTime", isoTime(m.timeMs - 1000)}};
+                                      {"backupTime", formatTimestamp(m.timeMs - 1000)}};
             }
             // clang-format off
             ojson s{{"type", "file-history-snapshot"}, {"messageId", id},
-                {"snapshot", ojson{{"messageId", id}, {"trackedFileBackups", backups}, {"timestamp", isoTime(m.timeMs)}}},
+                {"snapshot", ojson{{"messageId", id}, {"trackedFileBackups", backups}, {"timestamp", formatTimestamp(m.timeMs)}}},
                 {"isSnapshotUpdate", false}};
             // clang-format on
             line(s);

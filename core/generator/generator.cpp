@@ -130,7 +130,7 @@ Transcript buildNeutral(const Options &o, std::size_t targetBytes, Stats &stats)
     sys.role = Role::System;
     sys.type = "system";
     sys.timeMs = s.startMs;
-    sys.timestamp = isoTime(s.startMs);
+    sys.timestamp = formatTimestamp(s.startMs);
     Block b;
     b.text = "You are a coding agent working in " + s.project.cwd + " (git branch " + s.project.branch
              + "). Use the tools to read, search and edit files and to run commands. Keep answers short.";

@@ -44,7 +44,6 @@ private:
 
 std::string uuid(Rng &rng);
 std::string base62(Rng &rng, int n);
-std::string isoTime(std::int64_t ms); // 2025-09-03T00:47:19.293Z
 
 struct SourceFile {
     std::string path; // relative to the project root

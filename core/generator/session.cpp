@@ -65,7 +65,7 @@ private:
     void stamp(Message &m)
     {
         m.timeMs = m_now;
-        m.timestamp = isoTime(m_now);
+        m.timestamp = formatTimestamp(m_now);
     }
 
     void emit(Event &&e, bool counts)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <ctime>
 #include <unordered_map>
 #include <unordered_set>
@@ -296,6 +297,18 @@ std::int64_t daysFromCivil(int y, unsigned m, unsigned d)
     return std::int64_t(era) * 146097 + std::int64_t(doe) - 719468;
 }
 } // namespace
+
+std::string formatTimestamp(std::int64_t ms)
+{
+    const std::time_t secs = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+    const int millis = int(ms - std::int64_t(secs) * 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+    return buf;
+}
 
 std::int64_t parseTimestamp(std::string_view s)
 {

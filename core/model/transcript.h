@@ -241,5 +241,7 @@ Transcript sameFileWithoutMessages(const Transcript &t);
 // Parses an RFC 3339 / ISO 8601 timestamp ("2025-09-03T00:47:19.293Z", offsets allowed) or epoch
 // numbers; returns kNoTime when it cannot.
 std::int64_t parseTimestamp(std::string_view s);
+// ms since epoch as "2025-09-03T00:47:19.293Z" (UTC, milliseconds), the form the agents write.
+std::string formatTimestamp(std::int64_t ms);
 
 } // namespace cl

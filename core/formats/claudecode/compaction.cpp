@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A Claude Code session written the way Claude Code writes a compaction (see core/io/export.h).
 #include "core/formats/claudecode/internal.h"
+#include "core/util/uuid.h"
 #include "core/formats/formats.h"
 #include "core/tokens/estimator.h"
 
@@ -93,7 +94,7 @@ void writeRelinked(std::string_view line, const std::string &parent, const std::
 // instead of the strategy's placeholder).
 std::string randomHex(std::size_t digits)
 {
-    std::string hex = claudecode::newUuid();
+    std::string hex = util::randomUuid();
     hex.erase(std::remove(hex.begin(), hex.end(), '-'), hex.end());
     return hex.substr(0, digits);
 }
@@ -184,7 +185,7 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
     b.text = "Conversation compacted";
     boundary.blocks.push_back(b);
     // The boundary's uuid heads the new chain.
-    const std::string boundaryUuid = newUuid();
+    const std::string boundaryUuid = util::randomUuid();
     cl::json::dumpTo(buildLine(boundary, env, boundaryUuid, leaf, lastTimestamp, out.notes), sink);
     sink += '\n';
 
@@ -226,13 +227,13 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
             });
             if (copied)
                 for (const std::string_view l : lines) {
-                    const std::string uuid = newUuid();
+                    const std::string uuid = util::randomUuid();
                     writeRelinked(l, parent, uuid, m.apiMessageId, newId, renames, sink);
                     parent = uuid;
                 }
         }
         if (!copied) {
-            const std::string uuid = newUuid();
+            const std::string uuid = util::randomUuid();
             ordered_json line = buildLine(m, env, uuid, parent, ts, out.notes);
             if (line.empty())
                 continue;

@@ -2,6 +2,7 @@
 // New Claude Code lines built from the neutral model: whole-transcript conversion from another
 // format, and lines a strategy inserted into a Claude Code session.
 #include "core/formats/claudecode/internal.h"
+#include "core/util/uuid.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,15 +24,6 @@ std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull
     return h;
 }
 
-// A version-4-shaped uuid from two numbers, so conversions are deterministic.
-std::string uuidFrom(std::uint64_t hi, std::uint64_t lo)
-{
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%012llx", unsigned(hi >> 32), unsigned((hi >> 16) & 0xFFFF),
-                  unsigned(hi & 0xFFF), unsigned((lo >> 48) & 0xFFF), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
-    return buf;
-}
-
 std::string headerString(const Transcript &t, std::initializer_list<const char *> keys)
 {
     for (const char *k : keys)
@@ -42,24 +34,6 @@ std::string headerString(const Transcript &t, std::initializer_list<const char *
 
 } // namespace
 
-std::string newUuid()
-{
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    return uuidFrom(rng(), rng());
-}
-
-std::string formatTimestamp(std::int64_t ms)
-{
-    const std::time_t secs = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-    const int millis = int(ms - std::int64_t(secs) * 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-    return buf;
-}
-
 Envelope envelopeFrom(const Transcript &t)
 {
     Envelope env;
@@ -68,7 +42,7 @@ Envelope envelopeFrom(const Transcript &t)
         // Hashed where it lies: the source may be hundreds of megabytes.
         const std::string_view seed = t.buffer ? std::string_view(*t.buffer) : std::string_view(t.path);
         const std::uint64_t h = fnv1a(seed);
-        env.sessionId = uuidFrom(h, fnv1a("#", h) ^ t.messages.size());
+        env.sessionId = util::uuidFrom(h, fnv1a("#", h) ^ t.messages.size());
     }
     if (t.format == Format::ClaudeCode) {
         env.cwd = headerString(t, {"cwd"});
@@ -189,7 +163,7 @@ WriteResult writeConversion(const Transcript &t, ByteSink &out)
             continue;
         }
         clock = m.timeMs != kNoTime ? m.timeMs : clock + 1000;
-        const std::string uuid = uuidFrom(seed, i + 1);
+        const std::string uuid = util::uuidFrom(seed, i + 1);
         const ordered_json line = buildLine(m, env, uuid, parent, formatTimestamp(clock), r.notes);
         if (line.empty())
             continue;

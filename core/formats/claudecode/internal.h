@@ -170,8 +170,6 @@ struct Envelope {
     bool agentFile = false; // a subagent's / compaction agent's own file: every line is a sidechain
 };
 Envelope envelopeFrom(const Transcript &t);
-std::string formatTimestamp(std::int64_t ms);
-std::string newUuid();
 // A new line for message m (user / assistant / compact boundary / summary / system event), or an
 // empty object when Claude Code sessions cannot carry it (a system prompt): then notes says why.
 // Whether buildLine writes a line for m (Claude Code has no line for a system prompt).

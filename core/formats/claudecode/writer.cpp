@@ -3,6 +3,7 @@
 // edited messages re-serialized in their original envelope, deleted lines dropped, inserted
 // messages written as new lines, and parentUuid links re-pointed only where they would dangle.
 #include "core/formats/claudecode/internal.h"
+#include "core/util/uuid.h"
 
 #include <algorithm>
 #include <chrono>
@@ -152,7 +153,7 @@ WriteResult writeSameFormat(const Transcript &t, ByteSink &out)
         for (const std::size_t mi : list) {
             const Message &m = t.messages[mi];
             const int lane = m.sidechain ? 1 : 0;
-            const std::string uuid = newUuid();
+            const std::string uuid = util::randomUuid();
             std::string ts = m.timestamp;
             if (ts.empty())
                 ts = m.timeMs != kNoTime ? formatTimestamp(m.timeMs) : lastTimestamp;

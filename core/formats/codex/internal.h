@@ -24,6 +24,5 @@ std::string partsText(const nlohmann::json &parts);
 std::vector<nlohmann::ordered_json> encodeItems(const Message &m, std::vector<std::string> &notes);
 
 // RFC 3339 UTC with milliseconds, like Codex writes.
-std::string formatTimestamp(std::int64_t ms);
 
 } // namespace cl::formats::codex

@@ -17,18 +17,6 @@ namespace codex {
 
 using ojson = nlohmann::ordered_json;
 
-std::string formatTimestamp(std::int64_t ms)
-{
-    const std::time_t secs = std::time_t(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-    const int millis = int(ms - std::int64_t(secs) * 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-    return buf;
-}
-
 namespace {
 
 std::string argumentsString(const nlohmann::json &input)

@@ -28,17 +28,6 @@ ojson toOrdered(const nlohmann::json &j)
     return ojson::parse(json::dump(j), nullptr, false);
 }
 
-std::string isoTime(std::int64_t ms)
-{
-    const std::time_t secs = std::time_t(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms - std::int64_t(secs) * 1000));
-    return buf;
-}
-
 // [{"functionResponse": {"id", "name", "response": {"output" | "error": text}}}], built by moves: an
 // initializer list would copy the text (a tool result may be megabytes) once per level.
 ojson functionResponse(const Block &b, const std::string &name)
@@ -350,7 +339,7 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
     std::vector<ojson> lines;
     std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> callAt; // tool id -> (line, call)
     bool openGemini = false;                                                     // the last line is a gemini turn still taking parts
-    std::string ts = isoTime(0);
+    std::string ts = formatTimestamp(0);
     std::size_t skipped = 0;
     auto userLine = [&](const Message &m) -> ojson & {
         lines.push_back(ojson{{"id", uniqueId(m.id, ids)}, {"timestamp", ts}, {"type", "user"}, {"content", ojson::array()}});
@@ -360,7 +349,7 @@ std::vector<ojson> encodeMessages(const std::vector<const Message *> &msgs, std:
     for (const Message *mp : msgs) {
         const Message &m = *mp;
         if (m.timeMs != kNoTime)
-            ts = isoTime(m.timeMs);
+            ts = formatTimestamp(m.timeMs);
         if (!m.isConversation() || m.role == Role::System) {
             ++skipped;
             continue;
@@ -472,7 +461,7 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
                       (unsigned long long)(h * 31), (unsigned long long)(h * 131), (unsigned long long)(h * 1031));
         project = buf;
     }
-    sink += dumpLine(ojson{{"sessionId", session}, {"projectHash", project}, {"startTime", isoTime(first)}, {"lastUpdated", isoTime(last)}, {"kind", "main"}})
+    sink += dumpLine(ojson{{"sessionId", session}, {"projectHash", project}, {"startTime", formatTimestamp(first)}, {"lastUpdated", formatTimestamp(last)}, {"kind", "main"}})
             + '\n';
     std::set<std::string> ids;
     for (const auto &o : encodeMessages(msgs, out.notes, ids)) {
