@@ -23,7 +23,7 @@ bool parseUnsigned(const std::string &s, std::uint64_t &v)
 
 int generate(const std::vector<std::string> &args, std::string &out, std::string &err)
 {
-    const Args a = parseArgs(args, {{"--format", "", true}, {"--messages", "", true}, {"--size-mb", "", true}, {"--seed", "", true}, {"--max-read-lines", "", true}, {"--output", "-o", true}});
+    const Args a = parseArgs(args, {{"--format", "", true}, {"--messages", "", true}, {"--size-mb", "", true}, {"--seed", "", true}, {"--max-read-lines", "", true}, {"--cwd", "", true}, {"--output", "-o", true}});
     Output o{out, err, a.has("--json")};
     if (a.has("--help")) {
         out += commandHelp("generate");
@@ -36,7 +36,7 @@ int generate(const std::vector<std::string> &args, std::string &out, std::string
     const auto messages = a.value("--messages");
     const auto sizeMb = a.value("--size-mb");
     if (!a.positional.empty() || !formatArg || !outPath || outPath->empty() || messages.has_value() == sizeMb.has_value())
-        return o.fail("generate: usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S] -o OUT");
+        return o.fail("generate: usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--cwd DIR] -o OUT");
     std::string error;
     gen::Options opts;
     const auto format = parseFormat(*formatArg, error);
@@ -64,6 +64,11 @@ int generate(const std::vector<std::string> &args, std::string &out, std::string
         if (!parseUnsigned(*maxLines, v) || v == 0 || v > 100000)
             return o.fail("generate: --max-read-lines needs a positive count, got '" + *maxLines + "'");
         opts.maxReadLines = int(v);
+    }
+    if (const auto cwd = a.value("--cwd")) {
+        if (cwd->empty() || cwd->front() != '/')
+            return o.fail("generate: --cwd needs an absolute folder, got '" + *cwd + "'");
+        opts.cwd = *cwd;
     }
     gen::Stats stats;
     std::string bytes = gen::generate(opts, &stats, &error);

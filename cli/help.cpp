@@ -25,7 +25,7 @@ std::string helpText()
                                                         "  convert FILE --to FORMAT -o OUT [--as FORMAT] [--force] [--redact] [--json]\n"
                                                         "      Write FILE in another format (OUT '-': standard output); never overwrites FILE or an\n"
                                                         "      existing OUT without --force. What was written is loaded back and validated.\n"
-                                                        "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] -o OUT [--json]\n"
+                                                        "  generate --format FORMAT (--messages N | --size-mb M) [--seed S] [--max-read-lines L] [--cwd DIR] -o OUT [--json]\n"
                                                         "      Write a synthetic agent session (OUT '-' writes to standard output).\n"
                                                         "  tokens FILE|- [--encoding o200k_base|cl100k_base] [--report] [--json]\n"
                                                         "      Exact BPE token count of a text file or stdin; --report on a transcript adds the\n"
@@ -192,19 +192,20 @@ std::string commandHelp(const std::string &command)
                "summary kept, and the dropped ones the session file no longer holds.\n"
                "Exit: 0 (also when the session has no compaction), 2 failure.\n";
     if (command == "sessions")
-        return "Usage: contextlens-cli sessions [--home DIR] [--folder DIR ...] [--agent claude-code|codex|gemini|api]\n"
+        return "Usage: contextlens-cli sessions [--home DIR] [--folder DIR ...] [--agent claude-code|codex|gemini|qwen-code|api]\n"
                "                                [--project TEXT] [--sort last|start|size|peak|messages|cost]\n"
                "                                [--cache FILE | --no-cache] [--prices FILE] [--json]\n"
                "Lists the agent sessions under DIR (default: $HOME): Claude Code (.claude/projects/*/*.jsonl, its\n"
-               "subagent files counted with their session), Codex (.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)\n"
-               "and Gemini CLI (.gemini/tmp/*/chats/session-*, checkpoint-*.json marked [checkpoint]), plus every\n"
-               "transcript file under each --folder. Grouped by project, one line per session: start and last\n"
-               "activity (UTC), agent, messages, peak measured context (input + cache tokens of one response),\n"
-               "compactions, size, cost (the measured usage of the session and its subagents, each response\n"
-               "once, priced as for contextlens-cli cost; \"+\": some model has no price, \"-\": no usage\n"
-               "recorded), model, title or first request, path. --agent and --project (a substring)\n"
-               "filter; --sort orders, largest or newest first (default: last). Files are read only when their\n"
-               "size or modification time changed since the cache was written (default cache:\n"
+               "subagent files counted with their session), Codex (.codex/sessions/YYYY/MM/DD/rollout-*.jsonl),\n"
+               "Gemini CLI (.gemini/tmp/*/chats/session-*, checkpoint-*.json marked [checkpoint]) and Qwen Code\n"
+               "(.qwen/projects/*/chats/*.jsonl), plus every transcript file under each --folder. Grouped by\n"
+               "project, one line per session: start and last activity (UTC), agent, messages, peak measured\n"
+               "context (input + cache tokens of one response), compactions, size, cost (the measured usage of\n"
+               "the session and its subagents, each response once, priced as for contextlens-cli cost; \"+\":\n"
+               "some model has no price, \"-\": no usage recorded), model, title or first request, path.\n"
+               "--agent and --project (a substring) filter; --sort orders, largest or newest first (default:\n"
+               "last). Files are read only when their size or modification time changed since the cache was\n"
+               "written (default cache:\n"
                "$XDG_CACHE_HOME/contextlens/sessions.json, else ~/.cache/contextlens/sessions.json).\n"
                "Exit: 0, 2 bad usage.\n";
     if (command == "context")
@@ -398,10 +399,12 @@ std::string commandHelp(const std::string &command)
                "Exit: 0 simulated, 2 failure (unknown strategy, bad parameter, unreadable file).\n";
     if (command == "generate")
         return "Usage: contextlens-cli generate --format FORMAT (--messages N | --size-mb M) [--seed S]\n"
-               "                                [--max-read-lines L] -o OUT [--json]\n"
+               "                                [--max-read-lines L] [--cwd DIR] -o OUT [--json]\n"
                "Writes a deterministic synthetic agent session (same seed, same bytes), replacing OUT\n"
                "atomically if it exists. OUT '-' is stdout.\n"
                "--max-read-lines caps file reads (default 2000, as Claude Code) for small demo files.\n"
+               "--cwd names the project folder the session works in (an agent such as Qwen Code resumes a\n"
+               "session only in its own folder); default: a made-up one.\n"
                "Exit: 0 written, 2 failure.\n";
     return helpText();
 }

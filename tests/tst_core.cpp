@@ -294,6 +294,10 @@ private Q_SLOTS:
             R"({"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}
 {"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[]}})")
                                << "codex";
+        QTest::newRow("qwen-code") << QStringLiteral(
+            R"({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","parts":[{"text":"hi"}]}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"role":"model","parts":[{"text":"yo"}]}})")
+                                   << "qwen-code";
         QTest::newRow("gemini-cli jsonl") << QStringLiteral(
             R"({"sessionId":"s","projectHash":"p","startTime":"2026-01-01T00:00:00Z","kind":"main"}
 {"id":"m1","timestamp":"2026-01-01T00:00:00Z","type":"user","content":[{"text":"hi"}]})")
@@ -334,7 +338,7 @@ private Q_SLOTS:
 
     void formatNames()
     {
-        QCOMPARE(allFormats().size(), std::size_t(7));
+        QCOMPARE(allFormats().size(), std::size_t(8));
         for (Format f : allFormats())
             QCOMPARE(formatFromName(formatName(f)), std::optional<Format>(f));
         QVERIFY(!formatFromName("claude"));

@@ -30,6 +30,7 @@ struct LoadContext {
 void loadClaudeCode(Transcript &t, const LoadContext &ctx);
 void loadCodex(Transcript &t, const LoadContext &ctx);
 void loadGeminiCli(Transcript &t, const LoadContext &ctx);
+void loadQwenCode(Transcript &t, const LoadContext &ctx);
 void loadOpenAIChat(Transcript &t, const LoadContext &ctx);
 void loadOpenAIResponses(Transcript &t, const LoadContext &ctx);
 void loadAnthropic(Transcript &t, const LoadContext &ctx);
@@ -50,6 +51,12 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
                                       const nlohmann::json &origin = nlohmann::json::object());
 WriteResult writeCodex(const Transcript &t, ByteSink &out);
 WriteResult writeGeminiCli(const Transcript &t, ByteSink &out);
+// Same format with edits: the original lines, then one chat_compression record holding the edited
+// live context (core/formats/qwencode/writer.cpp); other formats: a new session.
+WriteResult writeQwenCode(const Transcript &t, ByteSink &out);
+// The compression record with the token counts it states (originalTokenCount, newTokenCount: what
+// Qwen Code takes as its prompt size on resume); -1: the live context figure of the original / of t.
+WriteResult writeQwenCodeCompaction(const Transcript &t, std::int64_t preTokens, std::int64_t postTokens, ByteSink &out);
 WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out);
 WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out);
 WriteResult writeAnthropic(const Transcript &t, ByteSink &out);

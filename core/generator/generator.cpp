@@ -27,7 +27,7 @@ std::string toolNameFor(Format f, const std::string &claudeName)
     for (const auto &r : rows) {
         if (claudeName != r.claude)
             continue;
-        if (f == Format::GeminiCli || f == Format::Gemini)
+        if (f == Format::GeminiCli || f == Format::Gemini || f == Format::QwenCode)
             return r.gemini;
         if (f == Format::Codex || f == Format::OpenAIChat || f == Format::OpenAIResponses)
             return r.openai;
@@ -43,6 +43,7 @@ std::string modelFor(Format f)
     case Format::OpenAIResponses: return "gpt-5-codex";
     case Format::GeminiCli:
     case Format::Gemini: return "gemini-2.5-pro";
+    case Format::QwenCode: return "qwen3-coder-plus";
     default: return "claude-sonnet-4-5-20250929";
     }
 }
@@ -90,7 +91,8 @@ private:
             return it == m_ids.end() ? b.toolId : it->second;
         }
         std::string id = b.toolId;
-        if (m_target == Format::Codex || m_target == Format::OpenAIChat || m_target == Format::OpenAIResponses)
+        if (m_target == Format::Codex || m_target == Format::OpenAIChat || m_target == Format::OpenAIResponses
+            || m_target == Format::QwenCode)
             id = "call_" + suffix;
         else if (m_target == Format::GeminiCli || m_target == Format::Gemini)
             id = b.toolName + "-" + std::to_string(timeMs) + "-" + suffix.substr(0, 12);
@@ -109,10 +111,12 @@ struct Setup {
     Project project;
     std::int64_t startMs;
     std::string sessionId;
-    explicit Setup(std::uint64_t seed)
-        : rng(seed)
+    explicit Setup(const Options &o)
+        : rng(o.seed)
         , project(makeProject(rng))
     {
+        if (!o.cwd.empty())
+            project.cwd = o.cwd;
         // Some day in 2025, 08:00-11:00 UTC.
         startMs = (1735689600LL + std::int64_t(rng.below(330)) * 86400 + 8 * 3600 + std::int64_t(rng.below(3 * 3600))) * 1000;
         sessionId = uuid(rng);
@@ -121,7 +125,7 @@ struct Setup {
 
 Transcript buildNeutral(const Options &o, std::size_t targetBytes, Stats &stats)
 {
-    Setup s(o.seed);
+    Setup s(o);
     Transcript t;
     t.format = Format::Unknown; // synthesized: writers must build everything from the messages
     t.path = "generated";
@@ -148,7 +152,7 @@ Transcript buildNeutral(const Options &o, std::size_t targetBytes, Stats &stats)
 
 std::string generateClaude(const Options &o, Stats &stats)
 {
-    Setup s(o.seed);
+    Setup s(o);
     ClaudeSink sink(o.seed, s.project, s.sessionId, stats);
     SessionLimits limits;
     limits.messages = o.messages;

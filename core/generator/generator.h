@@ -36,6 +36,8 @@ struct Options {
     double gapShare = 0.12;      // share of user requests after a pause of more than 5 minutes
     // Longest Read (Claude Code's own limit is 2000 lines); smaller values give small demo files.
     int maxReadLines = 2000;
+    // The project folder the session works in (its cwd, the files' paths); empty: a generated one.
+    std::string cwd;
 };
 
 // What was generated, counted the way a Claude Code loader should see it (so tests can check the

@@ -83,6 +83,8 @@ std::string agentOfCommand(const std::vector<std::string> &argv)
             return "Codex";
         if (base == "gemini" || arg.find("@google/gemini-cli") != std::string::npos)
             return "Gemini CLI";
+        if (base == "qwen" || arg.find("@qwen-code/qwen-code") != std::string::npos)
+            return "Qwen Code";
         return {};
     };
     if (argv.empty())
@@ -104,6 +106,8 @@ std::string agentOfFormat(Format f)
         return "Codex";
     case Format::GeminiCli:
         return "Gemini CLI";
+    case Format::QwenCode:
+        return "Qwen Code";
     default:
         return {};
     }
@@ -292,8 +296,10 @@ SessionHint hintFromBytes(const std::string &path, std::string_view bytes, Forma
             break;
         }
         if (!str(j, "sessionId").empty() && !str(j, "cwd").empty()) {
+            const bool qwen = j.contains("provenance") || j.contains("systemPayload")
+                              || (j.contains("message") && j["message"].is_object() && j["message"].contains("parts"));
             if (h.format == Format::Unknown)
-                h.format = Format::ClaudeCode;
+                h.format = qwen ? Format::QwenCode : Format::ClaudeCode;
             h.sessionId = str(j, "sessionId");
             h.folder = str(j, "cwd");
             break;

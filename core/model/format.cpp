@@ -7,10 +7,11 @@
 namespace cl {
 
 namespace {
-constexpr std::array<std::pair<Format, std::string_view>, 7> kNames{{
+constexpr std::array<std::pair<Format, std::string_view>, 8> kNames{{
     {Format::ClaudeCode, "claude-code"},
     {Format::Codex, "codex"},
     {Format::GeminiCli, "gemini-cli"},
+    {Format::QwenCode, "qwen-code"},
     {Format::OpenAIChat, "openai-chat"},
     {Format::OpenAIResponses, "openai-responses"},
     {Format::Anthropic, "anthropic"},
@@ -50,9 +51,20 @@ bool isApiFormat(Format f)
     return f == Format::Anthropic || f == Format::OpenAIChat || f == Format::OpenAIResponses || f == Format::Gemini;
 }
 
+std::string_view agentTitle(Format f)
+{
+    switch (f) {
+    case Format::ClaudeCode: return "Claude Code";
+    case Format::Codex: return "Codex CLI";
+    case Format::GeminiCli: return "Gemini CLI";
+    case Format::QwenCode: return "Qwen Code";
+    default: return {};
+    }
+}
+
 bool isJsonLines(Format f)
 {
-    return f == Format::ClaudeCode || f == Format::Codex || f == Format::GeminiCli;
+    return f == Format::ClaudeCode || f == Format::Codex || f == Format::GeminiCli || f == Format::QwenCode;
 }
 
 } // namespace cl

@@ -16,13 +16,19 @@ enum class Format {
     OpenAIChat,
     OpenAIResponses,
     Anthropic,
-    Gemini
+    Gemini,
+    QwenCode
 };
+// One past the last value: arrays indexed by Format.
+inline constexpr int kFormatSlots = static_cast<int>(Format::QwenCode) + 1;
 
 std::string_view formatName(Format f); // "claude-code", "codex", ... ; "unknown"
 std::optional<Format> formatFromName(std::string_view name);
 const std::vector<Format> &allFormats(); // every real format, in a stable order
 bool isApiFormat(Format f);              // anthropic, openai-chat, openai-responses, gemini
-bool isJsonLines(Format f);              // claude-code, codex, gemini-cli (JSONL flavour)
+// The agent that writes a session format, as users name it ("Claude Code", "Codex CLI", "Gemini CLI",
+// "Qwen Code"); empty for the API formats.
+std::string_view agentTitle(Format f);
+bool isJsonLines(Format f); // claude-code, codex, gemini-cli, qwen-code (JSONL flavour)
 
 } // namespace cl

@@ -178,6 +178,17 @@ void geminiTmp(Collector &collect, const fs::path &geminiDir, std::vector<std::s
     }
 }
 
+// Qwen Code names a project's folder after its path ("/" and other separators as "-"); the records
+// name the path itself (cwd), which the scan takes.
+void qwenProjects(Collector &collect, const fs::path &root)
+{
+    for (const auto &project : entries(root))
+        if (isDir(project))
+            for (const auto &e : entries(project.path() / "chats"))
+                if (e.path().extension() == ".jsonl")
+                    collect.add(e.path(), Origin::QwenProjects, project.path().filename().string());
+}
+
 // Any .jsonl / .json file of an added folder, at any depth; subagent files stay with their session.
 void folder(Collector &collect, const fs::path &root, std::vector<std::string> &warnings)
 {
@@ -222,6 +233,7 @@ std::vector<Candidate> discover(const ScanOptions &options, std::vector<std::str
         claudeProjects(collect, home / ".claude" / "projects");
         codexSessions(collect, home / ".codex" / "sessions");
         geminiTmp(collect, home / ".gemini", warnings);
+        qwenProjects(collect, home / ".qwen" / "projects");
     }
     for (const auto &f : options.folders) {
         std::error_code ec;

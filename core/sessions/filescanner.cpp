@@ -86,6 +86,10 @@ void summarizeLoaded(const Transcript &t, Session &out)
         if (m.role == Role::User && out.firstRequest.empty() && m.kind == MessageKind::Conversation && !m.isMeta)
             out.firstRequest = firstLine(typedRequest(m.plainText()));
     }
+    if (const std::string cwd = json::str(t.header, "cwd"); !cwd.empty() && out.project.empty())
+        out.project = cwd;
+    if (const std::string id = json::str(t.header, "sessionId"); !id.empty() && out.sessionId.empty())
+        out.sessionId = id;
     if (out.model.empty() && t.header.is_object())
         if (const auto it = t.header.find("model"); it != t.header.end() && it->is_string())
             out.model = it->get<std::string>();
@@ -141,6 +145,7 @@ bool FileScanner::scan(const Candidate &c, Session &out, std::string &why)
     case Origin::CodexSessions: d->scanAs(Format::Codex, c.path, out); break;
     case Origin::GeminiChat:
     case Origin::GeminiCheckpoint: d->scanAs(Format::GeminiCli, c.path, out); break;
+    case Origin::QwenProjects: d->scanAs(Format::QwenCode, c.path, out); break;
     case Origin::Folder: {
         const std::string_view view = d->bytes.view();
         const Format format = detectFormat(view, c.path, simdjson::SIMDJSON_PADDING);

@@ -17,13 +17,14 @@ std::string_view agentName(Agent a)
     case Agent::Codex: return "codex";
     case Agent::Gemini: return "gemini";
     case Agent::Api: return "api";
+    case Agent::QwenCode: return "qwen-code";
     }
     return "api";
 }
 
 bool agentFromName(std::string_view name, Agent &out)
 {
-    for (Agent a : {Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::Api})
+    for (Agent a : {Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::QwenCode, Agent::Api})
         if (name == agentName(a)) {
             out = a;
             return true;
@@ -41,8 +42,21 @@ Agent agentOf(Format f)
     case Format::ClaudeCode: return Agent::ClaudeCode;
     case Format::Codex: return Agent::Codex;
     case Format::GeminiCli: return Agent::Gemini;
+    case Format::QwenCode: return Agent::QwenCode;
     default: return Agent::Api;
     }
+}
+
+Format formatOf(Agent a)
+{
+    switch (a) {
+    case Agent::ClaudeCode: return Format::ClaudeCode;
+    case Agent::Codex: return Format::Codex;
+    case Agent::Gemini: return Format::GeminiCli;
+    case Agent::QwenCode: return Format::QwenCode;
+    case Agent::Api: break;
+    }
+    return Format::Unknown;
 }
 
 std::string defaultCachePath()

@@ -24,10 +24,12 @@ enum class Agent : std::uint8_t {
     Codex,
     Gemini,
     Api, // a raw API history found in an added folder
+    QwenCode,
 };
-std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "api"
+std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "api", "qwen-code"
 bool agentFromName(std::string_view name, Agent &out);
 Agent agentOf(Format f);
+Format formatOf(Agent a); // the session format an agent writes; Unknown for Api
 
 // What one session file says about itself. The figures count the main file only (subagent files
 // are counted, not read):

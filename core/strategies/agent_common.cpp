@@ -43,6 +43,23 @@ bool isObservation(const Message &m)
     return m.role == Role::Tool || m.hasToolResult();
 }
 
+Summary summarizeTurns(const Input &in, Editor &e, const std::vector<std::size_t> &positions, std::size_t count,
+                       const char *style, std::int64_t &seedTokens)
+{
+    const Transcript &t = e.transcript();
+    SummaryRequest req;
+    req.transcript = &t;
+    req.style = style;
+    req.analysis = &e.analysis();
+    seedTokens = 0;
+    for (std::size_t k = 0; k < count && k < positions.size(); ++k) {
+        req.messages.push_back(e.at(positions[k]));
+        seedTokens += tokens::estimateMessage(t.messages[e.at(positions[k])]);
+    }
+    req.tokensBefore = seedTokens;
+    return in.summary().summarize(req);
+}
+
 Result unchangedResult(const Input &in, std::string note, std::vector<std::string> log)
 {
     Editor e(in);

@@ -4,6 +4,7 @@
 // Small helpers shared by the peer policies (not part of the engine contract).
 
 #include "core/strategy/editor.h"
+#include "core/strategy/summary/summary.h"
 
 #include <cstdint>
 #include <string>
@@ -24,6 +25,12 @@ std::int64_t blockTokensWithText(const Block &b, std::string_view text);
 bool isRequest(const Message &m);
 // Holds a tool result (Role::Tool, or a user message with tool_result blocks).
 bool isObservation(const Message &m);
+// The summary of the turns at the first `count` of `positions` (editor positions) in `style` (the
+// configured summarizer, else the rule-based one); `seedTokens` gets their seed estimate.
+Summary summarizeTurns(const Input &in, Editor &e, const std::vector<std::size_t> &positions, std::size_t count,
+                       const char *style, std::int64_t &seedTokens);
+// The model's short acknowledgement after a state snapshot (Gemini CLI, Qwen Code).
+inline constexpr std::string_view kSnapshotAck = "Got it. Thanks for the additional context!";
 // The conversation with a result of `unchanged` + note (e.g. below trigger).
 Result unchangedResult(const Input &in, std::string note, std::vector<std::string> log = {});
 // Tool blocks of kept messages whose partner is not kept. `kept` is by conversation position.

@@ -31,17 +31,19 @@ std::unique_ptr<Strategy> makeHardTruncate(); // "hard-truncate"   hard_truncate
 std::unique_ptr<Strategy> makeProgressive();  // "progressive"     progressive.cpp
 
 // What a real agent would do to this session (docs/design/agents.md).
-std::unique_ptr<Strategy> makeGeminiCli();              // "gemini-cli"                    gemini_cli.cpp
-std::unique_ptr<Strategy> makeClaudeCodeCompact();      // "claude-code-compact"           claude_code_compact.cpp
-std::unique_ptr<Strategy> makeClaudeCodeMicrocompact(); // "claude-code-microcompact"      claude_code_microcompact.cpp
-std::unique_ptr<Strategy> makeAnthropicClearToolUses(); // "anthropic-clear-tool-uses"     anthropic_clear.cpp
-std::unique_ptr<Strategy> makeAnthropicClearThinking(); // "anthropic-clear-thinking"      anthropic_clear.cpp
-std::unique_ptr<Strategy> makeCodex();                  // "codex"                         codex.cpp
-std::unique_ptr<Strategy> makeLangChainTrimFirst();     // "langchain-trim-first"          langchain_trim.cpp
-std::unique_ptr<Strategy> makeLangChainTrimLast();      // "langchain-trim-last"           langchain_trim.cpp
-std::unique_ptr<Strategy> makeOpenHandsAmortized();     // "openhands-amortized"           openhands.cpp
-std::unique_ptr<Strategy> makeOpenHandsMasking();       // "openhands-observation-masking" openhands.cpp
-std::unique_ptr<Strategy> makeCline();                  // "cline"                         cline.cpp
-std::unique_ptr<Strategy> makeSweAgent();               // "swe-agent"                     swe_agent.cpp
+std::unique_ptr<Strategy> makeGeminiCli();                // "gemini-cli"                    gemini_cli.cpp
+std::unique_ptr<Strategy> makeClaudeCodeCompact();        // "claude-code-compact"           claude_code_compact.cpp
+std::unique_ptr<Strategy> makeClaudeCodeMicrocompact();   // "claude-code-microcompact"      claude_code_microcompact.cpp
+std::unique_ptr<Strategy> makeAnthropicClearToolUses();   // "anthropic-clear-tool-uses"     anthropic_clear.cpp
+std::unique_ptr<Strategy> makeAnthropicClearThinking();   // "anthropic-clear-thinking"      anthropic_clear.cpp
+std::unique_ptr<Strategy> makeCodex();                    // "codex"                         codex.cpp
+std::unique_ptr<Strategy> makeLangChainTrimFirst();       // "langchain-trim-first"          langchain_trim.cpp
+std::unique_ptr<Strategy> makeLangChainTrimLast();        // "langchain-trim-last"           langchain_trim.cpp
+std::unique_ptr<Strategy> makeOpenHandsAmortized();       // "openhands-amortized"           openhands.cpp
+std::unique_ptr<Strategy> makeOpenHandsMasking();         // "openhands-observation-masking" openhands.cpp
+std::unique_ptr<Strategy> makeCline();                    // "cline"                         cline.cpp
+std::unique_ptr<Strategy> makeSweAgent();                 // "swe-agent"                     swe_agent.cpp
+std::unique_ptr<Strategy> makeQwenCodeCompress();         // "qwen-code"                     qwen_code.cpp
+std::unique_ptr<Strategy> makeQwenCodeClearToolResults(); // "qwen-code-clear-tool-results" qwen_code_clear.cpp
 
 } // namespace cl::strategy

@@ -109,22 +109,12 @@ public:
         if (split == 0)
             return agents::unchangedResult(in, "nothing to compress: no clean user turn to split at");
 
-        SummaryRequest req;
-        req.transcript = &t;
-        req.style = "gemini";
-        req.analysis = &e.analysis();
         std::int64_t removedTokens = 0;
-        for (std::size_t k = 0; k < split; ++k) {
-            req.messages.push_back(e.at(history[k]));
-            removedTokens += tokens::estimateMessage(t.messages[e.at(history[k])]);
-        }
-        req.tokensBefore = removedTokens;
-        Summary s = in.summary().summarize(req);
+        Summary s = agents::summarizeTurns(in, e, history, split, "gemini", removedTokens);
         if (s.text.empty())
             return agents::unchangedResult(in, "compression rejected: the summary is empty");
-        const std::string ack = "Got it. Thanks for the additional context!";
         Message summaryMsg = makeTextMessage(Role::User, s.text, MessageKind::CompactSummary);
-        Message ackMsg = makeTextMessage(Role::Assistant, ack);
+        Message ackMsg = makeTextMessage(Role::Assistant, std::string(agents::kSnapshotAck));
         const std::int64_t added = tokens::estimateMessage(summaryMsg) + tokens::estimateMessage(ackMsg);
         if (added >= removedTokens)
             return agents::unchangedResult(in, "compression rejected: the new history would not be smaller ("

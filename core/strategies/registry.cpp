@@ -39,6 +39,8 @@ const std::vector<const Strategy *> &all()
         v.push_back(makeOpenHandsMasking());
         v.push_back(makeCline());
         v.push_back(makeSweAgent());
+        v.push_back(makeQwenCodeCompress());
+        v.push_back(makeQwenCodeClearToolResults());
         return v;
     }();
     static const std::vector<const Strategy *> list = [] {

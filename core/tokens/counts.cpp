@@ -95,6 +95,7 @@ Family detectFamily(const Transcript &t)
     case Format::Anthropic: return Family::Claude;
     case Format::Gemini:
     case Format::GeminiCli: return Family::Gemini;
+    case Format::QwenCode: return Family::Unknown; // Qwen models: no stated tokenizer here
     case Format::Unknown: break;
     }
     return Family::Unknown;

@@ -282,11 +282,11 @@ std::optional<WireCompaction> linkWire(const std::vector<recording::CompactionCa
 }
 
 // Where the compaction's boundary starts in the file, for the formats an agent only appends to
-// (Claude Code, Codex); none for the others.
+// (Claude Code, Codex, Qwen Code); none for the others.
 std::optional<std::uint64_t> boundaryOffset(const Transcript &t, std::size_t boundary)
 {
     const Message &m = t.messages[boundary];
-    if ((t.format != Format::ClaudeCode && t.format != Format::Codex) || m.records.empty() || m.records.front() >= t.records.size())
+    if ((t.format != Format::ClaudeCode && t.format != Format::Codex && t.format != Format::QwenCode) || m.records.empty() || m.records.front() >= t.records.size())
         return std::nullopt;
     return t.records[m.records.front()].offset;
 }

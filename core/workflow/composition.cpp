@@ -2,6 +2,7 @@
 #include "core/workflow/composition.h"
 
 #include "core/analysis/analysis.h"
+#include "core/strategies/qwen_code.h"
 #include "core/strategies/registry.h"
 #include "core/strategy/strategy.h"
 #include "core/tokens/estimator.h"
@@ -170,6 +171,8 @@ std::pair<std::int64_t, std::string> reservedFor(Format f, std::int64_t window)
         return {std::int64_t(std::llround(double(window) * 0.1)), "Codex compacts at 90 % of the window"};
     case Format::GeminiCli:
         return {std::int64_t(std::llround(double(window) * 0.5)), "Gemini CLI compresses at 50 % of the window"};
+    case Format::QwenCode:
+        return {window - strategy::qwenCodeCompressAt(window), "Qwen Code compresses at 85 % of the window, or 33 000 tokens below it"};
     default: return {0, "an API history: no agent buffer"};
     }
 }

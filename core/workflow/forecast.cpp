@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/workflow/forecast.h"
 
+#include "core/strategies/qwen_code.h"
 #include "core/strategies/registry.h"
 #include "core/tokens/estimator.h"
 #include "core/util/numbertext.h"
@@ -50,6 +51,14 @@ void setTrigger(Compaction &c, Format format)
         c.agent = "Gemini CLI";
         c.rule = percent(share) + " of the model's limit";
         c.trigger = std::int64_t(share * double(c.window));
+        return;
+    }
+    case Format::QwenCode: {
+        const double share = defaultOf("qwen-code", "threshold", 0.85);
+        const auto reserve = std::int64_t(defaultOf("qwen-code", "summaryReserve", 20000) + defaultOf("qwen-code", "bufferTokens", 13000));
+        c.agent = "Qwen Code";
+        c.rule = "min(" + percent(share) + " of the window, window − " + util::grouped(reserve) + " tokens)";
+        c.trigger = strategy::qwenCodeCompressAt(c.window, share, reserve, 0);
         return;
     }
     default:

@@ -318,7 +318,8 @@ QString MainWindow::openFolder() const
     const QString last = QSettings().value(QStringLiteral("files/openFolder")).toString();
     if (!last.isEmpty() && QFileInfo(last).isDir())
         return last;
-    for (const QString &agent : {QStringLiteral(".claude/projects"), QStringLiteral(".codex/sessions"), QStringLiteral(".gemini/tmp")})
+    for (const QString &agent : {QStringLiteral(".claude/projects"), QStringLiteral(".codex/sessions"), QStringLiteral(".gemini/tmp"),
+                                 QStringLiteral(".qwen/projects")})
         if (const QString dir = QDir::home().filePath(agent); QFileInfo(dir).isDir())
             return dir;
     return QDir::homePath();

@@ -15,7 +15,9 @@
 #include "core/formats/formats.h"
 #include "core/util/json.h"
 
+#include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,7 +67,25 @@ void addSideMessage(Transcript &t, cl::json::Range range, std::string recordType
 // Sorts records into file order and fixes the indices on both sides.
 void sortRecords(Transcript &t);
 
+// Gemini Content {role, parts} decoder, shared by the gemini loader, Gemini CLI checkpoints and Qwen
+// Code's records (core/formats/api/gemini.cpp). Calls without an id get a stable synthesized one
+// (name + position) that the next functionResponse of the same name takes, the way Gemini itself
+// pairs them; a part's thoughtSignature goes to m.meta["thoughtSignatures"][block index].
+struct GeminiDecoder {
+    std::map<std::string, std::deque<std::string>> open;
+    std::size_t index = 0;
+    // One Content into m (role from its "role"); false when it is not an object.
+    bool operator()(Transcript &t, const json &content, std::uint32_t line, Message &m);
+    // The parts of one Content into m's blocks (m's role untouched).
+    void decodeParts(Transcript &t, const json &parts, std::uint32_t line, Message &m);
+    void decodePart(Transcript &t, const json &part, std::uint32_t line, std::size_t ci, std::size_t pi, Message &m);
+};
+
 // ---- writing ----
+
+// Blocks as Gemini Content parts, with the thought signatures a decoder kept ({block index: sig});
+// what parts cannot carry is left out and named in notes.
+json encodeGeminiParts(std::vector<Block> blocks, const json &signatures, std::vector<std::string> &notes);
 
 // Encodes one (edited) message as the element(s) that replace it in the main array.
 using EncodeFn = std::function<std::vector<json>(const Message &m, std::vector<std::string> &notes)>;

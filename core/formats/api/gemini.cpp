@@ -42,91 +42,6 @@ std::string responseText(const json &response, bool &isError)
     return cl::json::dump(response);
 }
 
-// Content decoder. Calls without an id get a stable synthesized one (name + position) that the
-// next functionResponse of the same name takes, the way Gemini itself pairs them.
-struct GeminiDecoder {
-    std::map<std::string, std::deque<std::string>> open;
-    std::size_t index = 0;
-
-    bool operator()(Transcript &t, const json &content, std::uint32_t line, Message &m)
-    {
-        const std::size_t ci = index++;
-        if (!content.is_object()) {
-            t.addDiagnostic(line, "content is not an object (kept as is)");
-            return false;
-        }
-        m.type = cl::json::str(content, "role");
-        if (m.type == "user" || m.type.empty())
-            m.role = Role::User;
-        else if (m.type == "model")
-            m.role = Role::Assistant;
-        else if (m.type == "function" || m.type == "tool")
-            m.role = Role::Tool;
-        else if (m.type == "system")
-            m.role = Role::System;
-        else
-            t.addDiagnostic(line, "unknown role '" + m.type + "'");
-        const json *parts = cl::json::array(content, "parts");
-        if (!parts) {
-            t.addDiagnostic(line, "content has no parts array");
-            return true;
-        }
-        for (std::size_t pi = 0; pi < parts->size(); ++pi)
-            decodePart(t, (*parts)[pi], line, ci, pi, m);
-        return true;
-    }
-
-    void decodePart(Transcript &t, const json &part, std::uint32_t line, std::size_t ci, std::size_t pi, Message &m)
-    {
-        Block b;
-        if (!part.is_object()) {
-            t.addDiagnostic(line, "part is not an object");
-            b.type = BlockType::Raw;
-            b.text = cl::json::dump(part);
-        } else if (const json *text = cl::json::child(part, "text"); text && text->is_string()) {
-            b.type = cl::json::boolean(part, "thought") ? BlockType::Thinking : BlockType::Text;
-            b.text = text->get<std::string>();
-        } else if (const json *call = cl::json::object(part, "functionCall")) {
-            b.type = BlockType::ToolUse;
-            b.toolName = cl::json::str(*call, "name");
-            b.toolId = cl::json::str(*call, "id");
-            const json *args = cl::json::child(*call, "args");
-            b.input = args && !args->is_null() ? *args : json::object();
-            if (b.toolId.empty()) {
-                b.toolId = std::string(api::kSynthPrefix) + idSafe(b.toolName) + "_" + std::to_string(ci) + "_"
-                           + std::to_string(pi);
-                open[b.toolName].push_back(b.toolId);
-            }
-        } else if (const json *resp = cl::json::object(part, "functionResponse")) {
-            b.type = BlockType::ToolResult;
-            b.toolName = cl::json::str(*resp, "name");
-            b.toolId = cl::json::str(*resp, "id");
-            const json *response = cl::json::child(*resp, "response");
-            b.text = response ? responseText(*response, b.isError) : std::string();
-            if (auto it = open.find(b.toolName); b.toolId.empty() && it != open.end() && !it->second.empty()) {
-                b.toolId = it->second.front();
-                it->second.pop_front();
-            }
-        } else if (const json *inline_ = cl::json::object(part, "inlineData")) {
-            b.mediaType = cl::json::str(*inline_, "mimeType");
-            b.type = b.mediaType.rfind("image/", 0) == 0 ? BlockType::Image : BlockType::Document;
-            const std::string data = cl::json::str(*inline_, "data");
-            b.dataSize = data.size();
-            b.input = json{{"data", data}, {"media_type", b.mediaType}};
-        } else if (const json *file = cl::json::object(part, "fileData")) {
-            b.type = BlockType::Document;
-            b.mediaType = cl::json::str(*file, "mimeType");
-            b.input = json{{"url", cl::json::str(*file, "fileUri")}};
-        } else {
-            b.type = BlockType::Raw; // executableCode, codeExecutionResult, ...
-            b.text = cl::json::dump(part);
-        }
-        if (const std::string sig = cl::json::str(part, "thoughtSignature"); !sig.empty())
-            m.meta["thoughtSignatures"][std::to_string(m.blocks.size())] = sig;
-        m.blocks.push_back(std::move(b));
-    }
-};
-
 // False when the block cannot be carried. Consumes b's text (the caller hands over its own block, or
 // a shapeOf for a probe).
 bool encodePart(Block &b, json &out, std::vector<std::string> &notes)
@@ -188,7 +103,96 @@ bool encodePart(Block &b, json &out, std::vector<std::string> &notes)
     return false;
 }
 
-json encodeParts(std::vector<Block> blocks, const json &signatures, std::vector<std::string> &notes)
+} // namespace
+
+namespace api {
+
+bool GeminiDecoder::operator()(Transcript &t, const json &content, std::uint32_t line, Message &m)
+{
+    if (!content.is_object()) {
+        ++index;
+        t.addDiagnostic(line, "content is not an object (kept as is)");
+        return false;
+    }
+    m.type = cl::json::str(content, "role");
+    if (m.type == "user" || m.type.empty())
+        m.role = Role::User;
+    else if (m.type == "model")
+        m.role = Role::Assistant;
+    else if (m.type == "function" || m.type == "tool")
+        m.role = Role::Tool;
+    else if (m.type == "system")
+        m.role = Role::System;
+    else
+        t.addDiagnostic(line, "unknown role '" + m.type + "'");
+    const json *parts = cl::json::array(content, "parts");
+    if (!parts) {
+        ++index;
+        t.addDiagnostic(line, "content has no parts array");
+        return true;
+    }
+    decodeParts(t, *parts, line, m);
+    return true;
+}
+
+void GeminiDecoder::decodePart(Transcript &t, const json &part, std::uint32_t line, std::size_t ci, std::size_t pi, Message &m)
+{
+    Block b;
+    if (!part.is_object()) {
+        t.addDiagnostic(line, "part is not an object");
+        b.type = BlockType::Raw;
+        b.text = cl::json::dump(part);
+    } else if (const json *text = cl::json::child(part, "text"); text && text->is_string()) {
+        b.type = cl::json::boolean(part, "thought") ? BlockType::Thinking : BlockType::Text;
+        b.text = text->get<std::string>();
+    } else if (const json *call = cl::json::object(part, "functionCall")) {
+        b.type = BlockType::ToolUse;
+        b.toolName = cl::json::str(*call, "name");
+        b.toolId = cl::json::str(*call, "id");
+        const json *args = cl::json::child(*call, "args");
+        b.input = args && !args->is_null() ? *args : json::object();
+        if (b.toolId.empty()) {
+            b.toolId = std::string(api::kSynthPrefix) + idSafe(b.toolName) + "_" + std::to_string(ci) + "_"
+                       + std::to_string(pi);
+            open[b.toolName].push_back(b.toolId);
+        }
+    } else if (const json *resp = cl::json::object(part, "functionResponse")) {
+        b.type = BlockType::ToolResult;
+        b.toolName = cl::json::str(*resp, "name");
+        b.toolId = cl::json::str(*resp, "id");
+        const json *response = cl::json::child(*resp, "response");
+        b.text = response ? responseText(*response, b.isError) : std::string();
+        if (auto it = open.find(b.toolName); b.toolId.empty() && it != open.end() && !it->second.empty()) {
+            b.toolId = it->second.front();
+            it->second.pop_front();
+        }
+    } else if (const json *inline_ = cl::json::object(part, "inlineData")) {
+        b.mediaType = cl::json::str(*inline_, "mimeType");
+        b.type = b.mediaType.rfind("image/", 0) == 0 ? BlockType::Image : BlockType::Document;
+        const std::string data = cl::json::str(*inline_, "data");
+        b.dataSize = data.size();
+        b.input = json{{"data", data}, {"media_type", b.mediaType}};
+    } else if (const json *file = cl::json::object(part, "fileData")) {
+        b.type = BlockType::Document;
+        b.mediaType = cl::json::str(*file, "mimeType");
+        b.input = json{{"url", cl::json::str(*file, "fileUri")}};
+    } else {
+        b.type = BlockType::Raw; // executableCode, codeExecutionResult, ...
+        b.text = cl::json::dump(part);
+    }
+    if (const std::string sig = cl::json::str(part, "thoughtSignature"); !sig.empty())
+        m.meta["thoughtSignatures"][std::to_string(m.blocks.size())] = sig;
+    m.blocks.push_back(std::move(b));
+}
+
+void GeminiDecoder::decodeParts(Transcript &t, const json &parts, std::uint32_t line, Message &m)
+{
+    const std::size_t ci = index++;
+    for (std::size_t pi = 0; pi < parts.size(); ++pi)
+        decodePart(t, parts[pi], line, ci, pi, m);
+}
+
+json encodeGeminiParts(std::vector<Block> blocks, const json &signatures, std::vector<std::string> &notes)
 {
     json parts = json::array();
     for (std::size_t i = 0; i < blocks.size(); ++i) {
@@ -202,13 +206,17 @@ json encodeParts(std::vector<Block> blocks, const json &signatures, std::vector<
     return parts;
 }
 
+} // namespace api
+
+namespace {
+
 std::vector<json> encodeGemini(const Message &m, std::vector<std::string> &notes)
 {
     std::string role = m.type;
     if (role != "user" && role != "model" && role != "function")
         role = m.role == Role::Assistant ? "model" : "user";
     const json *sigs = cl::json::object(m.meta, "thoughtSignatures");
-    return {json{{"role", role}, {"parts", encodeParts(m.blocks, sigs ? *sigs : json(), notes)}}};
+    return {json{{"role", role}, {"parts", api::encodeGeminiParts(m.blocks, sigs ? *sigs : json(), notes)}}};
 }
 
 // The conversation as canonical turns, without what Content parts cannot carry.
@@ -232,7 +240,7 @@ api::Canonical prepareContents(const Transcript &t, std::vector<std::string> &no
 void emitContents(api::Canonical &&c, std::vector<std::string> &notes, const std::function<void(const json &)> &emit)
 {
     for (auto &turn : api::alternate(std::move(c), notes)) {
-        emit(json{{"role", turn.role == Role::Assistant ? "model" : "user"}, {"parts", encodeParts(std::move(turn.blocks), json(), notes)}});
+        emit(json{{"role", turn.role == Role::Assistant ? "model" : "user"}, {"parts", api::encodeGeminiParts(std::move(turn.blocks), json(), notes)}});
         std::vector<Block>().swap(turn.blocks);
     }
 }
@@ -242,7 +250,7 @@ void emitContents(api::Canonical &&c, std::vector<std::string> &notes, const std
 void loadGeminiContentArray(Transcript &t, std::size_t arrayBegin, const LoadContext &ctx)
 {
     api::LineCounter lines(*t.buffer);
-    GeminiDecoder decoder;
+    api::GeminiDecoder decoder;
     api::decodeArray(t, arrayBegin, nullptr, lines, ctx,
                      [&decoder](Transcript &tr, const json &e, std::uint32_t line, Message &m) {
                          return decoder(tr, e, line, m);
@@ -268,7 +276,7 @@ void loadGemini(Transcript &t, const LoadContext &ctx)
     }
     const std::string_view buf = *t.buffer;
     api::LineCounter lines(buf);
-    GeminiDecoder decoder;
+    api::GeminiDecoder decoder;
     auto decode = [&decoder](Transcript &tr, const json &e, std::uint32_t line, Message &m) {
         return decoder(tr, e, line, m);
     };
