@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# CI leg: the real agents. Installs the pinned Claude Code, Codex and Gemini CLI from npm (reused when
+# CI leg: the real agents. Installs the pinned Claude Code, Codex, Gemini CLI and Qwen Code from npm (reused when
 # already installed), records fresh sessions with each against the loopback fake model server
 # (tests/agents/), each including the agent's own compaction, then checks contextlens-cli on them:
 # load without diagnostics, byte-identical round trip, live context equal to what the agent sent, and
@@ -64,7 +64,7 @@ else
     npm install --prefix "$agents_dir" --no-audit --no-fund --save-exact --loglevel=error "${packages[@]}"
 fi
 export CONTEXTLENS_AGENTS_DIR=$agents_dir CI_AGENTS_START=$start PYTHONDONTWRITEBYTECODE=1
-for a in claude codex gemini; do
+for a in claude codex gemini qwen; do
     echo "$a: $(timeout 60 "$agents_dir/node_modules/.bin/$a" --version 2>&1 | tail -1)"
 done
 

@@ -173,7 +173,7 @@ std::int64_t defaultFixedTokens(Format f)
     case Format::ClaudeCode: return 20000;
     case Format::Codex: return 9000;
     case Format::GeminiCli: return 11000;
-    case Format::QwenCode: return 19000;
+    case Format::QwenCode: return 18000;
     default: return 0;
     }
 }

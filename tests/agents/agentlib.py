@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""How to run Claude Code, Codex and Gemini CLI offline against the fake model server.
+"""How to run Claude Code, Codex, Gemini CLI and Qwen Code offline against the fake model server.
 
 Each run gets its own fake server (its own script and request log) and a throwaway HOME; the agent
 talks to 127.0.0.1 only. Versions are pinned; the npm install lives in a cache folder outside the
@@ -18,16 +18,18 @@ from pathlib import Path
 import fake_model_server
 
 VERSIONS = {"claude-code": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex@0.169.0",
-            "gemini-cli": "@google/gemini-cli@0.61.0"}
-API_FORMAT = {"claude-code": "anthropic", "codex": "openai-responses", "gemini-cli": "gemini"}
+            "gemini-cli": "@google/gemini-cli@0.61.0", "qwen-code": "@qwen-code/qwen-code@0.24.4"}
+API_FORMAT = {"claude-code": "anthropic", "codex": "openai-responses", "gemini-cli": "gemini", "qwen-code": "openai-chat"}
 CLAUDE_MODEL = "claude-sonnet-4-5"
 CODEX_MODEL = "gpt-5-codex"
 GEMINI_MODEL = "gemini-2.5-pro"
+QWEN_MODEL = "qwen3-coder-plus"
 # Codex compacts when reported input tokens pass this; Gemini CLI at compressionThreshold x window.
 CODEX_COMPACT_LIMIT = 100_000
 GEMINI_THRESHOLD = 0.5
 OVER_CODEX_LIMIT = 150_000
 OVER_GEMINI_LIMIT = 700_000  # gemini-2.5-pro window 1,048,576 x 0.5
+OVER_QWEN_LIMIT = 900_000  # qwen3-coder-plus window 1,000,000 x 0.85
 
 _BASE_ENV = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM")}
 
@@ -268,7 +270,64 @@ class GeminiCli(Agent):
         return "latest"
 
 
-AGENTS = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCli}
+class QwenCode(Agent):
+    name = "qwen-code"
+
+    def env(self, home, port):
+        return {**super().env(home, port), "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "fake-key",
+                "OPENAI_MODEL": QWEN_MODEL, "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
+
+    def prepare(self, home, port):
+        qwen = Path(home) / ".qwen"
+        qwen.mkdir(parents=True, exist_ok=True)
+        # Its own compression at 85 % of the window (reported usage crosses it); for resumes of exports
+        # never, nor its clearing of old tool results after an hour idle or past 500 000 characters.
+        context = {} if self.own_compaction else {"autoCompactThreshold": 0.99,
+                                                  "clearContextOnIdle": {"toolResultsThresholdMinutes": -1}}
+        (qwen / "settings.json").write_text(json.dumps({
+            "context": context, "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+            "general": {"enableAutoUpdate": False}}, indent=1))
+
+    def argv(self, prompt, resume):
+        cmd = [str(self.bin_dir / "qwen"), "--yolo"]
+        return cmd + (["--resume", resume] if resume else []) + ["-p", prompt]
+
+    def session_files(self, home):
+        return sorted((Path(home) / ".qwen" / "projects").glob("*/chats/*.jsonl"))
+
+    @staticmethod
+    def session_id(path: Path) -> str:
+        return Path(path).stem
+
+    @staticmethod
+    def session_cwd(session: Path) -> str | None:
+        """The folder the session's records name: Qwen Code resumes a session only in its own project."""
+        for line in Path(session).read_text().splitlines():
+            try:
+                cwd = json.loads(line).get("cwd")
+            except (ValueError, AttributeError):
+                continue
+            if cwd:
+                return cwd
+        return None
+
+    @staticmethod
+    def place(session: Path, home: Path, cwd: Path) -> str:
+        """Puts a session in the chats folder of cwd's project (the folder named after cwd); returns its id."""
+        sid = None
+        for line in Path(session).read_text().splitlines():
+            try:
+                sid = sid or json.loads(line).get("sessionId")
+            except (ValueError, AttributeError):
+                pass
+        sid = sid or Path(session).stem
+        chats = Path(home) / ".qwen" / "projects" / re.sub(r"[^a-zA-Z0-9]", "-", str(cwd)) / "chats"
+        chats.mkdir(parents=True, exist_ok=True)
+        (chats / f"{sid}.jsonl").write_bytes(Path(session).read_bytes())
+        return sid
+
+
+AGENTS = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCli, "qwen-code": QwenCode}
 
 
 if __name__ == "__main__":  # scripts/ci-agents.sh installs exactly these

@@ -74,8 +74,13 @@ TRIGGER_SHARE = 0.95  # strategies run with a window the session fills to this s
 # ---------------------------------------------------------------------------------------------
 # The conversation part of an API request or export, per API format.
 
+KEY = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents", "openai-chat": "messages"}
+
+
 def conversation(api: str, body: dict) -> list:
-    return body.get({"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}[api]) or []
+    items = body.get(KEY[api]) or []
+    # Chat Completions carries the system prompt as a message: not part of the conversation.
+    return [m for m in items if m.get("role") != "system"] if api == "openai-chat" else items
 
 
 def conv_chars(api: str, body: dict) -> int:
@@ -104,6 +109,8 @@ def tool_calls(api: str, body: dict) -> list:
         elif api == "gemini":
             out += [(p["functionCall"].get("name"), norm_id(p["functionCall"].get("id")))
                     for p in item.get("parts", []) if "functionCall" in p]
+        elif api == "openai-chat":
+            out += [((c.get("function") or {}).get("name"), c.get("id")) for c in item.get("tool_calls") or []]
     return out
 
 
@@ -117,6 +124,8 @@ def tool_results(api: str, body: dict) -> list:
             out.append(item.get("call_id"))
         elif api == "gemini":
             out += [norm_id(p["functionResponse"].get("id")) for p in item.get("parts", []) if "functionResponse" in p]
+        elif api == "openai-chat" and item.get("role") == "tool":
+            out.append(item.get("tool_call_id"))
     return out
 
 
@@ -148,7 +157,7 @@ def texts(api: str, body: dict) -> list:
                 walk(x)
         elif isinstance(v, dict):
             for k, x in v.items():
-                if k not in ("id", "call_id", "tool_use_id", "type", "role", "name", "signature"):
+                if k not in ("id", "call_id", "tool_use_id", "tool_call_id", "type", "role", "name", "signature"):
                     walk(x)
     walk(conversation(api, body))
     return out
@@ -166,6 +175,10 @@ def message_texts(api: str, body: dict) -> list:
             out += [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict)]
         elif api == "gemini":
             out += [p["text"] for p in item.get("parts", []) if "text" in p and not p.get("thought")]
+        elif api == "openai-chat" and item.get("role") in ("user", "assistant"):
+            content = item.get("content")
+            out += [content] if isinstance(content, str) else \
+                [c.get("text", "") for c in content or [] if isinstance(c, dict) and c.get("type") == "text"]
     return [t for t in out if t]
 
 
@@ -180,8 +193,9 @@ def without_final_answer(api: str, body: dict) -> dict:
         if role not in ("assistant", "model"):
             break
         items.pop()
-    key = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}[api]
-    return {**body, key: items}
+    if api == "openai-chat":  # the system message stays where it was
+        items = [m for m in body.get("messages") or [] if m.get("role") == "system"] + items
+    return {**body, KEY[api]: items}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,6 +327,16 @@ def request_fixed_texts(api: str, body: dict, session: Path):
                 text = "".join(c.get("text", "") for c in item.get("content", []) if isinstance(c, dict))
                 if base and text.startswith(base[:200]):
                     system.append(text)
+    elif api == "openai-chat":  # Qwen Code: its system message; its reminders are user messages of their own
+        for m in body.get("messages") or []:
+            content = m.get("content")
+            parts = [content] if isinstance(content, str) else [c.get("text", "") for c in content or []
+                                                                if isinstance(c, dict)]
+            if m.get("role") == "system":
+                system += parts
+            elif m.get("role") == "user":
+                reminders += [p for p in parts if p.lstrip().startswith("<system-reminder>")]
+        tools = [t.get("function", t) for t in tools]
     else:
         system = [p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", [])]
     return [t for t in system if t], tools, reminders
@@ -373,6 +397,10 @@ def make_agent(name: str, bin_dir: Path):
 def resume(agent_name: str, bin_dir: Path, session: Path, base: Path):
     agent = make_agent(agent_name, bin_dir)
     home, cwd = base / "home", base / "work"
+    # Qwen Code resumes a session only in the folder its records name (check_strategies makes it).
+    named = agent.session_cwd(session) if hasattr(agent, "session_cwd") else None
+    if named and Path(named).is_dir():
+        cwd = Path(named)
     cwd.mkdir(parents=True, exist_ok=True)
     resume_id = agent.place(session, home, cwd)
     result = agent.run(home, cwd, RESUME_PROMPT, RESUME_SCRIPT, base / "logs", resume=resume_id)
@@ -418,7 +446,8 @@ def text_problems(api: str, export: dict, summary: list, request: dict, sent_tex
 # The strategy whose summary a model writes in each agent's checks ("NAME+model" rows): the summary
 # comes from a second fake server speaking OpenAI Chat Completions, as a local model server would.
 MODEL_URL = [""]  # set by main(): the summary server's base URL
-MODEL_STRATEGY = {"claude-code": "claude-code-compact", "codex": "codex", "gemini-cli": "gemini-cli"}
+MODEL_STRATEGY = {"claude-code": "claude-code-compact", "codex": "codex", "gemini-cli": "gemini-cli",
+                  "qwen-code": "qwen-code"}
 MODEL_SUMMARY = (
     "<analysis>Short.</analysis>\n<summary>\n1. Primary Request and Intent: a few shell commands in the scratch "
     "folder.\n2. Key Technical Concepts: shell\n3. Files and Code Sections: a.txt\n4. Errors and fixes: none\n"
@@ -659,7 +688,7 @@ def main():
     ap.add_argument("--cli", type=Path, required=True)
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
-    ap.add_argument("--agents", default="claude-code,codex,gemini-cli")
+    ap.add_argument("--agents", default="claude-code,codex,gemini-cli,qwen-code")
     ap.add_argument("--strategies", help="comma-separated; default: every one `strategies --json` lists")
     ap.add_argument("--messages", type=int, default=40,
                     help="size of the generated sessions (40 stays below Gemini CLI's own tool-output masking, "
@@ -695,7 +724,10 @@ def main():
             check_redact.check(cli, rep, agent, session, work / agent / "redact",
                                lambda a, s, b: resume(a, args.bin_dir, s, b))
         generated = work / agent / f"generated-{args.messages}.jsonl"
-        rc, _, err = cli.run("generate", "--format", agent, "--messages", args.messages, "--seed", 1, "-o", generated)
+        project = work / agent / "generated-project"  # where a Qwen Code session must be resumed
+        project.mkdir(parents=True, exist_ok=True)
+        rc, _, err = cli.run("generate", "--format", agent, "--messages", args.messages, "--seed", 1, "-o", generated,
+                             *(["--cwd", project] if agent == "qwen-code" else []))
         if rep.add("generate", agent, rc == 0 and generated.exists(), err.strip()[-300:] if rc else ""):
             rows += check_strategies(cli, rep, agent, f"generated {args.messages}-message", generated,
                                      work / agent / "generated", args.bin_dir, strategies, args.jobs)

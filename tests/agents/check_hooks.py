@@ -5,11 +5,12 @@ Compaction hooks: each agent runs record.py's scenario (turns, its own compactio
 with `contextlens-cli hook` configured on its compaction hooks: Claude Code PreCompact and
 PostCompact (~/.claude/settings.json), Codex PreCompact and PostCompact (~/.codex/hooks.json with the
 hooks feature on), Gemini CLI PreCompress (~/.gemini/settings.json; it fires before every turn's check, so
-the hook keeps the newest snapshot no compaction followed besides one per compaction). The agent must
+the hook keeps the newest snapshot no compaction followed besides one per compaction), Qwen Code
+PreCompact and PostCompact (~/.qwen/settings.json, Claude Code's events and hook input). The agent must
 finish every step, the hook must have kept one snapshot per compaction of the session, and an
 after-record with the facts checked where the agent has PostCompact (Codex hands no summary over:
 the hook reads it from the session); `audit SESSION --hooks-root ROOT` must link every
-compaction to its snapshot, readable; where the agent only appends to its file (Claude Code, Codex)
+compaction to its snapshot, readable; where the agent only appends to its file (Claude Code, Codex, Qwen Code)
 the snapshot is the state the file's history holds, so the summary kept as many of its facts as the
 audit counts on the file.
 
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 
 import record
-from agentlib import AGENTS, ClaudeCode, Codex, GeminiCli
+from agentlib import AGENTS, ClaudeCode, Codex, GeminiCli, QwenCode
 
 
 def hook_root(home: Path) -> Path:
@@ -49,6 +50,11 @@ def with_hooks(agent_cls, command: str):
                 settings = Path(home) / ".claude" / "settings.json"
                 settings.parent.mkdir(parents=True, exist_ok=True)
                 settings.write_text(json.dumps({"hooks": {"PreCompact": entry, "PostCompact": entry}}))
+            elif agent_cls is QwenCode:  # Claude Code's hook events and input, in its own settings
+                settings = Path(home) / ".qwen" / "settings.json"
+                data = json.loads(settings.read_text())
+                data["hooks"] = {"PreCompact": entry, "PostCompact": entry}
+                settings.write_text(json.dumps(data, indent=1))
             elif agent_cls is GeminiCli:
                 settings = Path(home) / ".gemini" / "settings.json"
                 data = json.loads(settings.read_text())
@@ -89,8 +95,15 @@ def run_scenario(agent, name: str, base: Path) -> tuple:
     return home, session, failed
 
 
+# The agents whose compaction hooks this check configures.
+HOOKED = ("claude-code", "codex", "gemini-cli", "qwen-code")
+
+
 def run_hooks(cli, rep, agents: list, bin_dir: Path, work: Path):
     for name in agents:
+        if name not in HOOKED:
+            print(f"  [info] h-hook-scenario {name}: no compaction hook configured for this agent", flush=True)
+            continue
         base = work / name
         shutil.rmtree(base, ignore_errors=True)
         agent = with_hooks(AGENTS[name], f"{Path(cli.path).resolve()} hook")(bin_dir)

@@ -87,7 +87,7 @@ def run_record(cli, rep, agents: list, bin_dir: Path, work: Path):
 
 
 # core/tokens/fixedpart.cpp defaultFixedTokens, for a session that records neither its fixed part nor usage.
-FIXED_DEFAULTS = {"claude-code": 20000, "codex": 9000, "gemini-cli": 11000}
+FIXED_DEFAULTS = {"claude-code": 20000, "codex": 9000, "gemini-cli": 11000, "qwen-code": 18000}
 ARRAYS = {"anthropic": "messages", "openai-responses": "input", "openai-chat": "messages", "gemini": "contents"}
 
 
@@ -132,10 +132,10 @@ def check_opened(cli, rep, name, recording: Path, lines: list, result, where: Pa
 
 def check_session_link(cli, rep, agent, recording: Path, result, where: Path):
     """`requests` finds the session the agent wrote (Claude Code and Codex by the session id they
-    send; Gemini CLI's named) and links the answer of every turn the fake server served to it."""
+    send; Gemini CLI's and Qwen Code's named) and links the answer of every turn the fake server served to it."""
     from agentlib import GeminiCli
     home = where / "home"
-    if agent.name == "gemini-cli":
+    if agent.name in ("gemini-cli", "qwen-code"):  # their requests name no session
         args = ["--session", GeminiCli.main_session(agent.session_files(home))]
     else:
         args = ["--home", home]

@@ -31,7 +31,7 @@ Compaction requests never take a turn. They are recognised per agent:
   Claude Code: the last user message asks for a summary of the conversation (/compact);
   Codex: header x-codex-turn-metadata has request_kind "compaction";
   Gemini CLI: the system instruction asks for a <state_snapshot> (compression and its self-check);
-  Qwen Code (Chat Completions): a system message asks for one.
+  Qwen Code (Chat Completions): a system message or the last user message asks for one.
 Requests from ContextLens itself (User-Agent "ContextLens": its model summaries) always take a turn.
 Side requests that are not part of the conversation (Claude Code's title or quota calls, Gemini CLI's
 routing / next-speaker / JSON-schema calls, token counting) are answered without taking a turn either.
@@ -41,6 +41,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -167,6 +168,11 @@ def reply_calls(api: str, body: dict, turn: dict):
 # ---------------------------------------------------------------------------------------------
 # Request classification.
 
+def asks_for_snapshot(text: str) -> bool:
+    """Names a <state_snapshot> outside any complete one: a request for one, not a resumed summary."""
+    return GEMINI_COMPRESS_MARKER in re.sub(r"<state_snapshot>.*?</state_snapshot>", "", text, flags=re.S)
+
+
 def classify(api: str, body: dict, headers) -> str:
     """'compaction', 'side' (answered without taking a turn) or 'turn'."""
     if (headers.get("user-agent") or "").startswith("ContextLens"):
@@ -195,9 +201,13 @@ def classify(api: str, body: dict, headers) -> str:
         if config.get("responseMimeType") == "application/json" or config.get("responseJsonSchema"):
             return "side"
         return "turn"
-    if api == "chat":  # Qwen Code: a system message asking for a <state_snapshot>
-        system = " ".join(text_of(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
-        if GEMINI_COMPRESS_MARKER in system:
+    if api == "chat":  # Qwen Code: a system message asking for a <state_snapshot>, or (its cache-friendly
+        # compression, the agent's own system prompt kept) a last user message asking for one
+        messages = body.get("messages", [])
+        system = " ".join(text_of(m.get("content", "")) for m in messages if m.get("role") == "system")
+        last = messages[-1] if messages else {}
+        last_text = text_of(last.get("content", "")) if last.get("role") == "user" else ""
+        if asks_for_snapshot(system) or asks_for_snapshot(last_text):
             return "compaction"
     return "turn"
 

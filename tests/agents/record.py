@@ -5,10 +5,11 @@
 Each agent runs in OUT/<agent>/ with a throwaway home/ and a work/ folder where its shell commands
 really run. The scenario: a first prompt with shell tool calls, a resumed turn, the agent's own
 compaction (Claude Code: /compact; Codex: auto-compaction from reported usage; Gemini CLI:
-compression from reported promptTokenCount), then one more resumed turn with a tool call.
+compression from reported promptTokenCount; Qwen Code: compression from the reported prompt tokens),
+then one more resumed turn with a tool call.
 OUT/<agent>/recording.json lists the steps, their request logs and the session files.
 
-  record.py OUT [--agents claude-code,codex,gemini-cli] [--bin-dir DIR] [--copy-to DIR]
+  record.py OUT [--agents claude-code,codex,gemini-cli,qwen-code] [--bin-dir DIR] [--copy-to DIR]
 
 --copy-to also copies each agent's session files, request logs and recording.json to DIR/<agent>/ and
 lists them in DIR/READY (recordings hold the agents' own prompts: keep them out of the repository).
@@ -20,8 +21,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from agentlib import (AGENTS, OVER_CODEX_LIMIT, OVER_GEMINI_LIMIT, VERSIONS, ClaudeCode, Codex, GeminiCli,
-                      default_bin_dir)
+from agentlib import (AGENTS, OVER_CODEX_LIMIT, OVER_GEMINI_LIMIT, OVER_QWEN_LIMIT, VERSIONS, ClaudeCode, Codex,
+                      GeminiCli, QwenCode, default_bin_dir)
 
 FIRST = "Please create a.txt containing the word hello, then show me the file and the folder listing."
 SECOND = "Append a second line 'world' to a.txt and count its lines."
@@ -52,8 +53,9 @@ def steps_for(agent: str):
         return [("first", FIRST, {"turns": FIRST_TURNS}, False),
                 ("second-autocompact", SECOND, {"turns": second}, True),
                 ("last", LAST, {"turns": LAST_TURNS}, True)]
-    if agent == "gemini-cli":  # same, through promptTokenCount
-        second = [SECOND_TURNS[0], {**SECOND_TURNS[1], "usage": {"input": OVER_GEMINI_LIMIT}}, SECOND_TURNS[2]]
+    if agent in ("gemini-cli", "qwen-code"):  # same, through the reported prompt tokens
+        over = OVER_GEMINI_LIMIT if agent == "gemini-cli" else OVER_QWEN_LIMIT
+        second = [SECOND_TURNS[0], {**SECOND_TURNS[1], "usage": {"input": over}}, SECOND_TURNS[2]]
         return [("first", FIRST, {"turns": FIRST_TURNS}, False),
                 ("second-compress", SECOND, {"turns": second}, True),
                 ("last", LAST, {"turns": LAST_TURNS}, True)]
@@ -65,6 +67,8 @@ def session_id(agent, files):
         return ClaudeCode.session_id(files[0])
     if agent == "codex":
         return Codex.session_id(files[0])
+    if agent == "qwen-code":
+        return QwenCode.session_id(files[0])
     return "latest"
 
 
@@ -112,7 +116,7 @@ def copy_out(manifest: dict, out: Path, dest: Path) -> list:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
-    ap.add_argument("--agents", default="claude-code,codex,gemini-cli")
+    ap.add_argument("--agents", default="claude-code,codex,gemini-cli,qwen-code")
     ap.add_argument("--bin-dir", type=Path, default=default_bin_dir())
     ap.add_argument("--copy-to", type=Path)
     args = ap.parse_args()

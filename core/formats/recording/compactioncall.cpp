@@ -94,6 +94,20 @@ std::string lastUserText(const J *array, bool lastBlockOnly)
     return {};
 }
 
+// Names a <state_snapshot> outside every complete one: a request for a snapshot, not a session
+// resumed from one (whose summary a later turn sends back).
+bool asksForSnapshot(std::string s)
+{
+    constexpr std::string_view open = "<state_snapshot>", close = "</state_snapshot>";
+    for (std::size_t at = s.find(open); at != std::string::npos; at = s.find(open, at)) {
+        const std::size_t end = s.find(close, at + open.size());
+        if (end == std::string::npos)
+            return true;
+        s.erase(at, end + close.size() - at);
+    }
+    return false;
+}
+
 // Codex's x-codex-turn-metadata header as a JSON object (null when absent or not one).
 J turnMetadata(const Exchange &e)
 {
@@ -153,6 +167,24 @@ Marked markOf(const Exchange &e, const J &doc)
             for (const J &c : *contents)
                 if (roleOf(c) == "model" && textOf(c).find("<state_snapshot>") != std::string::npos)
                     m.pass = 2;
+        return m;
+    }
+    case Format::OpenAIChat: {
+        // Qwen Code: its compression prompt as the system message, or (the cache-friendly way, its own
+        // system prompt kept) as the last user message.
+        const J *messages = json::array(doc, "messages");
+        std::string system;
+        if (messages)
+            for (const J &item : *messages)
+                if (roleOf(item) == "system")
+                    if (const J *content = json::child(item, "content"))
+                        system += textOf(*content);
+        const std::string last = lastUserText(messages, false);
+        if (!asksForSnapshot(system) && !asksForSnapshot(last))
+            return m;
+        m.is = true;
+        m.agent = e.requestHeader("user-agent").rfind("QwenCode", 0) == 0 ? "Qwen Code" : "OpenAI client";
+        m.instruction = last;
         return m;
     }
     default:

@@ -10,6 +10,8 @@
 //   (with its trigger), or the request goes to …/responses/compact.
 // - Gemini CLI (Gemini): the system instruction asks for a <state_snapshot>; a second call with the
 //   same instruction checks the first snapshot and answers the final one (pass 2).
+// - Qwen Code (OpenAI Chat Completions): the system message or the last user message asks for a
+//   <state_snapshot> (a complete snapshot block, a summary resumed from, does not count).
 // A session's compaction is the call whose summary its summary text holds (holdsSummary).
 
 #include "core/formats/recording/recording.h"
@@ -23,7 +25,7 @@ namespace cl::recording {
 
 struct CompactionCall {
     std::size_t request = 0;      // Exchange::number
-    std::string agent;            // "Claude Code", "Codex", "Gemini CLI"
+    std::string agent;            // "Claude Code", "Codex", "Gemini CLI", "Qwen Code"
     std::string trigger;          // "auto" / "manual" where the request says so, else ""
     std::string sessionId;        // the agent's session the request names (sessionIdOf), else ""
     std::string time;             // the request's time, as recorded
