@@ -30,6 +30,7 @@ struct LoadContext {
 void loadClaudeCode(Transcript &t, const LoadContext &ctx);
 void loadCodex(Transcript &t, const LoadContext &ctx);
 void loadGeminiCli(Transcript &t, const LoadContext &ctx);
+void loadCopilotCli(Transcript &t, const LoadContext &ctx);
 void loadOpenAIChat(Transcript &t, const LoadContext &ctx);
 void loadOpenAIResponses(Transcript &t, const LoadContext &ctx);
 void loadAnthropic(Transcript &t, const LoadContext &ctx);
@@ -50,6 +51,7 @@ WriteResult writeClaudeCodeCompaction(const Transcript &t, const std::string &tr
                                       const nlohmann::json &origin = nlohmann::json::object());
 WriteResult writeCodex(const Transcript &t, ByteSink &out);
 WriteResult writeGeminiCli(const Transcript &t, ByteSink &out);
+WriteResult writeCopilotCli(const Transcript &t, ByteSink &out);
 WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out);
 WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out);
 WriteResult writeAnthropic(const Transcript &t, ByteSink &out);

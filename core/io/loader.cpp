@@ -52,6 +52,13 @@ Format classifyLine(const json::json &o)
     if (!o.is_object())
         return Format::Unknown;
     const std::string type = json::str(o, "type");
+    // GitHub Copilot CLI events: {type: "session.start" | "user.message" | ..., data, id, timestamp, parentId}.
+    if (const json::json *data = json::object(o, "data")) {
+        if (type == "session.start" && json::str(*data, "producer") == "copilot-agent")
+            return Format::CopilotCli;
+        if (o.contains("parentId") && o.contains("id") && type.find('.') != std::string::npos)
+            return Format::CopilotCli;
+    }
     if (o.contains("payload") && !type.empty() && o.contains("timestamp"))
         return Format::Codex;
     if (o.contains("uuid") || o.contains("parentUuid") || o.contains("leafUuid")
@@ -163,7 +170,7 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
 
     // JSONL: look at the first few lines that parse as objects on their own. The lines are walked
     // only as far as needed (splitting an 800 MB session into lines here cost 47 ms of its load).
-    int votes[8] = {};
+    int votes[kFormatCount] = {};
     int inspected = 0;
     std::size_t lineCount = 0;
     bool objectLines = true; // every non-empty line looked at is shaped like one JSON object
@@ -195,7 +202,7 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
     const bool singleDocument = lineCount <= 1 || inspected == 0;
     if (!singleDocument || lineCount > 1) {
         int best = 0;
-        for (int f = 1; f < 8; ++f)
+        for (int f = 1; f < kFormatCount; ++f)
             if (votes[f] > votes[best] || (best == 0 && votes[f] > 0))
                 best = f;
         // One vote is enough when the other lines are objects too, only too big to look at (a first
@@ -213,7 +220,7 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
             return f;
     }
     // One-line JSONL or a broken document: fall back to the votes, then to the file name.
-    for (int f = 1; f < 8; ++f)
+    for (int f = 1; f < kFormatCount; ++f)
         if (votes[f] > 0)
             return static_cast<Format>(f);
     if (path.find("rollout-") != std::string_view::npos)
@@ -222,6 +229,8 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
         return Format::ClaudeCode;
     if (path.find("/.gemini/") != std::string_view::npos)
         return Format::GeminiCli;
+    if (path.find("/.copilot/session-state/") != std::string_view::npos)
+        return Format::CopilotCli;
     return Format::Unknown;
 }
 
@@ -324,6 +333,7 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     case Format::ClaudeCode: formats::loadClaudeCode(*t, ctx); break;
     case Format::Codex: formats::loadCodex(*t, ctx); break;
     case Format::GeminiCli: formats::loadGeminiCli(*t, ctx); break;
+    case Format::CopilotCli: formats::loadCopilotCli(*t, ctx); break;
     case Format::OpenAIChat: formats::loadOpenAIChat(*t, ctx); break;
     case Format::OpenAIResponses: formats::loadOpenAIResponses(*t, ctx); break;
     case Format::Anthropic: formats::loadAnthropic(*t, ctx); break;

@@ -7,10 +7,11 @@
 namespace cl {
 
 namespace {
-constexpr std::array<std::pair<Format, std::string_view>, 7> kNames{{
+constexpr std::array<std::pair<Format, std::string_view>, 8> kNames{{
     {Format::ClaudeCode, "claude-code"},
     {Format::Codex, "codex"},
     {Format::GeminiCli, "gemini-cli"},
+    {Format::CopilotCli, "copilot-cli"},
     {Format::OpenAIChat, "openai-chat"},
     {Format::OpenAIResponses, "openai-responses"},
     {Format::Anthropic, "anthropic"},
@@ -52,7 +53,7 @@ bool isApiFormat(Format f)
 
 bool isJsonLines(Format f)
 {
-    return f == Format::ClaudeCode || f == Format::Codex || f == Format::GeminiCli;
+    return f == Format::ClaudeCode || f == Format::Codex || f == Format::GeminiCli || f == Format::CopilotCli;
 }
 
 } // namespace cl

@@ -16,13 +16,15 @@ enum class Format {
     OpenAIChat,
     OpenAIResponses,
     Anthropic,
-    Gemini
+    Gemini,
+    CopilotCli // GitHub Copilot CLI events.jsonl; last, so kFormatCount follows it
 };
+inline constexpr int kFormatCount = int(Format::CopilotCli) + 1; // Unknown included
 
 std::string_view formatName(Format f); // "claude-code", "codex", ... ; "unknown"
 std::optional<Format> formatFromName(std::string_view name);
 const std::vector<Format> &allFormats(); // every real format, in a stable order
 bool isApiFormat(Format f);              // anthropic, openai-chat, openai-responses, gemini
-bool isJsonLines(Format f);              // claude-code, codex, gemini-cli (JSONL flavour)
+bool isJsonLines(Format f);              // claude-code, codex, gemini-cli, copilot-cli (JSONL flavour)
 
 } // namespace cl

@@ -369,10 +369,11 @@ QString AnalysisPanel::sessionHtml(const Transcript &t, const an::Analysis &a, b
                      r.adaptiveReason.empty() ? QString() : QStringLiteral(" Adaptive because <code>%1</code>.").arg(esc(r.adaptiveReason)));
     html += reasonTable(r.reasons, false);
     // Beside the removal the rules pick: what the session's own agent would do when it compacts.
-    const std::string_view agent = t.format == Format::ClaudeCode  ? "Claude Code"
-                                   : t.format == Format::Codex     ? "Codex CLI"
-                                   : t.format == Format::GeminiCli ? "Gemini CLI"
-                                                                   : "";
+    const std::string_view agent = t.format == Format::ClaudeCode   ? "Claude Code"
+                                   : t.format == Format::Codex      ? "Codex CLI"
+                                   : t.format == Format::GeminiCli  ? "Gemini CLI"
+                                   : t.format == Format::CopilotCli ? "Copilot CLI"
+                                                                    : "";
     for (const strategy::Strategy *s : strategy::all())
         if (!agent.empty() && s->follows() == agent && s->group() == strategy::Group::Summary) {
             html += QStringLiteral("<p>This agent's own compaction: <b>%1</b> (Strategy dock, <i>Summarize</i>).</p>").arg(esc(s->title()));
