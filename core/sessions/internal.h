@@ -20,6 +20,7 @@ enum class Origin : std::uint8_t {
     CodexSessions,    // HOME/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
     GeminiChat,       // HOME/.gemini/tmp/<project>/chats/session-*.json(l)
     GeminiCheckpoint, // HOME/.gemini/tmp/<project>/checkpoint-*.json
+    CopilotSessions,  // HOME/.copilot/session-state/<sessionId>/events.jsonl
     Folder,           // a folder the caller added: any format the detection recognises
 };
 

@@ -17,19 +17,24 @@ std::string_view agentName(Agent a)
     case Agent::Codex: return "codex";
     case Agent::Gemini: return "gemini";
     case Agent::Api: return "api";
+    case Agent::Copilot: return "copilot";
     }
     return "api";
 }
 
 bool agentFromName(std::string_view name, Agent &out)
 {
-    for (Agent a : {Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::Api})
+    for (Agent a : {Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::Copilot, Agent::Api})
         if (name == agentName(a)) {
             out = a;
             return true;
         }
     if (name == "gemini-cli") { // the format's name
         out = Agent::Gemini;
+        return true;
+    }
+    if (name == "copilot-cli") {
+        out = Agent::Copilot;
         return true;
     }
     return false;
@@ -41,6 +46,7 @@ Agent agentOf(Format f)
     case Format::ClaudeCode: return Agent::ClaudeCode;
     case Format::Codex: return Agent::Codex;
     case Format::GeminiCli: return Agent::Gemini;
+    case Format::CopilotCli: return Agent::Copilot;
     default: return Agent::Api;
     }
 }

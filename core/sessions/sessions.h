@@ -2,7 +2,7 @@
 #pragma once
 
 // The session browser's engine: the agent sessions on this machine (Claude Code, Codex CLI, Gemini
-// CLI layouts under a home folder, plus folders the caller adds), one summary each, read with a fast
+// CLI, GitHub Copilot CLI layouts under a home folder, plus folders the caller adds), one summary each, read with a fast
 // line scan (simdjson on demand) instead of a full load, and cached by path, size and modification
 // time so that a warm scan re-reads only the files that changed.
 
@@ -23,9 +23,10 @@ enum class Agent : std::uint8_t {
     ClaudeCode,
     Codex,
     Gemini,
+    Copilot,
     Api, // a raw API history found in an added folder
 };
-std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "api"
+std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "copilot", "api"
 bool agentFromName(std::string_view name, Agent &out);
 Agent agentOf(Format f);
 

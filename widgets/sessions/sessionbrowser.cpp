@@ -101,7 +101,7 @@ SessionBrowser::SessionBrowser(QWidget *parent)
     m_filter->setPlaceholderText(tr("Filter: project, title, path, model"));
     m_filter->setClearButtonEnabled(true);
     m_agent->addItem(tr("All agents"), QString());
-    for (const char *a : {"claude-code", "codex", "gemini", "api"})
+    for (const char *a : {"claude-code", "codex", "gemini", "copilot", "api"})
         m_agent->addItem(QString::fromLatin1(a), QString::fromLatin1(a));
     auto *refresh = new QPushButton(tr("Rescan"), this);
     refresh->setObjectName(QStringLiteral("rescanSessions"));
@@ -194,6 +194,7 @@ QHash<QString, QString> runningSessions(const std::vector<sessions::Session> &li
         hint.format = s.agent == sessions::Agent::ClaudeCode ? Format::ClaudeCode
                       : s.agent == sessions::Agent::Codex    ? Format::Codex
                       : s.agent == sessions::Agent::Gemini   ? Format::GeminiCli
+                      : s.agent == sessions::Agent::Copilot  ? Format::CopilotCli
                                                              : Format::Unknown;
         if (const auto a = running::find(hint, snapshot))
             out.insert(QString::fromStdString(s.path), QString::fromStdString(running::refusal(*a, "save it")));
@@ -309,7 +310,7 @@ void SessionBrowser::watchFolders()
     // The folders sessions appear in: the agents' roots and one level below (projects, days).
     QStringList dirs;
     const QStringList roots{m_home + QStringLiteral("/.claude/projects"), m_home + QStringLiteral("/.codex/sessions"),
-                            m_home + QStringLiteral("/.gemini/tmp")};
+                            m_home + QStringLiteral("/.gemini/tmp"), m_home + QStringLiteral("/.copilot/session-state")};
     for (const QString &root : roots) {
         if (!QFileInfo(root).isDir())
             continue;
