@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     const std::string in = (work / "in").string(), out = (work / "out").string();
     Mutator mut(seed);
     std::size_t runs = 0, loaded = 0, cliRuns = 0;
-    std::vector<std::size_t> byFormat(8, 0);
+    std::vector<std::size_t> byFormat(kFormatCount, 0);
     const auto stop = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     int status = 0;
     while (std::chrono::steady_clock::now() < stop && status == 0) {
