@@ -223,7 +223,7 @@ int sessions(const std::vector<std::string> &args, std::string &out, std::string
     if (const auto agent = a.value("--agent")) {
         filter.anyAgent = false;
         if (!sessions::agentFromName(*agent, filter.agent))
-            return o.fail("unknown agent '" + *agent + "' (one of: claude-code, codex, gemini, api)");
+            return o.fail("unknown agent '" + *agent + "' (one of: claude-code, codex, gemini, copilot, api)");
     }
     filter.project = a.value("--project").value_or("");
     sessions::SortKey sort = sessions::SortKey::Last;

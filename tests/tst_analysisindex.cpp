@@ -67,7 +67,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("format");
         QTest::addColumn<int>("seed");
-        for (const Format f : {Format::ClaudeCode, Format::Anthropic, Format::OpenAIChat, Format::GeminiCli, Format::Codex})
+        for (const Format f : {Format::ClaudeCode, Format::Anthropic, Format::OpenAIChat, Format::GeminiCli, Format::Codex, Format::CopilotCli})
             for (const int seed : {1, 7})
                 QTest::newRow((std::string(formatName(f)) + "-" + std::to_string(seed)).c_str()) << int(f) << seed;
     }

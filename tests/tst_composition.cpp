@@ -100,8 +100,8 @@ private Q_SLOTS:
     void addsUpOnGeneratedSessions_data()
     {
         QTest::addColumn<int>("format");
-        for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli, Format::Anthropic, Format::OpenAIChat,
-                         Format::OpenAIResponses, Format::Gemini})
+        for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli, Format::CopilotCli, Format::Anthropic,
+                         Format::OpenAIChat, Format::OpenAIResponses, Format::Gemini})
             QTest::newRow(std::string(formatName(f)).c_str()) << int(f);
     }
     void addsUpOnGeneratedSessions()

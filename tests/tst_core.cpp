@@ -302,6 +302,10 @@ private Q_SLOTS:
             R"({"sessionId":"s","projectHash":"p","startTime":"2026-01-01T00:00:00Z","kind":"main"}
 {"id":"m1","timestamp":"2026-01-01T00:00:00Z","type":"user","content":[{"text":"hi"}]})")
                                           << "gemini-cli";
+        QTest::newRow("copilot-cli") << QStringLiteral(
+            R"({"type":"session.start","data":{"sessionId":"s","producer":"copilot-agent"},"id":"e1","timestamp":"2026-01-01T00:00:00Z","parentId":null}
+{"type":"user.message","data":{"content":"hi"},"id":"e2","timestamp":"2026-01-01T00:00:00Z","parentId":"e1"})")
+                                     << "copilot-cli";
         QTest::newRow("gemini-cli legacy") << QStringLiteral(
             R"({"sessionId":"s","messages":[{"id":"m1","type":"user","content":"hi"},{"id":"m2","type":"gemini","content":"yo"}]})")
                                            << "gemini-cli";
@@ -338,7 +342,7 @@ private Q_SLOTS:
 
     void formatNames()
     {
-        QCOMPARE(allFormats().size(), std::size_t(8));
+        QCOMPARE(allFormats().size(), std::size_t(9));
         for (Format f : allFormats())
             QCOMPARE(formatFromName(formatName(f)), std::optional<Format>(f));
         QVERIFY(!formatFromName("claude"));

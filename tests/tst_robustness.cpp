@@ -69,8 +69,8 @@ void checkInvariants(const std::string &bytes, const QString &what)
                 QVERIFY2(rec < t.records.size(), qPrintable(what));
         for (const auto &d : t.diagnostics)
             QVERIFY2(!d.toString().empty(), qPrintable(what));
-        // Claude Code and Codex are always JSONL (Gemini CLI also has JSON-document shapes).
-        if ((t.format == Format::ClaudeCode || t.format == Format::Codex) && !t.records.empty()) {
+        // Claude Code, Codex and Copilot CLI are always JSONL (Gemini CLI also has JSON-document shapes).
+        if ((t.format == Format::ClaudeCode || t.format == Format::Codex || t.format == Format::CopilotCli) && !t.records.empty()) {
             std::size_t covered = 0;
             for (const auto &rec : t.records) {
                 QVERIFY2(rec.offset == covered, qPrintable(what + QStringLiteral(": records must tile the file")));

@@ -60,7 +60,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string root = dir.filePath(QStringLiteral("backups")).toStdString();
-        for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli, Format::OpenAIChat, Format::Anthropic}) {
+        for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli, Format::CopilotCli, Format::OpenAIChat, Format::Anthropic}) {
             const std::string path = session(dir, f, "s-" + std::string(formatName(f)) + ".txt");
             const std::string before = readFile(path);
             const auto stamp = stampOf(path);

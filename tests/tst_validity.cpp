@@ -185,7 +185,7 @@ private Q_SLOTS:
         msg(Role::Assistant, BlockType::ToolUse, "u2");  // never answered
         msg(Role::User, BlockType::ToolResult, "ghost"); // answers nothing
         linkToolPairs(t);
-        for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli}) {
+        for (Format f : {Format::ClaudeCode, Format::Codex, Format::GeminiCli, Format::CopilotCli}) {
             const auto v = validate(t, f);
             QCOMPARE(v.size(), 2u);
             QCOMPARE(v[0].message, 2);

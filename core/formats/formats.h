@@ -31,6 +31,7 @@ void loadClaudeCode(Transcript &t, const LoadContext &ctx);
 void loadCodex(Transcript &t, const LoadContext &ctx);
 void loadGeminiCli(Transcript &t, const LoadContext &ctx);
 void loadQwenCode(Transcript &t, const LoadContext &ctx);
+void loadCopilotCli(Transcript &t, const LoadContext &ctx);
 void loadOpenAIChat(Transcript &t, const LoadContext &ctx);
 void loadOpenAIResponses(Transcript &t, const LoadContext &ctx);
 void loadAnthropic(Transcript &t, const LoadContext &ctx);
@@ -57,6 +58,7 @@ WriteResult writeQwenCode(const Transcript &t, ByteSink &out);
 // The compression record with the token counts it states (originalTokenCount, newTokenCount: what
 // Qwen Code takes as its prompt size on resume); -1: the live context figure of the original / of t.
 WriteResult writeQwenCodeCompaction(const Transcript &t, std::int64_t preTokens, std::int64_t postTokens, ByteSink &out);
+WriteResult writeCopilotCli(const Transcript &t, ByteSink &out);
 WriteResult writeOpenAIChat(const Transcript &t, ByteSink &out);
 WriteResult writeOpenAIResponses(const Transcript &t, ByteSink &out);
 WriteResult writeAnthropic(const Transcript &t, ByteSink &out);

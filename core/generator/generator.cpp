@@ -19,10 +19,10 @@ using namespace detail;
 std::string toolNameFor(Format f, const std::string &claudeName)
 {
     // clang-format off
-    struct Row { const char *claude, *gemini, *openai; };
-    static const Row rows[] = {{"Read", "read_file", "read_file"}, {"Grep", "search_file_content", "grep"},
-        {"Glob", "glob", "list_files"}, {"Bash", "run_shell_command", "shell"}, {"Edit", "replace", "edit_file"},
-        {"Write", "write_file", "write_file"}, {"TodoWrite", "write_todos", "update_plan"}};
+    struct Row { const char *claude, *gemini, *openai, *copilot; };
+    static const Row rows[] = {{"Read", "read_file", "read_file", "view"}, {"Grep", "search_file_content", "grep", "grep"},
+        {"Glob", "glob", "list_files", "glob"}, {"Bash", "run_shell_command", "shell", "bash"}, {"Edit", "replace", "edit_file", "edit"},
+        {"Write", "write_file", "write_file", "create"}, {"TodoWrite", "write_todos", "update_plan", "sql"}};
     // clang-format on
     for (const auto &r : rows) {
         if (claudeName != r.claude)
@@ -31,6 +31,8 @@ std::string toolNameFor(Format f, const std::string &claudeName)
             return r.gemini;
         if (f == Format::Codex || f == Format::OpenAIChat || f == Format::OpenAIResponses)
             return r.openai;
+        if (f == Format::CopilotCli)
+            return r.copilot;
     }
     return claudeName;
 }
@@ -44,6 +46,7 @@ std::string modelFor(Format f)
     case Format::GeminiCli:
     case Format::Gemini: return "gemini-2.5-pro";
     case Format::QwenCode: return "qwen3-coder-plus";
+    case Format::CopilotCli: return "gpt-4.1";
     default: return "claude-sonnet-4-5-20250929";
     }
 }
@@ -92,7 +95,7 @@ private:
         }
         std::string id = b.toolId;
         if (m_target == Format::Codex || m_target == Format::OpenAIChat || m_target == Format::OpenAIResponses
-            || m_target == Format::QwenCode)
+            || m_target == Format::QwenCode || m_target == Format::CopilotCli)
             id = "call_" + suffix;
         else if (m_target == Format::GeminiCli || m_target == Format::Gemini)
             id = b.toolName + "-" + std::to_string(timeMs) + "-" + suffix.substr(0, 12);

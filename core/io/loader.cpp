@@ -52,6 +52,13 @@ Format classifyLine(const json::json &o)
     if (!o.is_object())
         return Format::Unknown;
     const std::string type = json::str(o, "type");
+    // GitHub Copilot CLI events: {type: "session.start" | "user.message" | ..., data, id, timestamp, parentId}.
+    if (const json::json *data = json::object(o, "data")) {
+        if (type == "session.start" && json::str(*data, "producer") == "copilot-agent")
+            return Format::CopilotCli;
+        if (o.contains("parentId") && o.contains("id") && type.find('.') != std::string::npos)
+            return Format::CopilotCli;
+    }
     if (o.contains("payload") && !type.empty() && o.contains("timestamp"))
         return Format::Codex;
     // Qwen Code: Claude Code's envelope around a Gemini Content (message.parts), system records with a payload.
@@ -229,6 +236,8 @@ Format detectFormat(std::string_view bytes, std::string_view path, std::size_t r
         return Format::GeminiCli;
     if (path.find("/.qwen/") != std::string_view::npos)
         return Format::QwenCode;
+    if (path.find("/.copilot/session-state/") != std::string_view::npos)
+        return Format::CopilotCli;
     return Format::Unknown;
 }
 
@@ -332,6 +341,7 @@ LoadResult loadBytes(std::string bytes, std::string path, const LoadOptions &opt
     case Format::Codex: formats::loadCodex(*t, ctx); break;
     case Format::GeminiCli: formats::loadGeminiCli(*t, ctx); break;
     case Format::QwenCode: formats::loadQwenCode(*t, ctx); break;
+    case Format::CopilotCli: formats::loadCopilotCli(*t, ctx); break;
     case Format::OpenAIChat: formats::loadOpenAIChat(*t, ctx); break;
     case Format::OpenAIResponses: formats::loadOpenAIResponses(*t, ctx); break;
     case Format::Anthropic: formats::loadAnthropic(*t, ctx); break;

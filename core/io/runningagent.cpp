@@ -85,6 +85,8 @@ std::string agentOfCommand(const std::vector<std::string> &argv)
             return "Gemini CLI";
         if (base == "qwen" || arg.find("@qwen-code/qwen-code") != std::string::npos)
             return "Qwen Code";
+        if (base == "copilot" || arg.find("@github/copilot") != std::string::npos)
+            return "Copilot CLI";
         return {};
     };
     if (argv.empty())
@@ -108,6 +110,8 @@ std::string agentOfFormat(Format f)
         return "Gemini CLI";
     case Format::QwenCode:
         return "Qwen Code";
+    case Format::CopilotCli:
+        return "Copilot CLI";
     default:
         return {};
     }
@@ -288,6 +292,14 @@ SessionHint hintFromBytes(const std::string &path, std::string_view bytes, Forma
             h.format = Format::Codex;
             h.sessionId = str(j["payload"], "id");
             h.folder = str(j["payload"], "cwd");
+            break;
+        }
+        if (str(j, "type") == "session.start" && j.contains("data") && j["data"].is_object()) {
+            const nlohmann::json &d = j["data"];
+            h.format = Format::CopilotCli; // ~/.copilot/session-state/<id>/events.jsonl
+            h.sessionId = str(d, "sessionId");
+            if (d.contains("context") && d["context"].is_object())
+                h.folder = str(d["context"], "cwd");
             break;
         }
         if (j.contains("projectHash") && !str(j, "sessionId").empty()) {

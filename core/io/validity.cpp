@@ -303,7 +303,8 @@ std::vector<Violation> validate(const Transcript &t, Format rules)
     case Format::OpenAIChat: openAIChatRules(t, v); break;
     case Format::OpenAIResponses: openAIResponsesRules(t, v); break;
     case Format::ClaudeCode:
-    case Format::Codex: sessionRules(t, v, true); break;
+    case Format::Codex:
+    case Format::CopilotCli: sessionRules(t, v, true); break;
     case Format::GeminiCli: sessionRules(t, v, false); break; // Gemini matches calls by name; ids are optional
     case Format::QwenCode: sessionRules(t, v, true); break;
     case Format::Unknown: v.push_back({-1, "no validity rules for an unknown format"}); break;

@@ -22,6 +22,7 @@ WriteResult writeUnguarded(const Transcript &t, Format target, ByteSink &out)
     case Format::Codex: return formats::writeCodex(t, out);
     case Format::GeminiCli: return formats::writeGeminiCli(t, out);
     case Format::QwenCode: return formats::writeQwenCode(t, out);
+    case Format::CopilotCli: return formats::writeCopilotCli(t, out);
     case Format::OpenAIChat: return formats::writeOpenAIChat(t, out);
     case Format::OpenAIResponses: return formats::writeOpenAIResponses(t, out);
     case Format::Anthropic: return formats::writeAnthropic(t, out);

@@ -7,11 +7,12 @@
 namespace cl {
 
 namespace {
-constexpr std::array<std::pair<Format, std::string_view>, 8> kNames{{
+constexpr std::array<std::pair<Format, std::string_view>, 9> kNames{{
     {Format::ClaudeCode, "claude-code"},
     {Format::Codex, "codex"},
     {Format::GeminiCli, "gemini-cli"},
     {Format::QwenCode, "qwen-code"},
+    {Format::CopilotCli, "copilot-cli"},
     {Format::OpenAIChat, "openai-chat"},
     {Format::OpenAIResponses, "openai-responses"},
     {Format::Anthropic, "anthropic"},
@@ -58,13 +59,15 @@ std::string_view agentTitle(Format f)
     case Format::Codex: return "Codex CLI";
     case Format::GeminiCli: return "Gemini CLI";
     case Format::QwenCode: return "Qwen Code";
+    case Format::CopilotCli: return "Copilot CLI";
     default: return {};
     }
 }
 
 bool isJsonLines(Format f)
 {
-    return f == Format::ClaudeCode || f == Format::Codex || f == Format::GeminiCli || f == Format::QwenCode;
+    return f == Format::ClaudeCode || f == Format::Codex || f == Format::GeminiCli || f == Format::QwenCode
+           || f == Format::CopilotCli;
 }
 
 } // namespace cl

@@ -17,18 +17,19 @@ enum class Format {
     OpenAIResponses,
     Anthropic,
     Gemini,
-    QwenCode
+    QwenCode,
+    CopilotCli // the last value: kFormatSlots follows it
 };
-// One past the last value: arrays indexed by Format.
-inline constexpr int kFormatSlots = static_cast<int>(Format::QwenCode) + 1;
+// One past the last value: arrays indexed by Format (Unknown included).
+inline constexpr int kFormatSlots = static_cast<int>(Format::CopilotCli) + 1;
 
 std::string_view formatName(Format f); // "claude-code", "codex", ... ; "unknown"
 std::optional<Format> formatFromName(std::string_view name);
 const std::vector<Format> &allFormats(); // every real format, in a stable order
 bool isApiFormat(Format f);              // anthropic, openai-chat, openai-responses, gemini
 // The agent that writes a session format, as users name it ("Claude Code", "Codex CLI", "Gemini CLI",
-// "Qwen Code"); empty for the API formats.
+// "Qwen Code", "Copilot CLI"); empty for the API formats.
 std::string_view agentTitle(Format f);
-bool isJsonLines(Format f); // claude-code, codex, gemini-cli, qwen-code (JSONL flavour)
+bool isJsonLines(Format f); // claude-code, codex, gemini-cli, qwen-code, copilot-cli (JSONL flavour)
 
 } // namespace cl

@@ -135,6 +135,15 @@ void codexSessions(Collector &collect, const fs::path &root)
                 }
 }
 
+// ~/.copilot/session-state/<sessionId>/events.jsonl; the folder also holds workspace.yaml,
+// checkpoints/ and rewind-file-snapshots/, which are not transcripts.
+void copilotSessions(Collector &collect, const fs::path &root)
+{
+    for (const auto &session : entries(root))
+        if (isDir(session))
+            collect.add(session.path() / "events.jsonl", Origin::CopilotSessions, {});
+}
+
 // Gemini CLI names a project's folder by a hash of its path (older) or a short name; the folder's
 // .project_root, or ~/.gemini/projects.json, says which path it stands for.
 std::map<std::string, std::string> geminiProjectNames(const fs::path &geminiDir, std::vector<std::string> &warnings)
@@ -234,6 +243,7 @@ std::vector<Candidate> discover(const ScanOptions &options, std::vector<std::str
         codexSessions(collect, home / ".codex" / "sessions");
         geminiTmp(collect, home / ".gemini", warnings);
         qwenProjects(collect, home / ".qwen" / "projects");
+        copilotSessions(collect, home / ".copilot" / "session-state");
     }
     for (const auto &f : options.folders) {
         std::error_code ec;

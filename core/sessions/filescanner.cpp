@@ -107,6 +107,7 @@ struct FileScanner::Impl {
         switch (format) {
         case Format::ClaudeCode: scanClaudeCode(parser, bytes, out); return;
         case Format::Codex: scanCodex(parser, bytes, out); return;
+        case Format::CopilotCli: scanCopilot(parser, bytes, out); return;
         case Format::GeminiCli:
             // A recorded session is JSON lines; a legacy record or a checkpoint one document.
             if (std::string_view(path).ends_with(".jsonl") || !scanGeminiDocument(parser, bytes, out)) {
@@ -143,6 +144,7 @@ bool FileScanner::scan(const Candidate &c, Session &out, std::string &why)
     switch (c.origin) {
     case Origin::ClaudeProjects: d->scanAs(Format::ClaudeCode, c.path, out); break;
     case Origin::CodexSessions: d->scanAs(Format::Codex, c.path, out); break;
+    case Origin::CopilotSessions: d->scanAs(Format::CopilotCli, c.path, out); break;
     case Origin::GeminiChat:
     case Origin::GeminiCheckpoint: d->scanAs(Format::GeminiCli, c.path, out); break;
     case Origin::QwenProjects: d->scanAs(Format::QwenCode, c.path, out); break;

@@ -21,6 +21,7 @@ enum class Origin : std::uint8_t {
     GeminiChat,       // HOME/.gemini/tmp/<project>/chats/session-*.json(l)
     GeminiCheckpoint, // HOME/.gemini/tmp/<project>/checkpoint-*.json
     QwenProjects,     // HOME/.qwen/projects/<cwd with / as ->/chats/*.jsonl
+    CopilotSessions,  // HOME/.copilot/session-state/<sessionId>/events.jsonl
     Folder,           // a folder the caller added: any format the detection recognises
 };
 

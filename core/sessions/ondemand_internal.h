@@ -136,6 +136,7 @@ private:
 // The scanners of each agent's files (scan_claude.cpp, scan_codex.cpp, scan_gemini.cpp).
 void scanClaudeCode(OnDemand &parser, const PaddedBytes &bytes, Session &out);
 void scanCodex(OnDemand &parser, const PaddedBytes &bytes, Session &out);
+void scanCopilot(OnDemand &parser, const PaddedBytes &bytes, Session &out);
 void scanGeminiLines(OnDemand &parser, const PaddedBytes &bytes, Session &out);
 // A Gemini CLI JSON document: a legacy recorded session or a checkpoint (sets out.checkpoint).
 bool scanGeminiDocument(OnDemand &parser, const PaddedBytes &bytes, Session &out);

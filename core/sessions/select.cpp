@@ -18,19 +18,24 @@ std::string_view agentName(Agent a)
     case Agent::Gemini: return "gemini";
     case Agent::Api: return "api";
     case Agent::QwenCode: return "qwen-code";
+    case Agent::Copilot: return "copilot";
     }
     return "api";
 }
 
 bool agentFromName(std::string_view name, Agent &out)
 {
-    for (Agent a : {Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::QwenCode, Agent::Api})
+    for (Agent a : {Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::QwenCode, Agent::Copilot, Agent::Api})
         if (name == agentName(a)) {
             out = a;
             return true;
         }
     if (name == "gemini-cli") { // the format's name
         out = Agent::Gemini;
+        return true;
+    }
+    if (name == "copilot-cli") {
+        out = Agent::Copilot;
         return true;
     }
     return false;
@@ -43,6 +48,7 @@ Agent agentOf(Format f)
     case Format::Codex: return Agent::Codex;
     case Format::GeminiCli: return Agent::Gemini;
     case Format::QwenCode: return Agent::QwenCode;
+    case Format::CopilotCli: return Agent::Copilot;
     default: return Agent::Api;
     }
 }
@@ -54,6 +60,7 @@ Format formatOf(Agent a)
     case Agent::Codex: return Format::Codex;
     case Agent::Gemini: return Format::GeminiCli;
     case Agent::QwenCode: return Format::QwenCode;
+    case Agent::Copilot: return Format::CopilotCli;
     case Agent::Api: break;
     }
     return Format::Unknown;

@@ -2,7 +2,8 @@
 #pragma once
 
 // The session browser's engine: the agent sessions on this machine (Claude Code, Codex CLI, Gemini
-// CLI layouts under a home folder, plus folders the caller adds), one summary each, read with a fast
+// CLI, Qwen Code, GitHub Copilot CLI layouts under a home folder, plus folders the caller adds), one
+// summary each, read with a fast
 // line scan (simdjson on demand) instead of a full load, and cached by path, size and modification
 // time so that a warm scan re-reads only the files that changed.
 
@@ -23,10 +24,11 @@ enum class Agent : std::uint8_t {
     ClaudeCode,
     Codex,
     Gemini,
-    Api, // a raw API history found in an added folder
     QwenCode,
+    Copilot,
+    Api, // a raw API history found in an added folder
 };
-std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "api", "qwen-code"
+std::string_view agentName(Agent a); // "claude-code", "codex", "gemini", "qwen-code", "copilot", "api"
 bool agentFromName(std::string_view name, Agent &out);
 Agent agentOf(Format f);
 Format formatOf(Agent a); // the session format an agent writes; Unknown for Api

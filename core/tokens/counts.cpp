@@ -90,7 +90,8 @@ Family detectFamily(const Transcript &t)
     switch (t.format) {
     case Format::OpenAIChat:
     case Format::OpenAIResponses:
-    case Format::Codex: return Family::OpenAI;
+    case Format::Codex:
+    case Format::CopilotCli: return Family::OpenAI; // its own models are OpenAI's and Anthropic's; the model name decides first
     case Format::ClaudeCode:
     case Format::Anthropic: return Family::Claude;
     case Format::Gemini:

@@ -131,6 +131,29 @@ bool fromDocumentTools(const Transcript &t, FixedPart &out)
     return true;
 }
 
+// Copilot CLI records its system prompt as a system.message (a conversation message here) and, with
+// each model call, how many tokens its tool definitions took (session.usage_record toolTokenCount,
+// its own count): the last such count is the fixed part.
+bool fromCopilotToolCount(const Transcript &t, FixedPart &out)
+{
+    if (t.format != Format::CopilotCli)
+        return false;
+    for (std::size_t i = t.messages.size(); i-- > 0;) {
+        const Message &m = t.messages[i];
+        if (m.type != "session.usage_record" || !m.meta.is_object())
+            continue;
+        const std::int64_t tools = json::num(m.meta, "toolTokenCount", -1);
+        if (tools < 0)
+            continue;
+        out.tokens = out.toolTokens = tools;
+        out.source = FixedPart::Source::Recorded;
+        out.how = "tool definitions as Copilot CLI counted them (toolTokenCount, line " + std::to_string(m.line)
+                  + "); its system prompt is the system.message in the conversation";
+        return true;
+    }
+    return false;
+}
+
 } // namespace
 
 std::string_view fixedPartSourceName(FixedPart::Source s)
@@ -174,6 +197,7 @@ std::int64_t defaultFixedTokens(Format f)
     case Format::Codex: return 9000;
     case Format::GeminiCli: return 11000;
     case Format::QwenCode: return 18000;
+    case Format::CopilotCli: return 6000; // its 17 tool definitions; the system prompt is in the file
     default: return 0;
     }
 }
@@ -193,7 +217,7 @@ void addRecordedSystem(const Transcript &t, FixedPart &out)
 FixedPart fixedPart(const Transcript &t)
 {
     FixedPart out;
-    if (fromRequestShape(t, out) || fromDocumentTools(t, out))
+    if (fromRequestShape(t, out) || fromDocumentTools(t, out) || fromCopilotToolCount(t, out))
         return out;
     for (const MeasuredPoint &p : measuredContext(t)) {
         if (p.measured <= p.estimated)

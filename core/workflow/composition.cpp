@@ -173,6 +173,8 @@ std::pair<std::int64_t, std::string> reservedFor(Format f, std::int64_t window)
         return {std::int64_t(std::llround(double(window) * 0.5)), "Gemini CLI compresses at 50 % of the window"};
     case Format::QwenCode:
         return {window - strategy::qwenCodeCompressAt(window), "Qwen Code compresses at 85 % of the window, or 33 000 tokens below it"};
+    case Format::CopilotCli:
+        return {std::int64_t(std::llround(double(window) * 0.2)), "Copilot CLI compacts at 80 % of its prompt limit"};
     default: return {0, "an API history: no agent buffer"};
     }
 }

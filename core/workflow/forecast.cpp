@@ -61,6 +61,12 @@ void setTrigger(Compaction &c, Format format)
         c.trigger = strategy::qwenCodeCompressAt(c.window, share, reserve, 0);
         return;
     }
+    case Format::CopilotCli:
+        // Background compaction at 80 % of the prompt limit; the session blocks on it at 95 %.
+        c.agent = "Copilot CLI";
+        c.rule = "80 % of the prompt limit";
+        c.trigger = std::int64_t(0.8 * double(c.window));
+        return;
     default:
         c.rule = "the window is full";
         c.trigger = c.window;

@@ -31,7 +31,8 @@ Compaction requests never take a turn. They are recognised per agent:
   Claude Code: the last user message asks for a summary of the conversation (/compact);
   Codex: header x-codex-turn-metadata has request_kind "compaction";
   Gemini CLI: the system instruction asks for a <state_snapshot> (compression and its self-check);
-  Qwen Code (Chat Completions): a system message or the last user message asks for one.
+  Qwen Code (Chat Completions): a system message or the last user message asks for one;
+  GitHub Copilot CLI (Chat Completions): the last user message announces the compaction.
 Requests from ContextLens itself (User-Agent "ContextLens": its model summaries) always take a turn.
 Side requests that are not part of the conversation (Claude Code's title or quota calls, Gemini CLI's
 routing / next-speaker / JSON-schema calls, token counting) are answered without taking a turn either.
@@ -57,6 +58,8 @@ DEFAULT_SUMMARY = (
 # Markers of compaction requests: in the last user text (Claude Code), in the system instruction (Gemini CLI).
 CLAUDE_COMPACT_MARKERS = ("summary of the conversation",)
 GEMINI_COMPRESS_MARKER = "state_snapshot"
+# GitHub Copilot CLI: its compaction request ends with a user message announcing the compaction.
+COPILOT_COMPACT_MARKER = "history is being compacted"
 
 
 def estimate_tokens(raw: bytes) -> int:
@@ -207,15 +210,25 @@ def classify(api: str, body: dict, headers) -> str:
         system = " ".join(text_of(m.get("content", "")) for m in messages if m.get("role") == "system")
         last = messages[-1] if messages else {}
         last_text = text_of(last.get("content", "")) if last.get("role") == "user" else ""
-        if asks_for_snapshot(system) or asks_for_snapshot(last_text):
+        # GitHub Copilot CLI: see is_copilot_compaction
+        if asks_for_snapshot(system) or asks_for_snapshot(last_text) or is_copilot_compaction(body):
             return "compaction"
     return "turn"
 
 
-def compaction_text(api: str, summary: str) -> str:
+def is_copilot_compaction(body: dict) -> bool:
+    messages = body.get("messages", [])
+    last = messages[-1] if messages else {}
+    return last.get("role") == "user" and COPILOT_COMPACT_MARKER in text_of(last.get("content", ""))
+
+
+def compaction_text(api: str, summary: str, body: dict) -> str:
     """The summary in the shape each agent asks for."""
     if api == "anthropic":  # Claude Code keeps what is inside <summary>
         return f"<analysis>Short recap of the work.</analysis>\n<summary>{summary}</summary>"
+    if api == "chat" and is_copilot_compaction(body):  # Copilot CLI: tagged sections and a checkpoint title
+        return (f"<overview>{summary}</overview>\n<history>1. The user asked for shell commands.</history>\n"
+                "<next_steps>None.</next_steps>\n<checkpoint_title>Shell commands</checkpoint_title>")
     if api in ("gemini", "chat"):  # Gemini CLI, Qwen Code
         return f"<state_snapshot>{summary}</state_snapshot>"
     return summary
@@ -435,7 +448,7 @@ class Handler(BaseHTTPRequestHandler):
 
         script: Script = self.server.script
         kind = classify(api, body, self.headers)
-        index, turn = (None, {"text": compaction_text(api, script.summary)}) if kind == "compaction" else \
+        index, turn = (None, {"text": compaction_text(api, script.summary, body)}) if kind == "compaction" else \
             (None, {"text": side_text(api, body)}) if kind == "side" else script.take(first_user_text(api, body))
         self._log(api, kind, body, index, raw=raw)
         if turn.get("delay"):

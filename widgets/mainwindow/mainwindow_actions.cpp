@@ -319,7 +319,7 @@ QString MainWindow::openFolder() const
     if (!last.isEmpty() && QFileInfo(last).isDir())
         return last;
     for (const QString &agent : {QStringLiteral(".claude/projects"), QStringLiteral(".codex/sessions"), QStringLiteral(".gemini/tmp"),
-                                 QStringLiteral(".qwen/projects")})
+                                 QStringLiteral(".qwen/projects"), QStringLiteral(".copilot/session-state")})
         if (const QString dir = QDir::home().filePath(agent); QFileInfo(dir).isDir())
             return dir;
     return QDir::homePath();

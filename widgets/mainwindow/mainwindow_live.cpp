@@ -89,7 +89,8 @@ void MainWindow::startFollowing()
     const QFileInfo info(m_path);
     const QString where = QDir::fromNativeSeparators(info.absoluteFilePath());
     const bool agentFolder = where.contains(QLatin1String("/.claude/projects/")) || where.contains(QLatin1String("/.codex/sessions/"))
-                             || where.contains(QLatin1String("/.gemini/tmp/")) || where.contains(QLatin1String("/.qwen/projects/"));
+                             || where.contains(QLatin1String("/.gemini/tmp/")) || where.contains(QLatin1String("/.qwen/projects/"))
+                             || where.contains(QLatin1String("/.copilot/session-state/"));
     const QDateTime written = info.lastModified();
     m_liveActive = agentFolder && written.isValid() && written.secsTo(QDateTime::currentDateTime()) < kRecentSeconds;
     updateLiveStatus();

@@ -101,7 +101,7 @@ SessionBrowser::SessionBrowser(QWidget *parent)
     m_filter->setPlaceholderText(tr("Filter: project, title, path, model"));
     m_filter->setClearButtonEnabled(true);
     m_agent->addItem(tr("All agents"), QString());
-    for (const char *a : {"claude-code", "codex", "gemini", "qwen-code", "api"})
+    for (const char *a : {"claude-code", "codex", "gemini", "qwen-code", "copilot", "api"})
         m_agent->addItem(QString::fromLatin1(a), QString::fromLatin1(a));
     auto *refresh = new QPushButton(tr("Rescan"), this);
     refresh->setObjectName(QStringLiteral("rescanSessions"));
@@ -306,7 +306,8 @@ void SessionBrowser::watchFolders()
     // The folders sessions appear in: the agents' roots and one level below (projects, days).
     QStringList dirs;
     const QStringList roots{m_home + QStringLiteral("/.claude/projects"), m_home + QStringLiteral("/.codex/sessions"),
-                            m_home + QStringLiteral("/.gemini/tmp"), m_home + QStringLiteral("/.qwen/projects")};
+                            m_home + QStringLiteral("/.gemini/tmp"), m_home + QStringLiteral("/.qwen/projects"),
+                            m_home + QStringLiteral("/.copilot/session-state")};
     for (const QString &root : roots) {
         if (!QFileInfo(root).isDir())
             continue;
