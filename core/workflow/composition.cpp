@@ -225,6 +225,11 @@ void addFixed(Builder &b, const tokens::FixedPart &fp, std::vector<Item> *items)
         c.tokens = fp.systemTokens;
         c.items = 1;
     }
+    if (fp.toolDefs.empty() && fp.toolTokens > 0) { // the agent's own count of its tool definitions (Copilot CLI)
+        Category &c = b.get("tools", Group::Fixed);
+        c.tokens = fp.toolTokens;
+        c.items = 1;
+    }
     for (const auto &def : fp.toolDefs) {
         const std::string server = mcpServer(def.name);
         Category &c = b.get(server.empty() ? "tools" : "mcp:" + server, Group::Fixed);

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""How to run Claude Code, Codex, Gemini CLI and Qwen Code offline against the fake model server.
+"""How to run Claude Code, Codex, Gemini CLI, Qwen Code and GitHub Copilot CLI offline against the fake
+model server.
 
 Each run gets its own fake server (its own script and request log) and a throwaway HOME; the agent
 talks to 127.0.0.1 only. Versions are pinned; the npm install lives in a cache folder outside the
@@ -18,12 +19,18 @@ from pathlib import Path
 import fake_model_server
 
 VERSIONS = {"claude-code": "@anthropic-ai/claude-code@2.1.328", "codex": "@openai/codex@0.169.0",
-            "gemini-cli": "@google/gemini-cli@0.61.0", "qwen-code": "@qwen-code/qwen-code@0.24.4"}
-API_FORMAT = {"claude-code": "anthropic", "codex": "openai-responses", "gemini-cli": "gemini", "qwen-code": "openai-chat"}
+            "gemini-cli": "@google/gemini-cli@0.61.0", "qwen-code": "@qwen-code/qwen-code@0.24.4",
+            "copilot-cli": "@github/copilot@1.0.102"}
+API_FORMAT = {"claude-code": "anthropic", "codex": "openai-responses", "gemini-cli": "gemini", "qwen-code": "openai-chat",
+              "copilot-cli": "openai-chat"}
 CLAUDE_MODEL = "claude-sonnet-4-5"
 CODEX_MODEL = "gpt-5-codex"
 GEMINI_MODEL = "gemini-2.5-pro"
 QWEN_MODEL = "qwen3-coder-plus"
+COPILOT_MODEL = "gpt-4.1"
+# Copilot CLI compacts in the background at 80 % of its prompt limit; its system prompt and tools alone
+# are about 10 500 tokens, so a limit of 16 000 makes a few turns cross it.
+COPILOT_PROMPT_LIMIT = 16_000
 # Codex compacts when reported input tokens pass this; Gemini CLI at compressionThreshold x window.
 CODEX_COMPACT_LIMIT = 100_000
 GEMINI_THRESHOLD = 0.5
@@ -327,7 +334,46 @@ class QwenCode(Agent):
         return sid
 
 
-AGENTS = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCli, "qwen-code": QwenCode}
+class CopilotCli(Agent):
+    name = "copilot-cli"
+
+    def env(self, home, port):
+        return {**super().env(home, port), "COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{port}/v1",
+                "COPILOT_PROVIDER_API_KEY": "fake-key", "COPILOT_MODEL": COPILOT_MODEL,
+                "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": str(COPILOT_PROMPT_LIMIT if self.own_compaction else 1_000_000)}
+
+    def argv(self, prompt, resume):
+        cmd = [str(self.bin_dir / "copilot"), "-p", prompt, "--allow-all-tools"]
+        return cmd + ([f"--resume={resume}"] if resume else [])
+
+    def session_files(self, home):
+        return sorted((Path(home) / ".copilot" / "session-state").glob("*/events.jsonl"))
+
+    @staticmethod
+    def session_id(path: Path) -> str:
+        return Path(path).parent.name
+
+    @staticmethod
+    def place(session: Path, home: Path, cwd: Path) -> str:
+        """Puts a session where `copilot --resume=ID` finds it (its session.start names ID); returns ID."""
+        sid = None
+        for line in Path(session).read_text().splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("type") == "session.start":
+                sid = (event.get("data") or {}).get("sessionId")
+                break
+        sid = sid or Path(session).parent.name
+        folder = Path(home) / ".copilot" / "session-state" / sid
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "events.jsonl").write_bytes(Path(session).read_bytes())
+        return sid
+
+
+AGENTS = {"claude-code": ClaudeCode, "codex": Codex, "gemini-cli": GeminiCli, "qwen-code": QwenCode,
+          "copilot-cli": CopilotCli}
 
 
 if __name__ == "__main__":  # scripts/ci-agents.sh installs exactly these

@@ -350,6 +350,8 @@ def check_fixed_part(cli: Cli, rep: Report, agent: str, recording: dict, base: P
     if rc != 0 or not ctx:
         return rep.add("e-fixed-part", agent, False, f"context exit {rc}: {err.strip()[-300:]}")
     fixed = sum(c["tokens"] for c in ctx["categories"] if c["group"] == "fixed")
+    if agent == "copilot-cli":  # it records its system prompt in the session: a message there, sent every time
+        fixed += sum(c["tokens"] for c in ctx["categories"] if c["key"] == "system_messages")
     last = [r for r in load_requests(base / recording["steps"][-1]["log_dir"]) if r["kind"] == "turn"][-1]["body"]
     system, tools, reminders = request_fixed_texts(API_FORMAT[agent], last, session)
     # The request's part as an Anthropic document: the same estimator counts both sides.
@@ -447,7 +449,7 @@ def text_problems(api: str, export: dict, summary: list, request: dict, sent_tex
 # comes from a second fake server speaking OpenAI Chat Completions, as a local model server would.
 MODEL_URL = [""]  # set by main(): the summary server's base URL
 MODEL_STRATEGY = {"claude-code": "claude-code-compact", "codex": "codex", "gemini-cli": "gemini-cli",
-                  "qwen-code": "qwen-code"}
+                  "qwen-code": "qwen-code", "copilot-cli": "auto-compact"}  # Copilot CLI's own policy: not yet a strategy
 MODEL_SUMMARY = (
     "<analysis>Short.</analysis>\n<summary>\n1. Primary Request and Intent: a few shell commands in the scratch "
     "folder.\n2. Key Technical Concepts: shell\n3. Files and Code Sections: a.txt\n4. Errors and fixes: none\n"

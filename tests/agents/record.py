@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from agentlib import (AGENTS, OVER_CODEX_LIMIT, OVER_GEMINI_LIMIT, OVER_QWEN_LIMIT, VERSIONS, ClaudeCode, Codex,
-                      GeminiCli, QwenCode, default_bin_dir)
+                      CopilotCli, GeminiCli, QwenCode, default_bin_dir)
 
 FIRST = "Please create a.txt containing the word hello, then show me the file and the folder listing."
 SECOND = "Append a second line 'world' to a.txt and count its lines."
@@ -59,6 +59,12 @@ def steps_for(agent: str):
         return [("first", FIRST, {"turns": FIRST_TURNS}, False),
                 ("second-compress", SECOND, {"turns": second}, True),
                 ("last", LAST, {"turns": LAST_TURNS}, True)]
+    if agent == "copilot-cli":  # its prompt limit is low (agentlib): past 80 % of it in the last step, it
+        # compacts in the background while a slow call is answered, and takes the summary in at the next turn
+        last = [LAST_TURNS[0], {"shell": ["wc -c a.txt"], "delay": 3}, LAST_TURNS[1]]
+        return [("first", FIRST, {"turns": FIRST_TURNS}, False),
+                ("second", SECOND, {"turns": SECOND_TURNS}, True),
+                ("last-compact", LAST, {"turns": last}, True)]
     raise ValueError(agent)
 
 
@@ -69,6 +75,8 @@ def session_id(agent, files):
         return Codex.session_id(files[0])
     if agent == "qwen-code":
         return QwenCode.session_id(files[0])
+    if agent == "copilot-cli":
+        return CopilotCli.session_id(files[0])
     return "latest"
 
 
