@@ -34,13 +34,15 @@ private Q_SLOTS:
     void cline();
     void sweAgent();
     void summaryStyles();
+    void copilotCli();
 };
 
 void TestPeerStrategies::registered()
 {
     for (const char *n : {"gemini-cli", "claude-code-compact", "claude-code-microcompact", "anthropic-clear-tool-uses",
                           "anthropic-clear-thinking", "codex", "langchain-trim-first", "langchain-trim-last",
-                          "openhands-amortized", "openhands-observation-masking", "cline", "swe-agent"}) {
+                          "openhands-amortized", "openhands-observation-masking", "cline", "swe-agent", "qwen-code",
+                          "qwen-code-clear-tool-results", "copilot-cli"}) {
         const Strategy *s = find(n);
         QVERIFY2(s, n);
         QVERIFY(!s->description().empty());
@@ -378,4 +380,32 @@ void TestPeerStrategies::summaryStyles()
 }
 
 QTEST_GUILESS_MAIN(TestPeerStrategies)
+// Copilot CLI: below 80 % of the prompt limit nothing; above (or forced), the system prompt stays and
+// everything else becomes one user message listing both requests as typed, then the summary.
+void TestPeerStrategies::copilotCli()
+{
+    Transcript t = make(Format::CopilotCli, {text(Role::System, "You are a terminal assistant."),
+                                             text(Role::User, "Create a.txt with hello"),
+                                             call("c1", "bash", {{"command", "echo hello > a.txt"}}),
+                                             result("c1", repeatLines("created", 400)),
+                                             text(Role::Assistant, "Created a.txt."),
+                                             text(Role::User, "Now count its lines"),
+                                             text(Role::Assistant, "It has one line.")});
+    Input roomy(t, window(10000000));
+    QVERIFY(!runNamed("copilot-cli", roomy).changed);
+    Input in(t, window(1000));
+    const Result r = runNamed("copilot-cli", in);
+    QVERIFY2(r.changed, r.note.c_str());
+    const auto out = resultMessages(r, t);
+    QCOMPARE(out.size(), std::size_t(2));
+    QCOMPARE(out[0]->role, Role::System);
+    QCOMPARE(out[1]->kind, MessageKind::CompactSummary);
+    const std::string summary = out[1]->plainText();
+    QVERIFY(summary.find("- Create a.txt with hello\n- Now count its lines\n") != std::string::npos);
+    QVERIFY(summary.find("<summary>") != std::string::npos);
+    for (std::size_t i = 1; i < t.messages.size(); ++i)
+        QCOMPARE(r.fates[i].fate, Fate::Summarized);
+    QVERIFY(r.stats.tokensAfter < r.stats.tokensBefore);
+}
+
 #include "tst_peerstrategies.moc"

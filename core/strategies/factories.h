@@ -45,5 +45,6 @@ std::unique_ptr<Strategy> makeCline();                    // "cline"            
 std::unique_ptr<Strategy> makeSweAgent();                 // "swe-agent"                     swe_agent.cpp
 std::unique_ptr<Strategy> makeQwenCodeCompress();         // "qwen-code"                     qwen_code.cpp
 std::unique_ptr<Strategy> makeQwenCodeClearToolResults(); // "qwen-code-clear-tool-results" qwen_code_clear.cpp
+std::unique_ptr<Strategy> makeCopilotCliCompact();        // "copilot-cli"                   copilot_cli.cpp
 
 } // namespace cl::strategy

@@ -41,6 +41,7 @@ const std::vector<const Strategy *> &all()
         v.push_back(makeSweAgent());
         v.push_back(makeQwenCodeCompress());
         v.push_back(makeQwenCodeClearToolResults());
+        v.push_back(makeCopilotCliCompact());
         return v;
     }();
     static const std::vector<const Strategy *> list = [] {

@@ -61,12 +61,14 @@ void setTrigger(Compaction &c, Format format)
         c.trigger = strategy::qwenCodeCompressAt(c.window, share, reserve, 0);
         return;
     }
-    case Format::CopilotCli:
-        // Background compaction at 80 % of the prompt limit; the session blocks on it at 95 %.
+    case Format::CopilotCli: {
+        // Background compaction from this share of the prompt limit; the session blocks on it at 95 %.
+        const double share = defaultOf("copilot-cli", "threshold", 0.8);
         c.agent = "Copilot CLI";
-        c.rule = "80 % of the prompt limit";
-        c.trigger = std::int64_t(0.8 * double(c.window));
+        c.rule = percent(share) + " of the prompt limit";
+        c.trigger = std::int64_t(share * double(c.window));
         return;
+    }
     default:
         c.rule = "the window is full";
         c.trigger = c.window;

@@ -449,7 +449,7 @@ def text_problems(api: str, export: dict, summary: list, request: dict, sent_tex
 # comes from a second fake server speaking OpenAI Chat Completions, as a local model server would.
 MODEL_URL = [""]  # set by main(): the summary server's base URL
 MODEL_STRATEGY = {"claude-code": "claude-code-compact", "codex": "codex", "gemini-cli": "gemini-cli",
-                  "qwen-code": "qwen-code", "copilot-cli": "auto-compact"}  # Copilot CLI's own policy: not yet a strategy
+                  "qwen-code": "qwen-code", "copilot-cli": "copilot-cli"}
 MODEL_SUMMARY = (
     "<analysis>Short.</analysis>\n<summary>\n1. Primary Request and Intent: a few shell commands in the scratch "
     "folder.\n2. Key Technical Concepts: shell\n3. Files and Code Sections: a.txt\n4. Errors and fixes: none\n"
