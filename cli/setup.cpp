@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `setup claude-code|gemini-cli [--home DIR | --settings FILE] [--no-statusline] [--no-hooks]
+// `setup claude-code|gemini-cli|qwen-code [--home DIR | --settings FILE] [--no-statusline] [--no-hooks]
 // [--replace-status-line] [--command CMD] [--dry-run] [--json]`: puts the status line and the
 // compaction hooks into the agent's settings.json (core/io/agentsettings.h), merged, after a backup.
 #include "cli/cli.h"
@@ -39,10 +39,13 @@ int setup(const std::vector<std::string> &args, std::string &out, std::string &e
     }
     if (!a.error.empty())
         return o.fail(a.error);
-    if (a.positional.size() != 1 || (a.positional[0] != "claude-code" && a.positional[0] != "gemini-cli"))
-        return o.fail("setup: name the agent: claude-code or gemini-cli (Codex: see contextlens-cli help hook)");
+    const std::string name = a.positional.size() == 1 ? a.positional[0] : std::string();
+    if (name != "claude-code" && name != "gemini-cli" && name != "qwen-code")
+        return o.fail("setup: name the agent: claude-code, gemini-cli or qwen-code (Codex: see contextlens-cli help hook)");
     agentsettings::Request r;
-    r.agent = a.positional[0] == "claude-code" ? agentsettings::Agent::ClaudeCode : agentsettings::Agent::GeminiCli;
+    r.agent = name == "claude-code" ? agentsettings::Agent::ClaudeCode
+              : name == "qwen-code" ? agentsettings::Agent::QwenCode
+                                    : agentsettings::Agent::GeminiCli;
     const char *home = std::getenv("HOME");
     r.settingsFile = a.value("--settings").value_or(agentsettings::settingsFileOf(r.agent, a.value("--home").value_or(home ? home : ".")));
     r.command = a.value("--command").value_or(selfCommand());

@@ -332,6 +332,17 @@ private Q_SLOTS:
         r = test::runCli({"setup", "gemini-cli", "--home", home, "--command", "cl"});
         QCOMPARE(nlohmann::json::parse(test::readFile(home + "/.gemini/settings.json"))["hooks"]["PreCompress"][0]["hooks"][0]["command"],
                  nlohmann::json("cl hook"));
+        // Qwen Code: Claude Code's two hooks in its own settings, every key already there kept, no status line.
+        std::filesystem::create_directories(home + "/.qwen");
+        test::writeFile(home + "/.qwen/settings.json", R"({"context": {"autoCompactThreshold": 0.7}})");
+        r = test::runCli({"setup", "qwen-code", "--home", home, "--command", "cl", "--json"});
+        QCOMPARE(r.code, 0);
+        const auto qwen = nlohmann::json::parse(test::readFile(home + "/.qwen/settings.json"));
+        QCOMPARE(qwen["context"]["autoCompactThreshold"], nlohmann::json(0.7));
+        QCOMPARE(qwen["hooks"]["PreCompact"][0]["hooks"][0]["command"], nlohmann::json("cl hook"));
+        QCOMPARE(qwen["hooks"]["PostCompact"][0]["hooks"][0]["command"], nlohmann::json("cl hook"));
+        QVERIFY(!qwen.contains("statusLine"));
+        QVERIFY(!nlohmann::json::parse(r.out)["backup"].is_null()); // the file existed: backed up first
         // A file that is no JSON object is left as it is.
         test::writeFile(settings, "not json");
         r = test::runCli({"setup", "claude-code", "--home", home});

@@ -64,7 +64,9 @@ std::string commandFor(const std::string &program)
 
 std::string settingsFileOf(Agent a, const std::string &home)
 {
-    return (fs::path(home) / (a == Agent::ClaudeCode ? ".claude" : ".gemini") / "settings.json").string();
+    const char *folder = a == Agent::ClaudeCode ? ".claude" : a == Agent::QwenCode ? ".qwen"
+                                                                                   : ".gemini";
+    return (fs::path(home) / folder / "settings.json").string();
 }
 
 bool install(const Request &r, Outcome &out, std::string &error)
@@ -98,7 +100,7 @@ bool install(const Request &r, Outcome &out, std::string &error)
         }
     }
     if (r.hooks) {
-        if (r.agent == Agent::ClaudeCode) {
+        if (r.agent == Agent::ClaudeCode || r.agent == Agent::QwenCode) {
             addHook(settings, "PreCompact", hookCommand, out);
             addHook(settings, "PostCompact", hookCommand, out);
         } else {

@@ -16,7 +16,8 @@ namespace cl::agentsettings {
 
 enum class Agent : std::uint8_t {
     ClaudeCode,
-    GeminiCli
+    GeminiCli,
+    QwenCode // ~/.qwen/settings.json: hooks.PreCompact and hooks.PostCompact (Claude Code's events)
 };
 
 struct Request {

@@ -46,6 +46,7 @@ AgentSetupDialog::AgentSetupDialog(const QString &home, const QString &command, 
     m_agent = new QComboBox(this);
     m_agent->addItem(tr("Claude Code"));
     m_agent->addItem(tr("Gemini CLI"));
+    m_agent->addItem(tr("Qwen Code"));
     layout->addWidget(m_agent);
     m_statusLine = new QCheckBox(tr("Status line"), this);
     m_statusLine->setChecked(true);
@@ -82,17 +83,25 @@ QString AgentSetupDialog::defaultCommand()
     return QStringLiteral("contextlens-cli");
 }
 
+agentsettings::Agent AgentSetupDialog::agent() const
+{
+    switch (m_agent->currentIndex()) {
+    case 0: return agentsettings::Agent::ClaudeCode;
+    case 2: return agentsettings::Agent::QwenCode;
+    default: return agentsettings::Agent::GeminiCli;
+    }
+}
+
 QString AgentSetupDialog::settingsFile() const
 {
-    const auto agent = m_agent->currentIndex() == 0 ? agentsettings::Agent::ClaudeCode : agentsettings::Agent::GeminiCli;
-    return qs(agentsettings::settingsFileOf(agent, m_home.toStdString()));
+    return qs(agentsettings::settingsFileOf(agent(), m_home.toStdString()));
 }
 
 agentsettings::Request AgentSetupDialog::request() const
 {
-    const bool claude = m_agent->currentIndex() == 0;
+    const bool claude = agent() == agentsettings::Agent::ClaudeCode;
     agentsettings::Request r;
-    r.agent = claude ? agentsettings::Agent::ClaudeCode : agentsettings::Agent::GeminiCli;
+    r.agent = agent();
     r.settingsFile = settingsFile().toStdString();
     r.command = m_command.toStdString();
     r.statusLine = claude && m_statusLine->isChecked();
@@ -103,7 +112,7 @@ agentsettings::Request AgentSetupDialog::request() const
 
 void AgentSetupDialog::refresh()
 {
-    const bool claude = m_agent->currentIndex() == 0;
+    const bool claude = agent() == agentsettings::Agent::ClaudeCode; // the only one with a status line command here
     m_statusLine->setEnabled(claude);
     m_replace->setEnabled(claude && m_statusLine->isChecked());
     agentsettings::Request r = request();

@@ -30,6 +30,7 @@ public:
     QPlainTextEdit *preview() const { return m_preview; }
     QPushButton *addButton() const { return m_add; }
     QString settingsFile() const;
+    agentsettings::Agent agent() const; // the one chosen
 
     // contextlens-cli next to this program, else the name on PATH.
     static QString defaultCommand();
