@@ -52,6 +52,24 @@ inline std::int64_t intOf(od::value &v)
                                        : std::int64_t(d);
 }
 
+// A field of an object looked up in any order; false when absent or unreadable.
+inline bool field(od::object &object, std::string_view key, od::value &out)
+{
+    return object.find_field_unordered(key).get(out) == simdjson::SUCCESS;
+}
+
+inline std::string_view stringField(od::object &object, std::string_view key)
+{
+    od::value v;
+    return field(object, key, v) ? stringOf(v) : std::string_view();
+}
+
+inline std::int64_t intField(od::object &object, std::string_view key)
+{
+    od::value v;
+    return field(object, key, v) ? intOf(v) : 0;
+}
+
 inline bool isTrue(od::value &v)
 {
     bool b = false;

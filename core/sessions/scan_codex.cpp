@@ -8,24 +8,6 @@ namespace cl::sessions::detail {
 
 namespace {
 
-// A field of an object looked up in any order; false when absent or unreadable.
-bool field(od::object &object, std::string_view key, od::value &out)
-{
-    return object.find_field_unordered(key).get(out) == simdjson::SUCCESS;
-}
-
-std::string_view stringField(od::object &object, std::string_view key)
-{
-    od::value v;
-    return field(object, key, v) ? stringOf(v) : std::string_view();
-}
-
-std::int64_t intField(od::object &object, std::string_view key)
-{
-    od::value v;
-    return field(object, key, v) ? intOf(v) : 0;
-}
-
 struct CodexState {
     bool sawMeta = false;
     std::string model;                                           // the latest turn_context's

@@ -11,23 +11,6 @@ namespace cl::sessions::detail {
 
 namespace {
 
-bool field(od::object &object, std::string_view key, od::value &out)
-{
-    return object.find_field_unordered(key).get(out) == simdjson::SUCCESS;
-}
-
-std::string_view stringField(od::object &object, std::string_view key)
-{
-    od::value v;
-    return field(object, key, v) ? stringOf(v) : std::string_view();
-}
-
-std::int64_t intField(od::object &object, std::string_view key)
-{
-    od::value v;
-    return field(object, key, v) ? intOf(v) : 0;
-}
-
 struct CopilotState {
     bool sawStart = false;
     // The usage of each model call, by apiCallId; counted for the calls an assistant.message

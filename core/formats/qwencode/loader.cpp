@@ -15,6 +15,7 @@
 
 namespace cl::formats {
 
+namespace qwencode {
 namespace {
 
 using Json = nlohmann::json;
@@ -317,12 +318,13 @@ void QwenCodeLoader::finish(const std::vector<char> &onChain)
 }
 
 } // namespace
+} // namespace qwencode
 
 void loadQwenCode(Transcript &t, const LoadContext &ctx)
 {
     if (!t.header.is_object())
         t.header = nlohmann::json::object();
-    QwenCodeLoader(t, ctx).run();
+    qwencode::QwenCodeLoader(t, ctx).run();
 }
 
 } // namespace cl::formats

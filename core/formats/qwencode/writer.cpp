@@ -38,6 +38,7 @@ nlohmann::json compressionInfo(const nlohmann::json &payload)
 
 } // namespace qwencode
 
+namespace qwencode {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -247,6 +248,7 @@ WriteResult convert(const Transcript &t, ByteSink &sink)
 }
 
 } // namespace
+} // namespace qwencode
 
 WriteResult writeQwenCodeCompaction(const Transcript &t, std::int64_t preTokens, std::int64_t postTokens, ByteSink &out)
 {
@@ -256,13 +258,13 @@ WriteResult writeQwenCodeCompaction(const Transcript &t, std::int64_t preTokens,
     if (!buf.empty() && buf.back() != '\n')
         out += '\n';
     if (preTokens < 0)
-        preTokens = originalFigure(t);
+        preTokens = qwencode::originalFigure(t);
     if (postTokens < 0)
         postTokens = tokens::contextFigure(t).total;
-    const std::string parent = leafUuid(buf);
+    const std::string parent = qwencode::leafUuid(buf);
     if (parent.empty())
         r.notes.push_back("no record to chain the compression to: Qwen Code starts its history from it");
-    writeLine(compressionRecord(t, envelopeOf(t), parent, preTokens, postTokens, r.notes), out);
+    qwencode::writeLine(qwencode::compressionRecord(t, qwencode::envelopeOf(t), parent, preTokens, postTokens, r.notes), out);
     return r;
 }
 
@@ -274,7 +276,7 @@ WriteResult writeQwenCode(const Transcript &t, ByteSink &out)
     }
     if (t.format == Format::QwenCode && t.buffer)
         return writeQwenCodeCompaction(t, -1, -1, out);
-    return convert(t, out);
+    return qwencode::convert(t, out);
 }
 
 } // namespace cl::formats
